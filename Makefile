@@ -1,0 +1,41 @@
+# The front door. `make demo` and `make test` set everything up from a fresh
+# clone (Debian packages, .venv, C++ build) and are safe to re-run.
+VENV    := .venv
+PY      := $(VENV)/bin/python
+BUILD   := build
+JOBS    ?= $(shell nproc)
+PYGEN   := python/torchedge/serialize/_generated
+
+.PHONY: all setup build test test-cpp test-python demo bench clean
+
+all: build
+
+setup:
+	@./scripts/setup.sh
+
+$(BUILD)/build.ninja: CMakeLists.txt | setup
+	cmake -G Ninja -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE=$(abspath $(PY))
+
+build: setup $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+	@mkdir -p $(PYGEN)
+	@flatc --python -o $(PYGEN) schema/program.fbs schema/scalar_type.fbs
+	@touch $(PYGEN)/__init__.py
+	@$(PY) -c "import torchedge" 2>/dev/null || $(PY) -m pip install -q --no-deps --no-build-isolation -e .
+
+test-cpp: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+test-python: build
+	$(PY) -m pytest -q -x tests
+
+test: test-cpp test-python
+
+demo: build
+	$(PY) -m torchedge.demo
+
+bench: build
+	$(PY) -m torchedge.bench
+
+clean:
+	rm -rf $(BUILD) $(PYGEN)

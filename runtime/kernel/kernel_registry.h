@@ -1,0 +1,56 @@
+// torchedge/runtime/kernel/kernel_registry.h
+//
+// The explicit table of operator kernels.
+//
+// A kernel is named like the ATen out-variant it implements
+// ("aten::add.out") and receives its arguments boxed, in the ATen schema's
+// order with out arguments last:
+//
+//     Error add_out(KernelContext& ctx, Span<EValue*> args);
+//
+// Registration is explicit: a kernel library exposes a
+// `register_<library>_kernels()` function that calls register_kernels()
+// with a static table. There are no static initializers, so the linker drops
+// every library the application does not register and a selective build is
+// just a shorter table. Lookup happens once, at Method load; a missing name
+// fails the load with Error::OperatorMissing naming the operator.
+//
+// The registry is a fixed-capacity array (no heap). Registration is not
+// thread-safe and must happen before programs are loaded; lookups are
+// read-only and safe from any thread afterwards.
+#pragma once
+
+#include <cstddef>
+
+#include "runtime/core/error.h"
+#include "runtime/core/evalue.h"
+#include "runtime/core/result.h"
+#include "runtime/core/span.h"
+#include "runtime/kernel/kernel_context.h"
+
+namespace torchedge {
+
+using KernelFunction = Error (*)(KernelContext& context, Span<EValue*> args);
+
+struct Kernel {
+  const char* name;  // "aten::add.out"; must be a string literal (not copied)
+  KernelFunction function;
+};
+
+constexpr size_t kMaxRegisteredKernels = 1024;
+
+/// Adds `kernels`. Re-registering an already present name with the same
+/// function is a no-op (libraries may be registered twice); a different
+/// function for the same name replaces the old one (an optimized library
+/// registered after the portable one wins). Fails with OutOfResources when
+/// the table is full, leaving it unchanged.
+Error register_kernels(Span<const Kernel> kernels);
+
+/// The kernel registered under `name`, or Error::OperatorMissing.
+Result<KernelFunction> find_kernel(const char* name);
+
+/// Number of registered kernels and access by index (for listings).
+size_t num_registered_kernels();
+const Kernel& registered_kernel(size_t index);
+
+}  // namespace torchedge
