@@ -30,7 +30,13 @@ class Result final {
   }
   Result(const Result&) = delete;
   Result& operator=(const Result&) = delete;
-  Result& operator=(Result&&) = delete;
+  Result& operator=(Result&& other) noexcept {
+    if (this != &other) {
+      this->~Result();
+      new (this) Result(std::move(other));
+    }
+    return *this;
+  }
 
   ~Result() {
     if (has_value_) value_.~T();

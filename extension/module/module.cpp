@@ -1,0 +1,123 @@
+#include "extension/module/module.h"
+
+#include <cstring>
+
+#include "extension/data_loader/buffer_data_loader.h"
+#include "extension/data_loader/file_data_loader.h"
+#include "extension/data_loader/mmap_data_loader.h"
+#include "kernels/portable/portable_kernels.h"
+#include "runtime/core/error_message.h"
+
+namespace torchedge {
+
+// Everything one method needs, owned together so addresses stay stable.
+struct Module::LoadedMethod {
+  std::vector<uint64_t> method_pool;
+  std::vector<uint64_t> temp_pool;
+  std::vector<std::vector<uint64_t>> arena_storage;
+  std::vector<Span<uint8_t>> arenas;
+  MemoryAllocator method_allocator;
+  MemoryAllocator temp_allocator;
+  PlannedMemory planned;
+  MemoryManager memory;
+  std::unique_ptr<Method> method;
+  size_t planned_bytes = 0;
+};
+
+Module::Module(std::string path, ModuleOptions options)
+    : path_(std::move(path)), options_(options) {}
+
+Module::Module(const void* data, size_t size, ModuleOptions options)
+    : bytes_((size + 7) / 8 + 1), bytes_size_(size), options_(options) {
+  memcpy(bytes_.data(), data, size);
+}
+
+Module::~Module() = default;
+
+Error Module::load() {
+  if (program_ != nullptr) return Error::Ok;
+  TE_RETURN_IF_ERROR(register_portable_kernels());
+  if (path_.empty()) {
+    loader_ = std::make_unique<BufferDataLoader>(bytes_.data(), bytes_size_);
+  } else if (options_.load_mode == LoadMode::Mmap) {
+    Result<MmapDataLoader> loader = MmapDataLoader::open(path_.c_str());
+    if (!loader.ok()) return loader.error();
+    loader_ = std::make_unique<MmapDataLoader>(std::move(loader.get()));
+  } else {
+    Result<FileDataLoader> loader = FileDataLoader::open(path_.c_str());
+    if (!loader.ok()) return loader.error();
+    loader_ = std::make_unique<FileDataLoader>(std::move(loader.get()));
+  }
+  Result<Program> program = Program::load(loader_.get(), options_.verification);
+  if (!program.ok()) return program.error();
+  program_ = std::make_unique<Program>(std::move(program.get()));
+  return Error::Ok;
+}
+
+Result<std::vector<std::string>> Module::method_names() {
+  TE_RETURN_IF_ERROR(load());
+  std::vector<std::string> names;
+  for (size_t i = 0; i < program_->num_methods(); ++i) {
+    TE_ASSIGN_OR_RETURN(const char* name, program_->method_name(i));
+    names.emplace_back(name);
+  }
+  return names;
+}
+
+Result<MethodMeta> Module::method_meta(const std::string& name) {
+  TE_RETURN_IF_ERROR(load());
+  return program_->method_meta(name.c_str());
+}
+
+Error Module::load_method(const std::string& name) {
+  if (methods_.count(name) != 0) return Error::Ok;
+  TE_RETURN_IF_ERROR(load());
+  TE_ASSIGN_OR_RETURN(MethodMeta meta, program_->method_meta(name.c_str()));
+  auto loaded = std::make_unique<LoadedMethod>();
+  const size_t method_bytes = meta.method_allocator_bytes();
+  loaded->method_pool.resize(method_bytes / 8 + 2);
+  loaded->method_allocator = MemoryAllocator(loaded->method_pool.data(), method_bytes);
+  loaded->temp_pool.resize(options_.temp_allocator_bytes / 8 + 1);
+  loaded->temp_allocator = MemoryAllocator(loaded->temp_pool.data(), options_.temp_allocator_bytes);
+  for (size_t i = 0; i < meta.num_planned_buffers(); ++i) {
+    TE_ASSIGN_OR_RETURN(size_t size, meta.planned_buffer_size(i));
+    loaded->arena_storage.emplace_back(size / 8 + 2);
+    loaded->planned_bytes += size;
+  }
+  for (auto& storage : loaded->arena_storage) {
+    loaded->arenas.emplace_back(reinterpret_cast<uint8_t*>(storage.data()), storage.size() * 8);
+  }
+  loaded->planned = PlannedMemory({loaded->arenas.data(), loaded->arenas.size()});
+  loaded->memory = MemoryManager{&loaded->method_allocator, &loaded->planned,
+                                 &loaded->temp_allocator};
+  Result<Method> method = program_->load_method(name.c_str(), &loaded->memory);
+  if (!method.ok()) return method.error();
+  loaded->method = std::make_unique<Method>(std::move(method.get()));
+  methods_[name] = std::move(loaded);
+  return Error::Ok;
+}
+
+Result<Method*> Module::method(const std::string& name) {
+  TE_RETURN_IF_ERROR(load_method(name));
+  return methods_[name]->method.get();
+}
+
+Result<std::vector<EValue>> Module::execute(const std::string& name,
+                                            const std::vector<EValue>& inputs) {
+  TE_ASSIGN_OR_RETURN(Method * m, method(name));
+  TE_RETURN_IF_ERROR(m->set_inputs({inputs.data(), inputs.size()}));
+  TE_RETURN_IF_ERROR(m->execute());
+  std::vector<EValue> outputs;
+  for (size_t i = 0; i < m->num_outputs(); ++i) {
+    TE_ASSIGN_OR_RETURN(const EValue* out, m->output(i));
+    outputs.push_back(*out);
+  }
+  return outputs;
+}
+
+size_t Module::planned_bytes(const std::string& name) const {
+  auto it = methods_.find(name);
+  return it == methods_.end() ? 0 : it->second->planned_bytes;
+}
+
+}  // namespace torchedge

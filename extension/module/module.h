@@ -1,0 +1,74 @@
+// torchedge/extension/module/module.h
+//
+// Module: the high-level C++ API. Loads a .pte (from a path or bytes),
+// provides all the memory a method needs (sized exactly from the program's
+// metadata), registers the portable kernels, and runs methods:
+//
+//   torchedge::Module module("model.pte");
+//   torchedge::TensorBuffer x(torchedge::ScalarType::Float, {1, 3, 32, 32});
+//   auto outputs = module.forward({torchedge::EValue(&x.tensor())});
+//   if (!outputs.ok()) { puts(torchedge::last_error_message()); }
+//
+// Module allocates on the heap at load time (arenas, allocators); execute()
+// itself never does. Outputs view the method's planned memory and are valid
+// until the next execute() of the same method. Not thread-safe.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "extension/module/tensor_buffer.h"
+#include "runtime/executor/method.h"
+#include "runtime/executor/program.h"
+
+namespace torchedge {
+
+enum class LoadMode { File, Mmap };
+
+struct ModuleOptions {
+  LoadMode load_mode = LoadMode::Mmap;
+  Verification verification = Verification::Full;
+  size_t temp_allocator_bytes = size_t{8} << 20;  // kernel scratch
+};
+
+class Module final {
+ public:
+  explicit Module(std::string path, ModuleOptions options = {});
+  /// Copies `size` bytes of a serialized program.
+  Module(const void* data, size_t size, ModuleOptions options = {});
+  ~Module();
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  /// Loads and verifies the program (idempotent).
+  Error load();
+  Result<std::vector<std::string>> method_names();
+  Result<MethodMeta> method_meta(const std::string& name);
+  /// Loads `name` (idempotent): memory is sized from the method's metadata.
+  Error load_method(const std::string& name);
+  /// The loaded Method (loading it first).
+  Result<Method*> method(const std::string& name);
+
+  Result<std::vector<EValue>> execute(const std::string& name, const std::vector<EValue>& inputs);
+  Result<std::vector<EValue>> forward(const std::vector<EValue>& inputs) {
+    return execute("forward", inputs);
+  }
+
+  /// Sum of the planned arena sizes of a loaded method, in bytes.
+  size_t planned_bytes(const std::string& name) const;
+
+ private:
+  struct LoadedMethod;
+
+  std::string path_;
+  std::vector<uint64_t> bytes_;  // program bytes when constructed from memory
+  size_t bytes_size_ = 0;
+  ModuleOptions options_;
+  std::unique_ptr<DataLoader> loader_;
+  std::unique_ptr<Program> program_;
+  std::map<std::string, std::unique_ptr<LoadedMethod>> methods_;
+};
+
+}  // namespace torchedge

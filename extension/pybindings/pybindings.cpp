@@ -1,0 +1,211 @@
+// torchedge._C: Python bindings over the C++ runtime (extension/module).
+//
+// Deliberately free of libtorch and numpy: tensors cross the boundary as
+// (dtype wire value, sizes, buffer) triples. Inputs are read in place from
+// any object exposing the buffer protocol (the Python side passes a
+// contiguous tensor's memory); outputs are copied into bytes objects, since
+// the runtime's output memory is reused by the next run. python/torchedge/
+// runtime.py turns these into torch.Tensors.
+//
+// Every runtime failure raises torchedge._C.TorchEdgeError with args
+// (code: int, code_name: str, message: str).
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "extension/module/module.h"
+#include "runtime/core/error_message.h"
+#include "runtime/kernel/kernel_registry.h"
+#include "kernels/portable/portable_kernels.h"
+
+namespace py = pybind11;
+using namespace torchedge;
+
+namespace {
+
+PyObject* g_error_type = nullptr;
+
+[[noreturn]] void raise(Error err) {
+  py::tuple args = py::make_tuple(static_cast<int>(err), error_name(err),
+                                  std::string(last_error_message()));
+  PyErr_SetObject(g_error_type, args.ptr());
+  throw py::error_already_set();
+}
+
+void check(Error err) {
+  if (err != Error::Ok) raise(err);
+}
+
+py::dict tensor_info_dict(const TensorInfo& info) {
+  py::dict d;
+  d["dtype"] = static_cast<int>(info.dtype);
+  d["sizes"] = std::vector<int32_t>(info.sizes.begin(), info.sizes.end());
+  d["dim_order"] = std::vector<int>(info.dim_order.begin(), info.dim_order.end());
+  d["dynamic"] = info.is_dynamic;
+  d["nbytes"] = info.nbytes;
+  return d;
+}
+
+class PyProgram {
+ public:
+  PyProgram(std::unique_ptr<Module> module) : module_(std::move(module)) { check(module_->load()); }
+
+  std::vector<std::string> method_names() {
+    Result<std::vector<std::string>> names = module_->method_names();
+    if (!names.ok()) raise(names.error());
+    return names.get();
+  }
+
+  py::dict method_meta(const std::string& name) {
+    Result<MethodMeta> meta = module_->method_meta(name);
+    if (!meta.ok()) raise(meta.error());
+    py::dict d;
+    py::list inputs, outputs, planned;
+    for (size_t i = 0; i < meta->num_inputs(); ++i) {
+      Result<TensorInfo> info = meta->input_tensor_info(i);
+      inputs.append(info.ok() ? py::object(tensor_info_dict(info.get())) : py::none());
+    }
+    for (size_t i = 0; i < meta->num_outputs(); ++i) {
+      Result<TensorInfo> info = meta->output_tensor_info(i);
+      outputs.append(info.ok() ? py::object(tensor_info_dict(info.get())) : py::none());
+    }
+    for (size_t i = 0; i < meta->num_planned_buffers(); ++i) {
+      planned.append(meta->planned_buffer_size(i).get());
+    }
+    d["name"] = name;
+    d["inputs"] = inputs;
+    d["outputs"] = outputs;
+    d["planned_buffer_sizes"] = planned;
+    d["num_instructions"] = meta->num_instructions();
+    d["method_allocator_bytes"] = meta->method_allocator_bytes();
+    return d;
+  }
+
+  void load_method(const std::string& name) { check(module_->load_method(name)); }
+
+  py::list run(const std::string& name, const py::list& inputs) {
+    Result<Method*> method = module_->method(name);
+    if (!method.ok()) raise(method.error());
+    Method* m = method.get();
+    // Stack-like storage for the input views; kept alive through execute().
+    std::vector<std::vector<int32_t>> sizes(inputs.size());
+    std::vector<std::vector<int32_t>> strides(inputs.size());
+    std::vector<std::vector<uint8_t>> orders(inputs.size());
+    std::vector<Tensor> tensors(inputs.size());
+    std::vector<py::buffer_info> buffers;
+    buffers.reserve(inputs.size());
+    std::vector<EValue> values;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      py::handle item = inputs[i];
+      if (py::isinstance<py::tuple>(item)) {
+        py::tuple t = item.cast<py::tuple>();
+        const int dtype = t[0].cast<int>();
+        sizes[i] = t[1].cast<std::vector<int32_t>>();
+        if (!is_valid_scalar_type(dtype) || sizes[i].size() > kTensorDimensionLimit) {
+          record_error_message("input %zu: unsupported dtype %d or rank %zu", i, dtype,
+                               sizes[i].size());
+          raise(Error::InvalidArgument);
+        }
+        buffers.push_back(t[2].cast<py::buffer>().request());
+        strides[i].resize(sizes[i].size());
+        orders[i].resize(sizes[i].size());
+        for (size_t d = 0; d < orders[i].size(); ++d) orders[i][d] = static_cast<uint8_t>(d);
+        tensors[i] = Tensor(static_cast<ScalarType>(dtype), static_cast<int>(sizes[i].size()),
+                            sizes[i].data(), orders[i].data(), strides[i].data(),
+                            buffers.back().ptr);
+        const size_t have = static_cast<size_t>(buffers.back().size * buffers.back().itemsize);
+        if (have != tensors[i].nbytes()) {
+          record_error_message("input %zu: buffer holds %zu bytes, shape needs %zu", i, have,
+                               tensors[i].nbytes());
+          raise(Error::InvalidArgument);
+        }
+        values.emplace_back(&tensors[i]);
+      } else if (py::isinstance<py::bool_>(item)) {
+        values.emplace_back(item.cast<bool>());
+      } else if (py::isinstance<py::int_>(item)) {
+        values.emplace_back(item.cast<int64_t>());
+      } else if (py::isinstance<py::float_>(item)) {
+        values.emplace_back(item.cast<double>());
+      } else {
+        record_error_message("input %zu: unsupported Python type", i);
+        raise(Error::InvalidType);
+      }
+    }
+    Error err = Error::Ok;
+    {
+      py::gil_scoped_release release;
+      err = m->set_inputs({values.data(), values.size()});
+      if (err == Error::Ok) err = m->execute();
+    }
+    check(err);
+    py::list outputs;
+    for (size_t i = 0; i < m->num_outputs(); ++i) {
+      const EValue* v = m->output(i).get();
+      if (v->is_tensor()) {
+        const Tensor& t = v->to_tensor();
+        std::vector<int32_t> shape(t.sizes().begin(), t.sizes().end());
+        std::vector<int> order(t.dim_order().begin(), t.dim_order().end());
+        outputs.append(py::make_tuple(static_cast<int>(t.dtype()), shape, order,
+                                      py::bytes(static_cast<const char*>(t.data()), t.nbytes())));
+      } else if (v->is_int()) {
+        outputs.append(py::int_(v->to_int()));
+      } else if (v->is_double()) {
+        outputs.append(py::float_(v->to_double()));
+      } else if (v->is_bool()) {
+        outputs.append(py::bool_(v->to_bool()));
+      } else {
+        outputs.append(py::none());
+      }
+    }
+    return outputs;
+  }
+
+  size_t planned_bytes(const std::string& name) { return module_->planned_bytes(name); }
+
+ private:
+  std::unique_ptr<Module> module_;
+};
+
+}  // namespace
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "torchedge C++ runtime bindings";
+  g_error_type = PyErr_NewException("torchedge._C.TorchEdgeError", PyExc_RuntimeError, nullptr);
+  m.attr("TorchEdgeError") = py::handle(g_error_type);
+
+  py::class_<PyProgram>(m, "Program")
+      .def_static(
+          "from_bytes",
+          [](py::bytes data, bool full_verification) {
+            std::string_view view = data;
+            ModuleOptions options;
+            options.verification = full_verification ? Verification::Full : Verification::Minimal;
+            return std::make_unique<PyProgram>(
+                std::make_unique<Module>(view.data(), view.size(), options));
+          },
+          py::arg("data"), py::arg("full_verification") = true)
+      .def_static(
+          "from_file",
+          [](const std::string& path, bool mmap, bool full_verification) {
+            ModuleOptions options;
+            options.load_mode = mmap ? LoadMode::Mmap : LoadMode::File;
+            options.verification = full_verification ? Verification::Full : Verification::Minimal;
+            return std::make_unique<PyProgram>(std::make_unique<Module>(path, options));
+          },
+          py::arg("path"), py::arg("mmap") = true, py::arg("full_verification") = true)
+      .def("method_names", &PyProgram::method_names)
+      .def("method_meta", &PyProgram::method_meta)
+      .def("load_method", &PyProgram::load_method)
+      .def("run", &PyProgram::run)
+      .def("planned_bytes", &PyProgram::planned_bytes);
+
+  m.def("registered_kernels", []() {
+    check(register_portable_kernels());
+    std::vector<std::string> names;
+    for (size_t i = 0; i < num_registered_kernels(); ++i) names.push_back(registered_kernel(i).name);
+    return names;
+  });
+}

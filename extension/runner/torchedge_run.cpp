@@ -1,0 +1,218 @@
+// torchedge_run: run any .pte with given or generated inputs.
+//
+//   torchedge_run model.pte [--method M] [--input FILE]... [--iterations N]
+//                           [--seed S] [--print-all]
+//
+// --input FILE supplies one input per flag, in order: raw little-endian
+// bytes of exactly the input's size, or a .npy file of the right dtype and
+// shape. Inputs not supplied are generated (floats uniform in [-1, 1),
+// integers in [0, 4), bools random). Prints each output's shape, dtype and
+// summary, the latency (min/median over --iterations runs after one warm-up)
+// and the planned memory. Exits non-zero with the runtime's message on any
+// error.
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "extension/module/module.h"
+#include "runtime/core/error_message.h"
+#include "runtime/platform/platform.h"
+
+using namespace torchedge;
+
+namespace {
+
+struct Options {
+  std::string path;
+  std::string method = "forward";
+  std::vector<std::string> inputs;
+  int iterations = 10;
+  unsigned seed = 0;
+  bool print_all = false;
+};
+
+[[noreturn]] void usage() {
+  fprintf(stderr,
+          "usage: torchedge_run model.pte [--method M] [--input FILE]... [--iterations N] "
+          "[--seed S] [--print-all]\n");
+  exit(2);
+}
+
+Options parse_args(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> const char* {
+      if (i + 1 >= argc) usage();
+      return argv[++i];
+    };
+    if (a == "--method") o.method = next();
+    else if (a == "--input") o.inputs.push_back(next());
+    else if (a == "--iterations") o.iterations = std::max(1, atoi(next()));
+    else if (a == "--seed") o.seed = static_cast<unsigned>(atoi(next()));
+    else if (a == "--print-all") o.print_all = true;
+    else if (a == "-h" || a == "--help") usage();
+    else if (!a.empty() && a[0] == '-') usage();
+    else if (o.path.empty()) o.path = a;
+    else usage();
+  }
+  if (o.path.empty()) usage();
+  return o;
+}
+
+[[noreturn]] void fail(const char* what, Error err) {
+  fprintf(stderr, "torchedge_run: %s failed: %s (%s, 0x%02x)\n", what, last_error_message(),
+          error_name(err), static_cast<unsigned>(err));
+  exit(1);
+}
+
+bool read_file(const std::string& path, std::vector<char>* out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return false;
+  out->assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  return true;
+}
+
+// Strips a .npy header (format version 1-3), returning the payload offset.
+size_t npy_payload_offset(const std::vector<char>& bytes) {
+  if (bytes.size() < 10 || memcmp(bytes.data(), "\x93NUMPY", 6) != 0) return 0;
+  const uint8_t major = static_cast<uint8_t>(bytes[6]);
+  if (major == 1) {
+    return 10 + (static_cast<uint8_t>(bytes[8]) | (static_cast<uint8_t>(bytes[9]) << 8));
+  }
+  if (bytes.size() < 12) return bytes.size();
+  uint32_t len = 0;
+  memcpy(&len, &bytes[8], 4);
+  return 12 + len;
+}
+
+template <typename T>
+void fill_random(TensorBuffer& t, std::mt19937& rng) {
+  T* p = static_cast<T*>(t.data());
+  const size_t n = t.tensor().numel();
+  for (size_t i = 0; i < n; ++i) {
+    if constexpr (std::is_same_v<T, bool>) p[i] = (rng() & 1u) != 0;
+    else if constexpr (std::is_integral_v<T>) p[i] = static_cast<T>(rng() % 4u);
+    else p[i] = static_cast<T>(std::uniform_real_distribution<float>(-1.f, 1.f)(rng));
+  }
+}
+
+TensorBuffer make_input(const TensorInfo& info, const Options& o, size_t index, std::mt19937& rng) {
+  std::vector<int32_t> sizes(info.sizes.begin(), info.sizes.end());
+  TensorBuffer t(info.dtype, sizes);
+  if (index < o.inputs.size()) {
+    std::vector<char> bytes;
+    if (!read_file(o.inputs[index], &bytes)) {
+      fprintf(stderr, "torchedge_run: cannot read input file '%s'\n", o.inputs[index].c_str());
+      exit(1);
+    }
+    const size_t offset = npy_payload_offset(bytes);
+    if (bytes.size() - std::min(offset, bytes.size()) != t.nbytes()) {
+      fprintf(stderr, "torchedge_run: input %zu ('%s') has %zu data bytes; expected %zu (%s %s)\n",
+              index, o.inputs[index].c_str(), bytes.size() - std::min(offset, bytes.size()),
+              t.nbytes(), to_string(info.dtype), "tensor");
+      exit(1);
+    }
+    memcpy(t.data(), bytes.data() + offset, t.nbytes());
+    return t;
+  }
+  switch (info.dtype) {
+    case ScalarType::Float: fill_random<float>(t, rng); break;
+    case ScalarType::Double: fill_random<double>(t, rng); break;
+    case ScalarType::Long: fill_random<int64_t>(t, rng); break;
+    case ScalarType::Int: fill_random<int32_t>(t, rng); break;
+    case ScalarType::Bool: fill_random<bool>(t, rng); break;
+    case ScalarType::Byte: fill_random<uint8_t>(t, rng); break;
+    default: break;  // other dtypes stay zero
+  }
+  return t;
+}
+
+double as_double(const Tensor& t, size_t i) {
+  switch (t.dtype()) {
+    case ScalarType::Float: return t.data_as<float>()[i];
+    case ScalarType::Double: return t.data_as<double>()[i];
+    case ScalarType::Long: return static_cast<double>(t.data_as<int64_t>()[i]);
+    case ScalarType::Int: return t.data_as<int32_t>()[i];
+    case ScalarType::Bool: return t.data_as<bool>()[i] ? 1 : 0;
+    case ScalarType::Byte: return t.data_as<uint8_t>()[i];
+    case ScalarType::Char: return t.data_as<int8_t>()[i];
+    case ScalarType::Short: return t.data_as<int16_t>()[i];
+    case ScalarType::Half: return static_cast<float>(t.data_as<Half>()[i]);
+    case ScalarType::BFloat16: return static_cast<float>(t.data_as<BFloat16>()[i]);
+    default: return 0;
+  }
+}
+
+void print_output(size_t index, const EValue& v, bool print_all) {
+  if (!v.is_tensor()) {
+    if (v.is_int()) printf("output %zu: int %" PRId64 "\n", index, v.to_int());
+    else if (v.is_double()) printf("output %zu: float %g\n", index, v.to_double());
+    else if (v.is_bool()) printf("output %zu: bool %d\n", index, v.to_bool());
+    else printf("output %zu: %s\n", index, tag_name(v.tag()));
+    return;
+  }
+  const Tensor& t = v.to_tensor();
+  char shape[128];
+  double sum = 0, lo = 0, hi = 0;
+  for (size_t i = 0; i < t.numel(); ++i) {
+    const double x = as_double(t, i);
+    sum += x;
+    lo = i == 0 ? x : std::min(lo, x);
+    hi = i == 0 ? x : std::max(hi, x);
+  }
+  printf("output %zu: %s %s  sum=%.6g min=%.6g max=%.6g  first:", index, to_string(t.dtype()),
+         format_sizes(t.sizes(), shape, sizeof(shape)), sum, lo, hi);
+  const size_t shown = print_all ? t.numel() : std::min<size_t>(t.numel(), 8);
+  for (size_t i = 0; i < shown; ++i) printf(" %.6g", as_double(t, i));
+  printf("%s\n", shown < t.numel() ? " ..." : "");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse_args(argc, argv);
+  Module module(o.path);
+  Error err = module.load();
+  if (err != Error::Ok) fail("loading the program", err);
+  Result<MethodMeta> meta = module.method_meta(o.method);
+  if (!meta.ok()) fail("finding the method", meta.error());
+  err = module.load_method(o.method);
+  if (err != Error::Ok) fail("loading the method", err);
+
+  std::mt19937 rng(o.seed);
+  std::vector<TensorBuffer> buffers;
+  std::vector<EValue> inputs;
+  buffers.reserve(meta->num_inputs());
+  for (size_t i = 0; i < meta->num_inputs(); ++i) {
+    Result<TensorInfo> info = meta->input_tensor_info(i);
+    if (!info.ok()) fail("reading input metadata (only tensor inputs are supported)", info.error());
+    buffers.push_back(make_input(info.get(), o, i, rng));
+  }
+  for (auto& b : buffers) inputs.emplace_back(&b.tensor());
+
+  // Warm-up, then timed runs.
+  Result<std::vector<EValue>> outputs = module.execute(o.method, inputs);
+  if (!outputs.ok()) fail("executing", outputs.error());
+  std::vector<double> ms;
+  for (int i = 0; i < o.iterations; ++i) {
+    const uint64_t t0 = platform_now_ns();
+    outputs = module.execute(o.method, inputs);
+    const uint64_t t1 = platform_now_ns();
+    if (!outputs.ok()) fail("executing", outputs.error());
+    ms.push_back(static_cast<double>(t1 - t0) / 1e6);
+  }
+  std::sort(ms.begin(), ms.end());
+  for (size_t i = 0; i < outputs->size(); ++i) print_output(i, (*outputs)[i], o.print_all);
+  printf("method '%s': %zu instructions, planned memory %zu bytes\n", o.method.c_str(),
+         meta->num_instructions(), module.planned_bytes(o.method));
+  printf("latency over %d runs: min %.3f ms, median %.3f ms\n", o.iterations, ms.front(),
+         ms[ms.size() / 2]);
+  return 0;
+}

@@ -1,0 +1,277 @@
+#include "runtime/executor/method.h"
+
+#include <cstring>
+#include <new>
+
+#include "runtime/core/error_message.h"
+#include "runtime/executor/value_parser.h"
+#include "schema/program_generated.h"
+
+namespace torchedge {
+
+namespace fb = executorch_flatbuffer;
+
+struct Method::Step {
+  enum class Kind : uint8_t { Kernel, Move, JumpFalse, Free };
+  Kind kind;
+  int32_t a;  // Kernel: operator index; Move: from; JumpFalse: condition value
+  int32_t b;  // Move: to; JumpFalse: destination
+  KernelFunction kernel;
+  EValue** args;
+  size_t num_args;
+};
+
+Method::Method(Method&& other) noexcept
+    : program_(other.program_),
+      plan_(other.plan_),
+      memory_(other.memory_),
+      values_(other.values_),
+      num_values_(other.num_values_),
+      steps_(other.steps_),
+      num_steps_(other.num_steps_),
+      input_indices_(other.input_indices_),
+      num_inputs_(other.num_inputs_),
+      output_indices_(other.output_indices_),
+      num_outputs_(other.num_outputs_) {
+  other.values_ = nullptr;
+  other.steps_ = nullptr;
+  other.num_steps_ = 0;
+}
+
+const char* Method::name() const { return plan_->name()->c_str(); }
+
+MethodMeta Method::meta() const { return MethodMeta(plan_); }
+
+Error Method::check_planned_memory() const {
+  const auto* sizes = plan_->non_const_buffer_sizes();
+  const size_t needed = sizes == nullptr || sizes->size() == 0 ? 0 : sizes->size() - 1;
+  const size_t given =
+      memory_->planned_memory == nullptr ? 0 : memory_->planned_memory->num_arenas();
+  TE_CHECK_OR_RETURN(given >= needed, Error::MemoryAllocationFailed,
+                     "method needs %zu planned arenas, %zu provided", needed, given);
+  for (size_t i = 0; i < needed; ++i) {
+    const size_t want = static_cast<size_t>(sizes->Get(i + 1));
+    const size_t have = memory_->planned_memory->arena(i).size();
+    TE_CHECK_OR_RETURN(have >= want, Error::MemoryAllocationFailed,
+                       "planned arena %zu is %zu bytes, the method needs %zu", i + 1, have, want);
+  }
+  return Error::Ok;
+}
+
+Error Method::build_steps() {
+  static_assert(sizeof(Step) <= 48, "update kStepBytes in method_meta.cpp");
+  TE_CHECK_OR_RETURN(plan_->chains()->size() == 1, Error::NotSupported,
+                     "method has %u chains; torchedge runs single-chain methods",
+                     plan_->chains()->size());
+  const auto* instructions = plan_->chains()->Get(0)->instructions();
+  MemoryAllocator* alloc = memory_->method_allocator;
+  num_steps_ = instructions->size();
+  steps_ = alloc->allocate_array<Step>(num_steps_ + 1);
+  TE_CHECK_OR_RETURN(steps_ != nullptr, Error::MemoryAllocationFailed,
+                     "method allocator exhausted creating %zu instructions", num_steps_);
+
+  // Resolve each operator once; instructions share the result.
+  const size_t num_ops = plan_->operators() == nullptr ? 0 : plan_->operators()->size();
+  KernelFunction* kernels = alloc->allocate_array<KernelFunction>(num_ops + 1);
+  TE_CHECK_OR_RETURN(kernels != nullptr, Error::MemoryAllocationFailed,
+                     "method allocator exhausted resolving %zu operators", num_ops);
+  for (size_t i = 0; i < num_ops; ++i) {
+    const fb::Operator* op = plan_->operators()->Get(i);
+    char full_name[256];
+    const char* overload = op->overload() != nullptr ? op->overload()->c_str() : "";
+    snprintf(full_name, sizeof(full_name), overload[0] ? "%s.%s" : "%s%s", op->name()->c_str(),
+             overload);
+    Result<KernelFunction> kernel = find_kernel(full_name);
+    if (!kernel.ok()) return kernel.error();
+    kernels[i] = kernel.get();
+  }
+
+  for (size_t i = 0; i < num_steps_; ++i) {
+    const fb::Instruction* instr = instructions->Get(i);
+    Step& step = steps_[i];
+    step = Step{Step::Kind::Free, 0, 0, nullptr, nullptr, 0};
+    switch (instr->instr_args_type()) {
+      case fb::InstructionArguments::KernelCall: {
+        const fb::KernelCall* call = instr->instr_args_as_KernelCall();
+        step.kind = Step::Kind::Kernel;
+        step.a = call->op_index();
+        step.kernel = kernels[call->op_index()];
+        step.num_args = call->args()->size();
+        step.args = alloc->allocate_array<EValue*>(step.num_args + 1);
+        TE_CHECK_OR_RETURN(step.args != nullptr, Error::MemoryAllocationFailed,
+                           "method allocator exhausted at instruction %zu", i);
+        for (size_t j = 0; j < step.num_args; ++j) step.args[j] = &values_[call->args()->Get(j)];
+        break;
+      }
+      case fb::InstructionArguments::MoveCall:
+        step.kind = Step::Kind::Move;
+        step.a = instr->instr_args_as_MoveCall()->move_from();
+        step.b = instr->instr_args_as_MoveCall()->move_to();
+        break;
+      case fb::InstructionArguments::JumpFalseCall:
+        step.kind = Step::Kind::JumpFalse;
+        step.a = instr->instr_args_as_JumpFalseCall()->cond_value_index();
+        step.b = instr->instr_args_as_JumpFalseCall()->destination_instruction();
+        break;
+      case fb::InstructionArguments::FreeCall:
+        break;  // memory is planned ahead of time; nothing to free
+      case fb::InstructionArguments::DelegateCall:
+      default: {
+        const auto* delegates = plan_->delegates();
+        const char* id = delegates != nullptr && delegates->size() > 0
+                             ? delegates->Get(0)->id()->c_str()
+                             : "?";
+        record_error_message(
+            "instruction %zu calls backend delegate '%s', but no backend with that id is "
+            "linked into this runtime",
+            i, id);
+        return Error::NotSupported;
+      }
+    }
+  }
+  return Error::Ok;
+}
+
+Result<Method> Method::load(const Program* program, const fb::ExecutionPlan* plan,
+                            MemoryManager* memory) {
+  TE_CHECK_OR_RETURN(memory != nullptr && memory->method_allocator != nullptr,
+                     Error::InvalidArgument, "load_method needs a method allocator");
+  Method method(program, plan, memory);
+  Error err = method.check_planned_memory();
+  if (err == Error::Ok) {
+    Result<EValue*> values = parse_values(*program, plan, memory, &method.num_values_);
+    err = values.error();
+    if (values.ok()) method.values_ = values.get();
+  }
+  if (err == Error::Ok) err = method.build_steps();
+  if (err != Error::Ok) {
+    prepend_error_context("load_method('%s')", plan->name()->c_str());
+    return err;
+  }
+  static const int32_t kNone[1] = {0};
+  method.input_indices_ = plan->inputs() != nullptr ? plan->inputs()->data() : kNone;
+  method.num_inputs_ = plan->inputs() != nullptr ? plan->inputs()->size() : 0;
+  method.output_indices_ = plan->outputs() != nullptr ? plan->outputs()->data() : kNone;
+  method.num_outputs_ = plan->outputs() != nullptr ? plan->outputs()->size() : 0;
+  return method;
+}
+
+Error Method::set_input(size_t index, const EValue& value) {
+  TE_CHECK_OR_RETURN(index < num_inputs_, Error::InvalidArgument,
+                     "method '%s' has %zu inputs; input %zu does not exist", name(), num_inputs_,
+                     index);
+  EValue& slot = values_[input_indices_[index]];
+  TE_CHECK_OR_RETURN(slot.tag() == value.tag(), Error::InvalidType,
+                     "method '%s' input %zu: expected %s, got %s", name(), index,
+                     tag_name(slot.tag()), tag_name(value.tag()));
+  if (!slot.is_tensor()) {
+    slot = value;
+    return Error::Ok;
+  }
+  Tensor& dst = slot.to_tensor();
+  const Tensor& src = value.to_tensor();
+  char want[128];
+  char got[128];
+  TE_CHECK_OR_RETURN(src.dtype() == dst.dtype(), Error::InvalidType,
+                     "method '%s' input %zu: expected dtype %s, got %s", name(), index,
+                     to_string(dst.dtype()), to_string(src.dtype()));
+  TE_CHECK_OR_RETURN(src.dim() == dst.dim(), Error::InvalidArgument,
+                     "method '%s' input %zu: expected shape %s, got %s (rank %d vs %d)", name(),
+                     index, format_sizes(dst.sizes(), want, sizeof(want)),
+                     format_sizes(src.sizes(), got, sizeof(got)), dst.dim(), src.dim());
+  TE_CHECK_OR_RETURN(memcmp(src.dim_order().data(), dst.dim_order().data(),
+                            static_cast<size_t>(src.dim())) == 0,
+                     Error::InvalidArgument, "method '%s' input %zu: dim order differs from the "
+                     "exported one (e.g. channels-last vs contiguous)", name(), index);
+  TE_CHECK_OR_RETURN(src.nbytes() == 0 || src.data() != nullptr, Error::InvalidArgument,
+                     "method '%s' input %zu: tensor has no data", name(), index);
+  const Error err = dst.resize(src.sizes());
+  if (err != Error::Ok) {
+    prepend_error_context("method '%s' input %zu", name(), index);
+    return err;
+  }
+  if (dst.mutable_data() != nullptr) {
+    memcpy(dst.mutable_data(), src.data(), src.nbytes());
+  } else {
+    dst.set_data(const_cast<void*>(src.data()));  // unplanned input: borrowed
+  }
+  return Error::Ok;
+}
+
+Error Method::set_inputs(Span<const EValue> values) {
+  TE_CHECK_OR_RETURN(values.size() == num_inputs_, Error::InvalidArgument,
+                     "method '%s' takes %zu inputs, got %zu", name(), num_inputs_, values.size());
+  for (size_t i = 0; i < values.size(); ++i) TE_RETURN_IF_ERROR(set_input(i, values[i]));
+  return Error::Ok;
+}
+
+Error Method::fail_step(size_t index, Error error) const {
+  const fb::Chain* chain = plan_->chains()->Get(0);
+  const fb::Operator* op = plan_->operators()->Get(static_cast<size_t>(steps_[index].a));
+  const char* overload = op->overload() != nullptr ? op->overload()->c_str() : "";
+  // The source line of the instruction, when the exporter recorded it.
+  const fb::Frame* frame = nullptr;
+  if (chain->stacktrace() != nullptr && index < chain->stacktrace()->size()) {
+    const fb::FrameList* frames = chain->stacktrace()->Get(index);
+    if (frames != nullptr && frames->items() != nullptr && frames->items()->size() > 0) {
+      frame = frames->items()->Get(frames->items()->size() - 1);
+    }
+  }
+  if (frame != nullptr && frame->filename() != nullptr) {
+    prepend_error_context("method '%s', instruction %zu (%s%s%s, from %s:%d)", name(), index,
+                          op->name()->c_str(), overload[0] ? "." : "", overload,
+                          frame->filename()->c_str(), frame->lineno());
+  } else {
+    prepend_error_context("method '%s', instruction %zu (%s%s%s)", name(), index,
+                          op->name()->c_str(), overload[0] ? "." : "", overload);
+  }
+  return error;
+}
+
+Error Method::execute() {
+  TE_CHECK_OR_RETURN(values_ != nullptr, Error::InvalidState, "method was moved from");
+  for (size_t i = 0; i < num_inputs_; ++i) {
+    const EValue& v = values_[input_indices_[i]];
+    TE_CHECK_OR_RETURN(!v.is_tensor() || v.to_tensor().nbytes() == 0 ||
+                           v.to_tensor().data() != nullptr,
+                       Error::InvalidState, "method '%s': input %zu was never set", name(), i);
+  }
+  MemoryAllocator* temp = memory_->temp_allocator;
+  size_t pc = 0;
+  while (pc < num_steps_) {
+    const Step& step = steps_[pc];
+    switch (step.kind) {
+      case Step::Kind::Kernel: {
+        KernelContext context(temp);
+        const Error err = step.kernel(context, Span<EValue*>(step.args, step.num_args));
+        if (temp != nullptr) temp->reset();
+        if (err != Error::Ok) return fail_step(pc, err);
+        ++pc;
+        break;
+      }
+      case Step::Kind::Move:
+        values_[step.b] = values_[step.a];
+        ++pc;
+        break;
+      case Step::Kind::JumpFalse:
+        TE_CHECK_OR_RETURN(values_[step.a].is_bool(), Error::InvalidProgram,
+                           "method '%s', instruction %zu: jump condition is %s, not Bool", name(),
+                           pc, tag_name(values_[step.a].tag()));
+        pc = values_[step.a].to_bool() ? pc + 1 : static_cast<size_t>(step.b);
+        break;
+      case Step::Kind::Free:
+        ++pc;
+        break;
+    }
+  }
+  return Error::Ok;
+}
+
+Result<const EValue*> Method::output(size_t index) const {
+  TE_CHECK_OR_RETURN(index < num_outputs_, Error::InvalidArgument,
+                     "method '%s' has %zu outputs; output %zu does not exist", name(),
+                     num_outputs_, index);
+  return static_cast<const EValue*>(&values_[output_indices_[index]]);
+}
+
+}  // namespace torchedge

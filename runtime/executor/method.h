@@ -1,0 +1,98 @@
+// torchedge/runtime/executor/method.h
+//
+// Method: one loaded entry point of a Program, ready to run.
+//
+// Lifecycle:  Program::load_method(name, &memory)  -> Method
+//             method.set_input(i, value) ...       (copies into planned memory)
+//             method.execute()                     (no heap, no syscalls)
+//             method.output(i)                     (views into planned memory)
+//
+// Load does all the work that can fail for structural reasons: it builds
+// every value (tensors wired to constants or planned arenas), resolves every
+// operator to a registered kernel by name (a missing kernel fails the load
+// with OperatorMissing naming it), and checks the caller's memory is large
+// enough. execute() then only runs kernels; a kernel rejecting its inputs
+// returns an Error whose message names the method, the instruction index,
+// the operator and, when the file carries it, the model's source line.
+//
+// Ownership: a Method borrows its Program and MemoryManager (both must
+// outlive it) and allocates everything from memory->method_allocator. It is
+// movable, not copyable, and must be used by one thread at a time.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/core/evalue.h"
+#include "runtime/core/memory_allocator.h"
+#include "runtime/core/result.h"
+#include "runtime/kernel/kernel_registry.h"
+#include "runtime/executor/program.h"
+
+namespace executorch_flatbuffer {
+struct ExecutionPlan;
+}
+
+namespace torchedge {
+
+class Method final {
+ public:
+  Method(Method&& other) noexcept;
+  Method(const Method&) = delete;
+  Method& operator=(const Method&) = delete;
+  Method& operator=(Method&&) = delete;
+  ~Method() = default;
+
+  const char* name() const;
+  MethodMeta meta() const;
+  size_t num_inputs() const { return num_inputs_; }
+  size_t num_outputs() const { return num_outputs_; }
+  size_t num_instructions() const { return num_steps_; }
+
+  /// Sets input `index`. For a tensor input the value's dtype, rank and dim
+  /// order must match the planned input and its shape must equal it (static)
+  /// or fit within the bound (dynamic); the data is copied into the method's
+  /// planned memory (or, for an unplanned input, borrowed: it must then stay
+  /// alive until execute() returns). Scalar inputs must have the same kind.
+  Error set_input(size_t index, const EValue& value);
+
+  /// Sets all inputs; fails (changing nothing further) on a count mismatch.
+  Error set_inputs(Span<const EValue> values);
+
+  /// Runs every instruction. Performs no heap allocation.
+  Error execute();
+
+  /// Output `index`; tensors view planned memory and are overwritten by the
+  /// next execute().
+  Result<const EValue*> output(size_t index) const;
+
+ private:
+  friend class Program;
+
+  struct Step;
+
+  Method(const Program* program, const executorch_flatbuffer::ExecutionPlan* plan,
+         MemoryManager* memory)
+      : program_(program), plan_(plan), memory_(memory) {}
+
+  static Result<Method> load(const Program* program,
+                             const executorch_flatbuffer::ExecutionPlan* plan,
+                             MemoryManager* memory);
+  Error check_planned_memory() const;
+  Error build_steps();
+  Error fail_step(size_t index, Error error) const;
+
+  const Program* program_;
+  const executorch_flatbuffer::ExecutionPlan* plan_;
+  MemoryManager* memory_;
+  EValue* values_ = nullptr;
+  size_t num_values_ = 0;
+  Step* steps_ = nullptr;
+  size_t num_steps_ = 0;
+  const int32_t* input_indices_ = nullptr;
+  size_t num_inputs_ = 0;
+  const int32_t* output_indices_ = nullptr;
+  size_t num_outputs_ = 0;
+};
+
+}  // namespace torchedge

@@ -1,0 +1,269 @@
+#include "runtime/executor/program_verifier.h"
+
+#include "runtime/core/error_message.h"
+#include "runtime/core/scalar_type.h"
+#include "runtime/core/tensor.h"
+#include "schema/program_generated.h"
+
+namespace torchedge {
+
+namespace fb = executorch_flatbuffer;
+
+namespace {
+
+#define TE_INVALID(cond, ...) TE_CHECK_OR_RETURN(cond, Error::InvalidProgram, __VA_ARGS__)
+
+// Checks a segment-like (offset, size) range fits in `limit` bytes.
+bool range_fits(uint64_t offset, uint64_t size, uint64_t limit) {
+  return offset <= limit && size <= limit - offset;
+}
+
+Error verify_tensor(const fb::Tensor* t, const fb::ExecutionPlan* plan, size_t index) {
+  TE_INVALID(is_valid_scalar_type(static_cast<int>(t->scalar_type())),
+             "value %zu: unsupported tensor dtype %d", index, static_cast<int>(t->scalar_type()));
+  TE_INVALID(t->sizes() != nullptr, "value %zu: tensor without sizes", index);
+  const size_t dim = t->sizes()->size();
+  TE_INVALID(dim <= static_cast<size_t>(kTensorDimensionLimit),
+             "value %zu: rank %zu exceeds the limit of %d", index, dim, kTensorDimensionLimit);
+  TE_INVALID(t->shape_dynamism() != fb::TensorShapeDynamism::DYNAMIC_UNBOUND,
+             "value %zu: unbounded dynamic shapes are not supported", index);
+  // nbytes, overflow-safe: stop once the product exceeds 2^62.
+  uint64_t numel = 1;
+  for (size_t d = 0; d < dim; ++d) {
+    const int32_t s = t->sizes()->Get(d);
+    TE_INVALID(s >= 0, "value %zu: negative size %d at dim %zu", index, s, d);
+    TE_INVALID(s == 0 || numel <= (uint64_t{1} << 62) / static_cast<uint64_t>(s),
+               "value %zu: tensor size overflows", index);
+    numel *= static_cast<uint64_t>(s);
+  }
+  const uint64_t elem = element_size(static_cast<ScalarType>(t->scalar_type()));
+  TE_INVALID(numel <= (uint64_t{1} << 62) / elem, "value %zu: tensor size overflows", index);
+  const uint64_t nbytes = numel * elem;
+  if (t->dim_order() != nullptr) {
+    TE_INVALID(t->dim_order()->size() == dim, "value %zu: dim_order has %u entries for rank %zu",
+               index, t->dim_order()->size(), dim);
+    uint32_t seen = 0;
+    for (size_t d = 0; d < dim; ++d) {
+      const uint8_t o = t->dim_order()->Get(d);
+      TE_INVALID(o < dim && (seen & (1u << o)) == 0, "value %zu: dim_order is not a permutation",
+                 index);
+      seen |= 1u << o;
+    }
+  }
+  const fb::AllocationDetails* alloc = t->allocation_info();
+  if (alloc != nullptr) {
+    const auto* arenas = plan->non_const_buffer_sizes();
+    const uint32_t id = alloc->memory_id();
+    TE_INVALID(arenas != nullptr && id >= 1 && id < arenas->size(),
+               "value %zu: memory id %u names no planned arena", index, id);
+    const uint64_t offset = (static_cast<uint64_t>(alloc->memory_offset_high()) << 32) |
+                            alloc->memory_offset_low();
+    const int64_t arena_size = arenas->Get(id);
+    TE_INVALID(arena_size >= 0 && range_fits(offset, nbytes, static_cast<uint64_t>(arena_size)),
+               "value %zu: %llu bytes at offset %llu do not fit arena %u of %lld bytes", index,
+               static_cast<unsigned long long>(nbytes), static_cast<unsigned long long>(offset),
+               id, static_cast<long long>(arena_size));
+  }
+  return Error::Ok;
+}
+
+// Checks that value `v` exists and (when `want` is not NONE) has that kind.
+Error check_value_ref(const fb::ExecutionPlan* plan, int64_t v, fb::KernelTypes want,
+                      const char* what, size_t where) {
+  const auto* values = plan->values();
+  TE_INVALID(v >= 0 && values != nullptr && static_cast<uint64_t>(v) < values->size(),
+             "%s %zu refers to value %lld, outside the %u values", what, where,
+             static_cast<long long>(v), values == nullptr ? 0u : values->size());
+  if (want != fb::KernelTypes::NONE) {
+    TE_INVALID(values->Get(static_cast<size_t>(v))->val_type() == want,
+               "%s %zu: value %lld has the wrong kind", what, where, static_cast<long long>(v));
+  }
+  return Error::Ok;
+}
+
+Error verify_value(const fb::ExecutionPlan* plan, size_t i) {
+  const fb::EValue* value = plan->values()->Get(i);
+  TE_INVALID(value != nullptr, "value %zu missing", i);
+  switch (value->val_type()) {
+    case fb::KernelTypes::NONE:
+    case fb::KernelTypes::Null:
+    case fb::KernelTypes::Int:
+    case fb::KernelTypes::Bool:
+    case fb::KernelTypes::Double:
+      return Error::Ok;
+    case fb::KernelTypes::Tensor:
+      return verify_tensor(value->val_as_Tensor(), plan, i);
+    case fb::KernelTypes::String:
+      TE_INVALID(value->val_as_String()->string_val() != nullptr, "value %zu: null string", i);
+      return Error::Ok;
+    case fb::KernelTypes::IntList: {
+      const auto* items = value->val_as_IntList()->items();
+      TE_INVALID(items != nullptr, "value %zu: int list without items", i);
+      for (auto item : *items) {
+        TE_RETURN_IF_ERROR(check_value_ref(plan, item, fb::KernelTypes::Int, "int list value", i));
+      }
+      return Error::Ok;
+    }
+    case fb::KernelTypes::DoubleList:
+      TE_INVALID(value->val_as_DoubleList()->items() != nullptr, "value %zu: null list", i);
+      return Error::Ok;
+    case fb::KernelTypes::BoolList: {
+      const auto* items = value->val_as_BoolList()->items();
+      TE_INVALID(items != nullptr, "value %zu: null list", i);
+      // The runtime reads these bytes as C++ bool, so only 0 and 1 are valid.
+      for (auto b : *items) TE_INVALID(b == 0 || b == 1, "value %zu: bool list byte %d", i, b);
+      return Error::Ok;
+    }
+    case fb::KernelTypes::TensorList: {
+      const auto* items = value->val_as_TensorList()->items();
+      TE_INVALID(items != nullptr, "value %zu: tensor list without items", i);
+      for (auto item : *items) {
+        TE_RETURN_IF_ERROR(
+            check_value_ref(plan, item, fb::KernelTypes::Tensor, "tensor list value", i));
+      }
+      return Error::Ok;
+    }
+    case fb::KernelTypes::OptionalTensorList: {
+      const auto* items = value->val_as_OptionalTensorList()->items();
+      TE_INVALID(items != nullptr, "value %zu: tensor list without items", i);
+      for (auto item : *items) {
+        if (item == -1) continue;
+        TE_RETURN_IF_ERROR(
+            check_value_ref(plan, item, fb::KernelTypes::Tensor, "tensor list value", i));
+      }
+      return Error::Ok;
+    }
+  }
+  record_error_message("value %zu has unknown kind %d", i, static_cast<int>(value->val_type()));
+  return Error::InvalidProgram;
+}
+
+Error verify_instruction(const fb::ExecutionPlan* plan, const fb::Chain* chain, size_t i) {
+  const fb::Instruction* instr = chain->instructions()->Get(i);
+  TE_INVALID(instr != nullptr, "instruction %zu missing", i);
+  const size_t num_ops = plan->operators() == nullptr ? 0 : plan->operators()->size();
+  const size_t num_delegates = plan->delegates() == nullptr ? 0 : plan->delegates()->size();
+  switch (instr->instr_args_type()) {
+    case fb::InstructionArguments::KernelCall: {
+      const fb::KernelCall* call = instr->instr_args_as_KernelCall();
+      TE_INVALID(call->op_index() >= 0 && static_cast<size_t>(call->op_index()) < num_ops,
+                 "instruction %zu: operator index %d outside the %zu operators", i,
+                 call->op_index(), num_ops);
+      TE_INVALID(call->args() != nullptr, "instruction %zu: kernel call without args", i);
+      for (auto arg : *call->args()) {
+        TE_RETURN_IF_ERROR(check_value_ref(plan, arg, fb::KernelTypes::NONE, "instruction", i));
+      }
+      return Error::Ok;
+    }
+    case fb::InstructionArguments::DelegateCall: {
+      const fb::DelegateCall* call = instr->instr_args_as_DelegateCall();
+      TE_INVALID(call->delegate_index() >= 0 &&
+                     static_cast<size_t>(call->delegate_index()) < num_delegates,
+                 "instruction %zu: delegate index %d outside the %zu delegates", i,
+                 call->delegate_index(), num_delegates);
+      TE_INVALID(call->args() != nullptr, "instruction %zu: delegate call without args", i);
+      for (auto arg : *call->args()) {
+        TE_RETURN_IF_ERROR(check_value_ref(plan, arg, fb::KernelTypes::NONE, "instruction", i));
+      }
+      return Error::Ok;
+    }
+    case fb::InstructionArguments::MoveCall: {
+      const fb::MoveCall* call = instr->instr_args_as_MoveCall();
+      TE_RETURN_IF_ERROR(check_value_ref(plan, call->move_from(), fb::KernelTypes::NONE, "instruction", i));
+      return check_value_ref(plan, call->move_to(), fb::KernelTypes::NONE, "instruction", i);
+    }
+    case fb::InstructionArguments::JumpFalseCall: {
+      const fb::JumpFalseCall* call = instr->instr_args_as_JumpFalseCall();
+      TE_RETURN_IF_ERROR(check_value_ref(plan, call->cond_value_index(), fb::KernelTypes::Bool,
+                                         "instruction", i));
+      const int32_t dest = call->destination_instruction();
+      TE_INVALID(dest >= 0 && static_cast<uint32_t>(dest) <= chain->instructions()->size(),
+                 "instruction %zu: jump to %d outside the chain", i, dest);
+      return Error::Ok;
+    }
+    case fb::InstructionArguments::FreeCall:
+      return check_value_ref(plan, instr->instr_args_as_FreeCall()->value_index(),
+                             fb::KernelTypes::NONE, "instruction", i);
+    case fb::InstructionArguments::NONE:
+      break;
+  }
+  record_error_message("instruction %zu has unknown kind %d", i,
+                       static_cast<int>(instr->instr_args_type()));
+  return Error::InvalidProgram;
+}
+
+Error verify_plan(const fb::ExecutionPlan* plan) {
+  TE_INVALID(plan->name() != nullptr, "method without a name");
+  TE_INVALID(plan->values() != nullptr, "no values table");
+  for (size_t i = 0; i < plan->values()->size(); ++i) TE_RETURN_IF_ERROR(verify_value(plan, i));
+  if (plan->inputs() != nullptr) {
+    for (size_t i = 0; i < plan->inputs()->size(); ++i) {
+      TE_RETURN_IF_ERROR(check_value_ref(plan, plan->inputs()->Get(i), fb::KernelTypes::NONE, "input", i));
+    }
+  }
+  if (plan->outputs() != nullptr) {
+    for (size_t i = 0; i < plan->outputs()->size(); ++i) {
+      TE_RETURN_IF_ERROR(check_value_ref(plan, plan->outputs()->Get(i), fb::KernelTypes::NONE, "output", i));
+    }
+  }
+  if (plan->operators() != nullptr) {
+    for (size_t i = 0; i < plan->operators()->size(); ++i) {
+      TE_INVALID(plan->operators()->Get(i)->name() != nullptr, "operator %zu without a name", i);
+    }
+  }
+  if (plan->delegates() != nullptr) {
+    for (size_t i = 0; i < plan->delegates()->size(); ++i) {
+      const fb::BackendDelegate* d = plan->delegates()->Get(i);
+      TE_INVALID(d->id() != nullptr && d->processed() != nullptr,
+                 "delegate %zu lacks an id or data", i);
+    }
+  }
+  if (plan->non_const_buffer_sizes() != nullptr) {
+    for (auto s : *plan->non_const_buffer_sizes()) {
+      TE_INVALID(s >= 0, "negative planned arena size %lld", static_cast<long long>(s));
+    }
+  }
+  TE_INVALID(plan->chains() != nullptr, "no chains");
+  for (const fb::Chain* chain : *plan->chains()) {
+    TE_INVALID(chain != nullptr && chain->instructions() != nullptr, "chain without instructions");
+    for (size_t i = 0; i < chain->instructions()->size(); ++i) {
+      TE_RETURN_IF_ERROR(verify_instruction(plan, chain, i));
+    }
+  }
+  return Error::Ok;
+}
+
+}  // namespace
+
+Error verify_program(const fb::Program* program, size_t segment_bytes) {
+  TE_INVALID(program->execution_plan() != nullptr && program->execution_plan()->size() > 0,
+             "the program has no methods");
+  if (program->segments() != nullptr) {
+    for (size_t i = 0; i < program->segments()->size(); ++i) {
+      const fb::DataSegment* seg = program->segments()->Get(i);
+      TE_INVALID(range_fits(seg->offset(), seg->size(), segment_bytes),
+                 "segment %zu (%llu bytes at %llu) lies outside the %zu bytes of segment data "
+                 "(truncated file?)",
+                 i, static_cast<unsigned long long>(seg->size()),
+                 static_cast<unsigned long long>(seg->offset()), segment_bytes);
+    }
+  }
+  const fb::SubsegmentOffsets* cs = program->constant_segment();
+  if (cs != nullptr && cs->offsets() != nullptr && cs->offsets()->size() > 1) {
+    TE_INVALID(program->segments() != nullptr && cs->segment_index() < program->segments()->size(),
+               "constant segment index %u out of range", cs->segment_index());
+  }
+  for (size_t p = 0; p < program->execution_plan()->size(); ++p) {
+    const fb::ExecutionPlan* plan = program->execution_plan()->Get(p);
+    TE_INVALID(plan != nullptr, "method %zu missing", p);
+    const Error err = verify_plan(plan);
+    if (err != Error::Ok) {
+      prepend_error_context("invalid program: method '%s'",
+                            plan->name() != nullptr ? plan->name()->c_str() : "?");
+      return err;
+    }
+  }
+  return Error::Ok;
+}
+
+}  // namespace torchedge

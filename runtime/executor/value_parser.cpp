@@ -1,0 +1,160 @@
+#include "runtime/executor/value_parser.h"
+
+#include <new>
+
+#include "runtime/core/error_message.h"
+#include "schema/program_generated.h"
+
+namespace torchedge {
+
+namespace fb = executorch_flatbuffer;
+
+namespace {
+
+Error out_of_method_memory(size_t index, const char* what) {
+  record_error_message("method allocator exhausted while creating value %zu (%s)", index, what);
+  return Error::MemoryAllocationFailed;
+}
+
+// Wires a tensor's data: constant -> program data, planned -> arena,
+// otherwise null until an input binds it.
+Result<void*> tensor_data(const Program& program, const fb::Tensor* t, size_t nbytes,
+                          MemoryManager* memory, size_t index) {
+  const fb::AllocationDetails* alloc = t->allocation_info();
+  if (alloc != nullptr) {
+    const size_t arena = alloc->memory_id() - 1;  // verified >= 1
+    TE_CHECK_OR_RETURN(memory->planned_memory != nullptr &&
+                           arena < memory->planned_memory->num_arenas(),
+                       Error::MemoryAllocationFailed,
+                       "value %zu is planned in arena %zu but only %zu arenas were provided",
+                       index, arena + 1,
+                       memory->planned_memory == nullptr ? size_t{0}
+                                                         : memory->planned_memory->num_arenas());
+    const uint64_t offset = (static_cast<uint64_t>(alloc->memory_offset_high()) << 32) |
+                            alloc->memory_offset_low();
+    Span<uint8_t> bytes = memory->planned_memory->arena(arena);
+    TE_CHECK_OR_RETURN(offset <= bytes.size() && nbytes <= bytes.size() - offset,
+                       Error::MemoryAllocationFailed,
+                       "value %zu needs bytes [%llu, %llu) of arena %zu, which has only %zu",
+                       index, static_cast<unsigned long long>(offset),
+                       static_cast<unsigned long long>(offset + nbytes), arena + 1, bytes.size());
+    return static_cast<void*>(bytes.data() + offset);
+  }
+  if (t->data_buffer_idx() > 0) {
+    // Kernels never write to constants; the cast only satisfies Tensor's API.
+    TE_ASSIGN_OR_RETURN(const void* data, program.constant_data(t->data_buffer_idx(), nbytes));
+    return const_cast<void*>(data);
+  }
+  return static_cast<void*>(nullptr);
+}
+
+Result<Tensor*> parse_tensor(const Program& program, const fb::Tensor* t, MemoryManager* memory,
+                             size_t index) {
+  MemoryAllocator* alloc = memory->method_allocator;
+  const int dim = static_cast<int>(t->sizes()->size());
+  Tensor* tensor = alloc->allocate_array<Tensor>(1);
+  // One allocation for the three per-dim arrays keeps small tensors compact.
+  auto* sizes = alloc->allocate_array<Tensor::SizesType>(static_cast<size_t>(dim) * 2 + 1);
+  auto* dim_order = alloc->allocate_array<uint8_t>(static_cast<size_t>(dim) + 1);
+  if (tensor == nullptr || sizes == nullptr || dim_order == nullptr) {
+    return out_of_method_memory(index, "tensor");
+  }
+  Tensor::SizesType* strides = sizes + dim;
+  for (int d = 0; d < dim; ++d) {
+    sizes[d] = t->sizes()->Get(static_cast<size_t>(d));
+    dim_order[d] = t->dim_order() != nullptr ? t->dim_order()->Get(static_cast<size_t>(d))
+                                             : static_cast<uint8_t>(d);
+  }
+  const auto dynamism = t->shape_dynamism() == fb::TensorShapeDynamism::STATIC
+                            ? TensorShapeDynamism::Static
+                            : TensorShapeDynamism::DynamicBound;
+  new (tensor) Tensor(static_cast<ScalarType>(t->scalar_type()), dim, sizes, dim_order, strides,
+                      nullptr, dynamism);
+  TE_ASSIGN_OR_RETURN(void* data, tensor_data(program, t, tensor->nbytes(), memory, index));
+  tensor->set_data(data);
+  return tensor;
+}
+
+// Lists are built after all scalars/tensors exist, because their items
+// point at other values.
+Error parse_list(const fb::EValue* v, EValue* values, MemoryAllocator* alloc, size_t index) {
+  switch (v->val_type()) {
+    case fb::KernelTypes::IntList: {
+      const auto* items = v->val_as_IntList()->items();
+      const size_t n = items->size();
+      EValue** boxed = alloc->allocate_array<EValue*>(n + 1);
+      int64_t* scratch = alloc->allocate_array<int64_t>(n + 1);
+      if (boxed == nullptr || scratch == nullptr) return out_of_method_memory(index, "int list");
+      for (size_t j = 0; j < n; ++j) boxed[j] = &values[items->Get(j)];
+      values[index] = EValue(IntListRef(boxed, scratch, n));
+      return Error::Ok;
+    }
+    case fb::KernelTypes::TensorList:
+    case fb::KernelTypes::OptionalTensorList: {
+      const bool optional = v->val_type() == fb::KernelTypes::OptionalTensorList;
+      const auto* items = optional ? v->val_as_OptionalTensorList()->items()
+                                   : v->val_as_TensorList()->items();
+      const size_t n = items->size();
+      Tensor** tensors = alloc->allocate_array<Tensor*>(n + 1);
+      if (tensors == nullptr) return out_of_method_memory(index, "tensor list");
+      for (size_t j = 0; j < n; ++j) {
+        const int32_t item = items->Get(j);
+        tensors[j] = item < 0 ? nullptr : values[item].tensor_ptr();
+      }
+      values[index] = EValue(Span<Tensor* const>(tensors, n), optional);
+      return Error::Ok;
+    }
+    default:
+      return Error::Ok;
+  }
+}
+
+}  // namespace
+
+Result<EValue*> parse_values(const Program& program, const fb::ExecutionPlan* plan,
+                             MemoryManager* memory, size_t* num_values) {
+  const auto* serialized = plan->values();
+  const size_t n = serialized->size();
+  EValue* values = memory->method_allocator->allocate_array<EValue>(n + 1);
+  if (values == nullptr) return out_of_method_memory(0, "values table");
+  for (size_t i = 0; i < n; ++i) {
+    new (&values[i]) EValue();
+    const fb::EValue* v = serialized->Get(i);
+    switch (v->val_type()) {
+      case fb::KernelTypes::Int: values[i] = EValue(v->val_as_Int()->int_val()); break;
+      case fb::KernelTypes::Double: values[i] = EValue(v->val_as_Double()->double_val()); break;
+      case fb::KernelTypes::Bool: values[i] = EValue(v->val_as_Bool()->bool_val()); break;
+      case fb::KernelTypes::String: {
+        const auto* s = v->val_as_String()->string_val();
+        values[i] = EValue(StringView{s->c_str(), s->size()});
+        break;
+      }
+      case fb::KernelTypes::DoubleList: {
+        const auto* items = v->val_as_DoubleList()->items();
+        values[i] = EValue(Span<const double>(items->data(), items->size()));
+        break;
+      }
+      case fb::KernelTypes::BoolList: {
+        // flatbuffers stores bools as one byte each, 0 or 1.
+        const auto* items = v->val_as_BoolList()->items();
+        values[i] = EValue(Span<const bool>(reinterpret_cast<const bool*>(items->data()),
+                                            items->size()));
+        break;
+      }
+      case fb::KernelTypes::Tensor: {
+        TE_ASSIGN_OR_RETURN(Tensor * t, parse_tensor(program, v->val_as_Tensor(), memory, i));
+        values[i] = EValue(t);
+        break;
+      }
+      default:
+        break;  // Null, and lists (second pass)
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    TE_RETURN_IF_ERROR(parse_list(serialized->Get(i), values, memory->method_allocator, i));
+  }
+  *num_values = n;
+  return values;
+}
+
+}  // namespace torchedge

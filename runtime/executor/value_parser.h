@@ -1,0 +1,28 @@
+// torchedge/runtime/executor/value_parser.h
+//
+// Turns a plan's serialized values into runtime EValues (internal to the
+// executor). Tensors get their metadata from the method allocator and their
+// data from the program's constants or the planned arenas; lists are boxed
+// over the values array. Assumes a verified program (see
+// program_verifier.h) and re-checks only what depends on the caller's
+// memory.
+#pragma once
+
+#include "runtime/core/evalue.h"
+#include "runtime/core/memory_allocator.h"
+#include "runtime/core/result.h"
+#include "runtime/executor/program.h"
+
+namespace executorch_flatbuffer {
+struct ExecutionPlan;
+}
+
+namespace torchedge {
+
+/// Allocates and fills the values array of `plan`; `*num_values` receives
+/// its length.
+Result<EValue*> parse_values(const Program& program,
+                             const executorch_flatbuffer::ExecutionPlan* plan,
+                             MemoryManager* memory, size_t* num_values);
+
+}  // namespace torchedge
