@@ -1,14 +1,15 @@
 // torchedge_run: run any .pte with given or generated inputs.
 //
 //   torchedge_run model.pte [--method M] [--input FILE]... [--iterations N]
-//                           [--seed S] [--print-all]
+//                           [--seed S] [--print-all] [--save-outputs PREFIX]
 //
 // --input FILE supplies one input per flag, in order: raw little-endian
 // bytes of exactly the input's size, or a .npy file of the right dtype and
 // shape. Inputs not supplied are generated (floats uniform in [-1, 1),
 // integers in [0, 4), bools random). Prints each output's shape, dtype and
 // summary, the latency (min/median over --iterations runs after one warm-up)
-// and the planned memory. Exits non-zero with the runtime's message on any
+// and the planned memory. --save-outputs writes output i's raw bytes (in
+// its dim order) to PREFIX<i>.bin. Exits non-zero with the runtime's message on any
 // error.
 #include <algorithm>
 #include <cinttypes>
@@ -35,12 +36,13 @@ struct Options {
   int iterations = 10;
   unsigned seed = 0;
   bool print_all = false;
+  std::string save_prefix;
 };
 
 [[noreturn]] void usage() {
   fprintf(stderr,
           "usage: torchedge_run model.pte [--method M] [--input FILE]... [--iterations N] "
-          "[--seed S] [--print-all]\n");
+          "[--seed S] [--print-all] [--save-outputs PREFIX]\n");
   exit(2);
 }
 
@@ -57,6 +59,7 @@ Options parse_args(int argc, char** argv) {
     else if (a == "--iterations") o.iterations = std::max(1, atoi(next()));
     else if (a == "--seed") o.seed = static_cast<unsigned>(atoi(next()));
     else if (a == "--print-all") o.print_all = true;
+    else if (a == "--save-outputs") o.save_prefix = next();
     else if (a == "-h" || a == "--help") usage();
     else if (!a.empty() && a[0] == '-') usage();
     else if (o.path.empty()) o.path = a;
@@ -209,7 +212,19 @@ int main(int argc, char** argv) {
     ms.push_back(static_cast<double>(t1 - t0) / 1e6);
   }
   std::sort(ms.begin(), ms.end());
-  for (size_t i = 0; i < outputs->size(); ++i) print_output(i, (*outputs)[i], o.print_all);
+  for (size_t i = 0; i < outputs->size(); ++i) {
+    print_output(i, (*outputs)[i], o.print_all);
+    if (!o.save_prefix.empty() && (*outputs)[i].is_tensor()) {
+      const Tensor& t = (*outputs)[i].to_tensor();
+      const std::string file = o.save_prefix + std::to_string(i) + ".bin";
+      std::ofstream f(file, std::ios::binary);
+      f.write(static_cast<const char*>(t.data()), static_cast<std::streamsize>(t.nbytes()));
+      if (!f) {
+        fprintf(stderr, "torchedge_run: cannot write '%s'\n", file.c_str());
+        return 1;
+      }
+    }
+  }
   printf("method '%s': %zu instructions, planned memory %zu bytes\n", o.method.c_str(),
          meta->num_instructions(), module.planned_bytes(o.method));
   printf("latency over %d runs: min %.3f ms, median %.3f ms\n", o.iterations, ms.front(),

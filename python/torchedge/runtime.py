@@ -1,0 +1,188 @@
+"""Run .pte programs in the torchedge C++ runtime from Python.
+
+    m = torchedge.runtime.load("model.pte")      # or load(pte.buffer)
+    y = m.forward(x)                              # torch.Tensor(s) in and out
+
+Tensors cross into C++ without libtorch: each input is passed as its dtype's
+wire value, its sizes and its (contiguous) memory, read in place; outputs
+come back as bytes and are wrapped as torch.Tensors (copies, since the
+runtime reuses its output memory on the next call). When the program records
+the method's output structure (a pytree spec), outputs are returned in that
+structure (a tuple, a dict, ...), exactly as the eager module returned them.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Sequence, Union
+
+import torch
+
+from torchedge import _C
+
+# ET12 wire value <-> torch dtype (c10::ScalarType numbering).
+_WIRE_TO_DTYPE = {
+    0: torch.uint8, 1: torch.int8, 2: torch.int16, 3: torch.int32, 4: torch.int64,
+    5: torch.float16, 6: torch.float32, 7: torch.float64, 11: torch.bool,
+    15: torch.bfloat16, 27: torch.uint16, 28: torch.uint32, 29: torch.uint64,
+}
+_DTYPE_TO_WIRE = {v: k for k, v in _WIRE_TO_DTYPE.items()}
+
+
+class TorchEdgeRuntimeError(RuntimeError):
+    """A runtime failure: `code` (int), `code_name` ("InvalidProgram", ...), message."""
+
+    def __init__(self, code: int, code_name: str, message: str) -> None:
+        super().__init__(f"[{code_name}] {message}")
+        self.code = code
+        self.code_name = code_name
+        self.message = message
+
+
+def _translate(error: _C.TorchEdgeError) -> TorchEdgeRuntimeError:
+    code, name, message = error.args
+    return TorchEdgeRuntimeError(code, name, message)
+
+
+def _to_wire(value: Any, index: int) -> Any:
+    if isinstance(value, torch.Tensor):
+        if value.dtype not in _DTYPE_TO_WIRE:
+            raise TorchEdgeRuntimeError(0x13, "InvalidType",
+                                        f"input {index}: dtype {value.dtype} is not supported")
+        t = value.detach().cpu().contiguous()
+        # A byte view gives the buffer protocol for every dtype (bf16 included).
+        flat = t.reshape(-1).view(torch.uint8) if t.numel() else torch.empty(0, dtype=torch.uint8)
+        return (_DTYPE_TO_WIRE[t.dtype], list(t.shape), flat.numpy())
+    if isinstance(value, (bool, int, float)):
+        return value
+    raise TorchEdgeRuntimeError(0x13, "InvalidType",
+                                f"input {index}: unsupported Python type {type(value).__name__}")
+
+
+def _from_wire(value: Any) -> Any:
+    if not isinstance(value, tuple):
+        return value
+    dtype, sizes, dim_order, data = value
+    torch_dtype = _WIRE_TO_DTYPE[dtype]
+    if len(data) == 0:
+        flat = torch.empty(0, dtype=torch_dtype)
+    else:
+        flat = torch.frombuffer(bytearray(data), dtype=torch_dtype)
+    # The memory is laid out in dim order; permute back to logical order.
+    physical = [sizes[d] for d in dim_order]
+    t = flat.reshape(physical)
+    inverse = [dim_order.index(d) for d in range(len(dim_order))]
+    return t.permute(inverse) if inverse != sorted(inverse) else t
+
+
+class Method:
+    """One method of a loaded program; call it with the exported inputs."""
+
+    def __init__(self, program: "Program", name: str) -> None:
+        self._program = program
+        self.name = name
+
+    @property
+    def meta(self) -> dict:
+        return self._program._meta(self.name)
+
+    def __call__(self, *inputs: Any) -> Any:
+        return self._program.run_method(self.name, inputs)
+
+
+class Program:
+    """A .pte loaded into the C++ runtime (verified at load)."""
+
+    def __init__(self, native: _C.Program, output_specs: dict[str, Any]) -> None:
+        self._native = native
+        self._output_specs = output_specs
+        self.method_names: list[str] = list(native.method_names())
+
+    def _meta(self, name: str) -> dict:
+        try:
+            return self._native.method_meta(name)
+        except _C.TorchEdgeError as e:
+            raise _translate(e) from None
+
+    def method(self, name: str) -> Method:
+        if name not in self.method_names:
+            raise TorchEdgeRuntimeError(0x20, "NotFound",
+                                        f"no method named '{name}' (the program has: "
+                                        f"{', '.join(self.method_names)})")
+        return Method(self, name)
+
+    def __getattr__(self, name: str) -> Method:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if name in self.__dict__.get("method_names", ()):
+            return Method(self, name)
+        raise AttributeError(f"program has no method '{name}' "
+                             f"(methods: {', '.join(self.__dict__.get('method_names', ()))})")
+
+    def run_method(self, name: str, inputs: Sequence[Any]) -> Any:
+        wire = [_to_wire(v, i) for i, v in enumerate(inputs)]
+        try:
+            outputs = self._native.run(name, wire)
+        except _C.TorchEdgeError as e:
+            raise _translate(e) from None
+        tensors = [_from_wire(o) for o in outputs]
+        spec = self._output_specs.get(name)
+        if spec is not None:
+            try:
+                return torch.utils._pytree.tree_unflatten(tensors, spec)
+            except Exception:  # a spec we cannot apply: fall back to the flat list
+                pass
+        return tensors[0] if len(tensors) == 1 else tuple(tensors)
+
+    def planned_bytes(self, name: str = "forward") -> int:
+        self._native.load_method(name)
+        return int(self._native.planned_bytes(name))
+
+
+def _output_specs(data: bytes) -> dict[str, Any]:
+    """Reads each method's output pytree spec (ContainerMetadata), if recorded."""
+    specs: dict[str, Any] = {}
+    try:
+        from torchedge.serialize._generated.executorch_flatbuffer.Program import Program as FbProgram
+        root = FbProgram.GetRootAs(data, 0)
+        for i in range(root.ExecutionPlanLength()):
+            plan = root.ExecutionPlan(i)
+            meta = plan.ContainerMetaType()
+            encoded = meta.EncodedOutStr() if meta is not None else None
+            if encoded:
+                specs[plan.Name().decode()] = torch.utils._pytree.treespec_loads(encoded.decode())
+    except Exception:  # specs are a convenience; a program without them still runs
+        return {}
+    return specs
+
+
+def _read_program_data(path: str) -> bytes:
+    """The flatbuffer part of a .pte (not the segments), for reading metadata."""
+    with open(path, "rb") as f:
+        head = f.read(32)
+        size = -1
+        if len(head) >= 24 and head[8:12] == b"eh00":
+            size = int.from_bytes(head[16:24], "little")
+        f.seek(0)
+        return f.read(size)
+
+
+def load(source: Union[str, os.PathLike, bytes, bytearray], *, mmap: bool = True,
+         full_verification: bool = True) -> Program:
+    """Loads a program from a path or from bytes; raises TorchEdgeRuntimeError."""
+    try:
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            data = bytes(source)
+            native = _C.Program.from_bytes(data, full_verification)
+        else:
+            path = os.fspath(source)
+            native = _C.Program.from_file(path, mmap, full_verification)
+            data = _read_program_data(path)
+    except _C.TorchEdgeError as e:
+        raise _translate(e) from None
+    return Program(native, _output_specs(data))
+
+
+def registered_kernels() -> list[str]:
+    """Names of every kernel linked into the runtime ("aten::add.out", ...)."""
+    return list(_C.registered_kernels())
