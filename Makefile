@@ -6,12 +6,15 @@ BUILD   := build
 JOBS    ?= $(shell nproc)
 PYGEN   := python/torchedge/serialize/_generated
 
-.PHONY: all setup build test test-cpp test-python demo bench clean
+.PHONY: all setup peers build test test-cpp test-python demo bench clean
 
 all: build
 
 setup:
 	@./scripts/setup.sh
+
+peers:
+	@./scripts/setup_peers.sh
 
 $(BUILD)/build.ninja: CMakeLists.txt | setup
 	cmake -G Ninja -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE=$(abspath $(PY))
@@ -24,10 +27,11 @@ build: setup $(BUILD)/build.ninja
 	@$(PY) -c "import torchedge" 2>/dev/null || $(PY) -m pip install -q --no-deps --no-build-isolation -e .
 
 test-cpp: build
+	$(PY) scripts/export_test_models.py $(BUILD)/test_models
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-test-python: build
-	$(PY) -m pytest -q -x tests
+test-python: build peers
+	$(PY) -m pytest -q tests
 
 test: test-cpp test-python
 

@@ -21,6 +21,27 @@ struct Method::Step {
   size_t num_args;
 };
 
+namespace {
+// ET12 kernel calls list the operator's schema arguments followed by its
+// return values; for an out-variant the returns are the out arguments
+// themselves (the same value indices, e.g. add.out: [a, b, alpha, out,
+// out]). Kernels take schema arguments only, so the repeated tail is dropped:
+// the smallest k whose last k indices equal the k before them. Out arguments
+// are fresh planned tensors, never aliases of inputs, so a genuine argument
+// list cannot end in such a repetition.
+size_t schema_arg_count(const flatbuffers::Vector<int32_t>* args) {
+  const size_t n = args->size();
+  for (size_t k = 1; 2 * k <= n; ++k) {
+    bool repeated = true;
+    for (size_t j = 0; j < k && repeated; ++j) {
+      repeated = args->Get(n - k + j) == args->Get(n - 2 * k + j);
+    }
+    if (repeated) return n - k;
+  }
+  return n;
+}
+}  // namespace
+
 Method::Method(Method&& other) noexcept
     : program_(other.program_),
       plan_(other.plan_),
@@ -96,7 +117,7 @@ Error Method::build_steps() {
         step.kind = Step::Kind::Kernel;
         step.a = call->op_index();
         step.kernel = kernels[call->op_index()];
-        step.num_args = call->args()->size();
+        step.num_args = schema_arg_count(call->args());
         step.args = alloc->allocate_array<EValue*>(step.num_args + 1);
         TE_CHECK_OR_RETURN(step.args != nullptr, Error::MemoryAllocationFailed,
                            "method allocator exhausted at instruction %zu", i);
