@@ -1,0 +1,16 @@
+// aten::neg.out(Tensor self, *, Tensor(a!) out)
+//
+// out = -self. Every dtype but bool (use logical_not); integers wrap
+// (-(-128) is -128 for int8, -1 is 255 for uint8).
+#include "kernels/portable/support/elementwise.h"
+#include "runtime/kernel/kernel_context.h"
+
+namespace torchedge {
+namespace native {
+
+Error neg_out(KernelContext& ctx, Span<EValue*> args) {
+  return unary_kernel<kRealTypes>(args, "neg.out", [](auto x) { return wrapping_neg(x); });
+}
+
+}  // namespace native
+}  // namespace torchedge

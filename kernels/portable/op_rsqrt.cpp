@@ -1,0 +1,19 @@
+// aten::rsqrt.out(Tensor self, *, Tensor(a!) out)
+//
+// out = 1 / sqrt(self) elementwise. Floating dtypes; integral and bool inputs give
+// float32. `out` may have any floating dtype.
+#include <cmath>
+
+#include "kernels/portable/support/elementwise.h"
+#include "runtime/kernel/kernel_context.h"
+
+namespace torchedge {
+namespace native {
+
+Error rsqrt_out(KernelContext& ctx, Span<EValue*> args) {
+  return unary_floating_kernel(args, "rsqrt.out",
+                               [](auto x) { return decltype(x)(1) / std::sqrt(x); });
+}
+
+}  // namespace native
+}  // namespace torchedge

@@ -1,0 +1,18 @@
+// aten::sqrt.out(Tensor self, *, Tensor(a!) out)
+//
+// out = sqrt(self) elementwise (NaN below 0). Floating dtypes; integral and
+// bool inputs give float32. `out` may have any floating dtype.
+#include <cmath>
+
+#include "kernels/portable/support/elementwise.h"
+#include "runtime/kernel/kernel_context.h"
+
+namespace torchedge {
+namespace native {
+
+Error sqrt_out(KernelContext& ctx, Span<EValue*> args) {
+  return unary_floating_kernel(args, "sqrt.out", [](auto x) { return std::sqrt(x); });
+}
+
+}  // namespace native
+}  // namespace torchedge
