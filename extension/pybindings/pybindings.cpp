@@ -12,6 +12,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,9 +29,16 @@ namespace {
 
 PyObject* g_error_type = nullptr;
 
+// Strings from a file (names, messages quoting it) may not be valid UTF-8.
+py::str lenient_str(const char* data, size_t size) {
+  return py::reinterpret_steal<py::str>(
+      PyUnicode_DecodeUTF8(data, static_cast<Py_ssize_t>(size), "replace"));
+}
+
 [[noreturn]] void raise(Error err) {
-  py::tuple args = py::make_tuple(static_cast<int>(err), error_name(err),
-                                  std::string(last_error_message()));
+  const char* message = last_error_message();
+  py::str text = lenient_str(message, strlen(message));
+  py::tuple args = py::make_tuple(static_cast<int>(err), error_name(err), text);
   PyErr_SetObject(g_error_type, args.ptr());
   throw py::error_already_set();
 }
@@ -53,10 +61,12 @@ class PyProgram {
  public:
   PyProgram(std::unique_ptr<Module> module) : module_(std::move(module)) { check(module_->load()); }
 
-  std::vector<std::string> method_names() {
+  py::list method_names() {
     Result<std::vector<std::string>> names = module_->method_names();
     if (!names.ok()) raise(names.error());
-    return names.get();
+    py::list out;
+    for (const std::string& n : names.get()) out.append(lenient_str(n.data(), n.size()));
+    return out;
   }
 
   py::dict method_meta(const std::string& name) {
