@@ -24,19 +24,27 @@ struct Method::Step {
 namespace {
 // ET12 kernel calls list the operator's schema arguments followed by its
 // return values; for an out-variant the returns are the out arguments
-// themselves (the same value indices, e.g. add.out: [a, b, alpha, out,
-// out]). Kernels take schema arguments only, so the repeated tail is dropped:
-// the smallest k whose last k indices equal the k before them. Out arguments
-// are fresh planned tensors, never aliases of inputs, so a genuine argument
-// list cannot end in such a repetition.
-size_t schema_arg_count(const flatbuffers::Vector<int32_t>* args) {
+// themselves. One return repeats the out value's index (add.out: [a, b,
+// alpha, out, out]); several returns come as one TensorList value whose
+// items are the out values (native_layer_norm.out: [..., o0, o1, o2,
+// [o0, o1, o2]]). Kernels take schema arguments only, so the loader drops
+// that tail. Out arguments are fresh planned tensors, never aliases of
+// inputs, so a genuine argument list cannot end in such a repetition.
+size_t schema_arg_count(const flatbuffers::Vector<int32_t>* args,
+                        const flatbuffers::Vector<flatbuffers::Offset<fb::EValue>>* values) {
   const size_t n = args->size();
-  for (size_t k = 1; 2 * k <= n; ++k) {
-    bool repeated = true;
-    for (size_t j = 0; j < k && repeated; ++j) {
-      repeated = args->Get(n - k + j) == args->Get(n - 2 * k + j);
+  if (n >= 2 && args->Get(n - 1) == args->Get(n - 2)) return n - 1;
+  if (n >= 2) {
+    const fb::EValue* last = values->Get(static_cast<size_t>(args->Get(n - 1)));
+    if (last->val_type() == fb::KernelTypes::TensorList) {
+      const auto* items = last->val_as_TensorList()->items();
+      const size_t k = items->size();
+      bool repeated = k >= 1 && k <= n - 1;
+      for (size_t j = 0; j < k && repeated; ++j) {
+        repeated = items->Get(j) == args->Get(n - 1 - k + j);
+      }
+      if (repeated) return n - 1;
     }
-    if (repeated) return n - k;
   }
   return n;
 }
@@ -117,7 +125,7 @@ Error Method::build_steps() {
         step.kind = Step::Kind::Kernel;
         step.a = call->op_index();
         step.kernel = kernels[call->op_index()];
-        step.num_args = schema_arg_count(call->args());
+        step.num_args = schema_arg_count(call->args(), plan_->values());
         step.args = alloc->allocate_array<EValue*>(step.num_args + 1);
         TE_CHECK_OR_RETURN(step.args != nullptr, Error::MemoryAllocationFailed,
                            "method allocator exhausted at instruction %zu", i);

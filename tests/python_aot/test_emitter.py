@@ -38,17 +38,38 @@ def _lower(model, *inputs, **kwargs):
     return pte, pte.inspect().program.execution_plan[0]
 
 
-def _calls(plan):
-    """[(qualified operator name, [values of args])] in instruction order."""
-    return [
-        (plan.operators[i.op_index].qualified_name, [plan.values[a] for a in i.args])
-        for i in plan.chains[0].instructions
-    ]
+def _calls(plan, with_returns: bool = False):
+    """[(qualified operator name, [values of args])] in instruction order.
+
+    ET12 appends the return slot(s) to the schema arguments; they are
+    checked by _check_returns and left out here unless `with_returns`.
+    """
+    calls = []
+    for i in plan.chains[0].instructions:
+        name = plan.operators[i.op_index].qualified_name
+        args = [plan.values[a] for a in i.args]
+        if not with_returns and name.startswith("aten::") and name != "aten::sym_size.int":
+            args = args[: len(_schema(name).arguments)]
+        calls.append((name, args))
+    return calls
 
 
 def _schema(qualified_name: str) -> torch.FunctionSchema:
     name, overload = qualified_name.split("::")[1].split(".")
     return getattr(getattr(aten, name), overload)._schema
+
+
+def _check_returns(plan, instruction):
+    """add.out: [..., out, out]; layer_norm.out: [..., o0, o1, o2, TensorList(o0, o1, o2)];
+    split_with_sizes_copy.out (-> ()): nothing after the out TensorList."""
+    schema = _schema(plan.operators[instruction.op_index].qualified_name)
+    n_args, n_returns = len(schema.arguments), len(schema.returns)
+    args = instruction.args
+    assert len(args) == n_args + min(n_returns, 1)
+    if n_returns == 1:
+        assert args[-1] == args[n_args - 1]
+    elif n_returns > 1:
+        assert plan.values[args[-1]] == s.TensorList(list(args[n_args - n_returns : n_args]))
 
 
 def _check_against_schema(plan, qualified, args):
@@ -75,8 +96,11 @@ def test_every_call_matches_its_out_schema(name):
     pte = torchedge.lower(model, inputs, methods=list(inputs))
     for plan in pte.inspect().program.execution_plan:
         for qualified, args in _calls(plan):
-            if qualified.startswith("aten::"):
+            if qualified.startswith("aten::") and qualified != "aten::sym_size.int":
                 _check_against_schema(plan, qualified, args)
+        for instruction in plan.chains[0].instructions:
+            if plan.operators[instruction.op_index].name.startswith("aten::"):
+                _check_returns(plan, instruction)
 
 
 def test_add_uses_out_and_fills_alpha():
@@ -87,6 +111,9 @@ def test_add_uses_out_and_fills_alpha():
     (add, (x, y, alpha, out)), (add_scalar, (x2, two, alpha2, out2)) = _calls(plan)
     assert (add, add_scalar) == ("aten::add.out", "aten::add.Scalar_out")
     assert alpha == s.Int(1) and two == s.Int(2)
+    # ET12 appends the return value: for an out-variant, the out tensor again
+    (_, with_return), _ = _calls(plan, with_returns=True)
+    assert len(with_return) == 5 and with_return[-1] is with_return[-2]
     assert plan.values[plan.inputs[0]] is x is x2 or x == x2
 
 
@@ -95,7 +122,8 @@ def test_layer_norm_has_three_outs_and_getitem_maps_to_out0():
     ((name, args),) = _calls(plan)
     assert name == "aten::native_layer_norm.out"
     call = plan.chains[0].instructions[0]
-    inp, shape, weight, bias, eps, out0, out1, out2 = call.args
+    inp, shape, weight, bias, eps, out0, out1, out2, returns = call.args
+    assert plan.values[returns] == s.TensorList([out0, out1, out2])
     assert plan.values[shape] == s.IntList([plan.values.index(s.Int(8))])
     assert plan.values[eps] == s.Double(1e-5)
     assert plan.values[weight].data_buffer_idx > 0 and plan.values[bias].data_buffer_idx > 0
@@ -247,3 +275,18 @@ def test_dynamic_shapes_emit_size_computations():
 def test_unknown_option_is_rejected():
     with pytest.raises(TypeError):
         torchedge.lower(nn.ReLU(), (torch.randn(3),), no_such_option=1)
+
+
+def test_tensor_list_and_optional_tensor_list_arguments():
+    class M(nn.Module):
+        def forward(self, x, idx):
+            return x[idx], torch.cat([x, x * 2]), F.pad(x, (1, 1), value=0.5)
+
+    x, idx = torch.randn(3), torch.tensor([2, 0])
+    _, plan = _lower(M(), x, idx)
+    calls = _calls(plan)
+    for qualified, args in calls:
+        _check_against_schema(plan, qualified, args)
+    kinds = dict(calls)
+    assert isinstance(kinds["aten::index.Tensor_out"][1], s.OptionalTensorList)
+    assert isinstance(kinds["aten::cat.out"][0], s.TensorList)

@@ -1,0 +1,144 @@
+"""EdgeProgram: one verified, Core-ATen ExportedProgram per method."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping, Union
+
+import torch
+import torch.fx
+from torch.export import ExportedProgram
+from torch.export.graph_signature import OutputSpec, SymIntArgument, TensorArgument
+
+from torchedge.edge.decompositions import edge_decompositions
+from torchedge.edge.verifier import verify_edge_program
+from torchedge import passes
+from torchedge.passes import EDGE_PASSES, refresh_fake_tensors
+
+if TYPE_CHECKING:
+    from torchedge.program import PteProgram
+
+
+class EdgeProgram:
+    """The edge dialect: per method, an ExportedProgram that is
+
+    * Core ATen (after `run_decompositions()`), functional,
+    * free of views: every view op is its `*_copy` form, so every tensor owns
+      its memory and `meta["val"]` strides describe real layouts,
+    * free of Python numbers in Tensor argument slots,
+    * verified: every operator has an out-variant kernel signature, every
+      dtype and shape is one the runtime supports.
+
+    Each program still runs in PyTorch (`exported_program(name).module()`),
+    which is how numerics are compared against eager at this stage.
+    """
+
+    def __init__(self, programs: Mapping[str, ExportedProgram]):
+        if not programs:
+            raise ValueError("an EdgeProgram needs at least one method")
+        self._programs = dict(programs)
+
+    @property
+    def methods(self) -> tuple[str, ...]:
+        return tuple(self._programs)
+
+    def exported_program(self, method: str = "forward") -> ExportedProgram:
+        try:
+            return self._programs[method]
+        except KeyError:
+            raise KeyError(f"no method '{method}'; methods are {list(self._programs)}") from None
+
+    def to_pte(self, **options: Any) -> "PteProgram":
+        """Plans memory, emits instructions and serializes to a .pte program.
+
+        Options (see torchedge.program.PteOptions): segment_alignment=128,
+        constant_tensor_alignment=16, memory_alignment=16, include_stacktrace=True.
+        """
+        from torchedge.program import PteOptions, build_pte
+
+        return build_pte(self, PteOptions(**options))
+
+    def to_backend(self, partitioner: Any) -> "EdgeProgram":
+        raise NotImplementedError("delegation (to_backend) is not implemented yet")
+
+    def __repr__(self) -> str:
+        return f"EdgeProgram(methods={list(self._programs)})"
+
+
+def to_edge(
+    programs: Union[ExportedProgram, Mapping[str, ExportedProgram]],
+    *,
+    verify: bool = True,
+    fold_constants: bool = True,
+) -> EdgeProgram:
+    """Lowers exported programs to the edge dialect (see EdgeProgram).
+
+    `programs` is one ExportedProgram (the method "forward") or a mapping of
+    method name to ExportedProgram. The inputs are not modified. With
+    `fold_constants`, computations that only read constants (a Linear's
+    weight transpose, an attention mask) run now and become constants. Raises
+    torchedge.errors.ExportError naming every unsupported operator, dtype or
+    shape together with the user's source line.
+    """
+    if isinstance(programs, ExportedProgram):
+        programs = {"forward": programs}
+    for name, ep in programs.items():
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(f"method name must be an identifier, got {name!r}")
+        if not isinstance(ep, ExportedProgram):
+            raise TypeError(f"method '{name}': expected an ExportedProgram, got {type(ep).__name__}")
+    storages = {name: _constant_storages(ep) for name, ep in programs.items()}
+    edge = {}
+    for name, ep in programs.items():
+        shared = frozenset().union(*(s for other, s in storages.items() if other != name))
+        edge[name] = _to_edge_dialect(ep, name, fold_constants, shared, verify)
+    return EdgeProgram(edge)
+
+
+def _constant_storages(ep: ExportedProgram) -> frozenset[int]:
+    """Storage addresses of the method's constants (to spot weights shared by methods)."""
+    tensors = list(ep.state_dict.values()) + list(ep.constants.values())
+    return frozenset(
+        t.untyped_storage().data_ptr() for t in tensors if isinstance(t, torch.Tensor) and t.numel()
+    )
+
+
+def _to_edge_dialect(
+    ep: ExportedProgram, name: str, fold: bool, shared: frozenset[int], verify: bool
+) -> ExportedProgram:
+    edge = ep.run_decompositions(edge_decompositions())
+    gm = edge.graph_module
+    for edge_pass in EDGE_PASSES:
+        edge_pass(gm)
+    try:
+        refresh_fake_tensors(gm)
+    except Exception:
+        if verify:  # an unsupported construct is the likely cause: name it
+            verify_edge_program(edge, name)
+        raise
+    if fold:
+        passes.fold_constants(edge, keep=shared)
+    passes.remove_redundant_copies(gm)
+    gm.graph.lint()
+    gm.recompile()
+    _sync_output_specs(edge, gm.graph)
+    if verify:
+        verify_edge_program(edge, name)
+    return edge
+
+
+def _sync_output_specs(ep: ExportedProgram, graph: torch.fx.Graph) -> None:
+    """Points output specs at the nodes the output node now returns.
+
+    Passes that drop identity views (detach, alias) rewire the output node;
+    the signature names must follow.
+    """
+    output = graph.output_node()
+    returned = output.args[0]
+    specs = ep.graph_signature.output_specs
+    for i, (spec, value) in enumerate(zip(specs, returned)):
+        if not isinstance(value, torch.fx.Node) or getattr(spec.arg, "name", None) == value.name:
+            continue
+        if isinstance(spec.arg, TensorArgument):
+            specs[i] = OutputSpec(spec.kind, TensorArgument(name=value.name), spec.target)
+        elif isinstance(spec.arg, SymIntArgument):
+            specs[i] = OutputSpec(spec.kind, SymIntArgument(name=value.name), spec.target)

@@ -1,0 +1,312 @@
+"""One edge-dialect ExportedProgram -> one ExecutionPlan.
+
+Graph walk, in node order:
+  placeholder      user input -> a planned Tensor value (or a fresh Int/Double/...
+                   for non-tensor inputs), listed in plan.inputs; parameter,
+                   buffer or lifted constant -> a constant Tensor value whose
+                   bytes go to the shared ConstantTable
+  call_function    ATen op -> KernelCall of its out-variant; arguments in the
+                   out schema's order, every argument (defaults filled in),
+                   out tensors last, then the return slot(s) (see _returns);
+                   one fresh planned Tensor per result
+  getitem          the matching result value of the multi-output call; no code
+  sym_size, +,*..  KernelCall writing a fresh Int value (dynamic shapes)
+  output           plan.outputs; results that are plan inputs, constants or
+                   already listed get an `aten::clone.out` into a fresh tensor,
+                   so every output is a distinct planned tensor
+Memory offsets are assigned afterwards by torchedge.memory.plan_memory.
+"""
+
+from __future__ import annotations
+
+import operator
+import warnings
+from typing import Any, Optional, Union
+
+import torch
+import torch.fx
+from torch._ops import OpOverload
+from torch.export import ExportedProgram
+from torch.export.graph_signature import InputKind, InputSpec
+from torch.utils._pytree import treespec_dumps
+
+from torchedge.aten.arguments import bind_arguments, default_value
+from torchedge.aten.out_variants import is_out_argument, kernel_name, out_arguments, out_variant
+from torchedge.aten.symbolic import SIZE_OPERATORS, SYMBOLIC_OPERATORS
+from torchedge.emit.argument_encoding import encode_argument
+from torchedge.emit.constant_table import ConstantTable
+from torchedge.emit.tensor_values import dim_order, tensor_bytes, tensor_value, upper_bound
+from torchedge.emit.value_table import ValueTable
+from torchedge.serialize import schema as s
+from torchedge.source_location import stack_frames
+
+NodeValue = Union[int, list[int]]
+CLONE_OUT = ("aten::clone", "out")
+
+
+class EmitError(RuntimeError):
+    """A graph the emitter cannot translate (the verifier should have said so)."""
+
+
+class MethodEmitter:
+    """Builds the ExecutionPlan of one method; see the module docstring."""
+
+    def __init__(
+        self,
+        name: str,
+        program: ExportedProgram,
+        constants: ConstantTable,
+        include_stacktrace: bool = True,
+    ) -> None:
+        self.name = name
+        self.program = program
+        self.constants = constants
+        self.include_stacktrace = include_stacktrace
+        self.values = ValueTable()
+        self._node_values: dict[torch.fx.Node, NodeValue] = {}
+        self._written: set[int] = set()  # values some instruction writes
+        self._operators: list[s.Operator] = []
+        self._operator_index: dict[tuple[str, str], int] = {}
+        self._instructions: list[s.InstructionArguments] = []
+        self._frames: list[s.FrameList] = []
+
+    # -- NodeValues protocol (argument_encoding) ---------------------------------
+
+    def value_of(self, node: torch.fx.Node) -> int:
+        value = self._node_values.get(node)
+        if value is None:
+            raise EmitError(f"node '{node.name}' is used before it is defined")
+        if isinstance(value, list):
+            raise EmitError(f"node '{node.name}' has several results; use getitem")
+        return value
+
+    # -- entry point -------------------------------------------------------------
+
+    def emit(self) -> s.ExecutionPlan:
+        specs = {
+            spec.arg.name: spec for spec in self.program.graph_signature.input_specs
+            if hasattr(spec.arg, "name")
+        }
+        inputs: list[int] = []
+        outputs: list[int] = []
+        for node in self.program.graph.nodes:
+            if node.op == "placeholder":
+                spec = specs.get(node.name)
+                if spec is None or spec.kind == InputKind.USER_INPUT:
+                    inputs.append(self._user_input(node))
+                else:
+                    self._node_values[node] = self._constant(node, spec)
+            elif node.op == "call_function":
+                self._call_function(node)
+            elif node.op == "output":
+                outputs = self._outputs(node)
+            else:
+                raise EmitError(f"cannot emit '{node.op}' node '{node.name}'")
+        chain = s.Chain(
+            inputs=list(inputs),
+            outputs=list(outputs),
+            instructions=self._instructions,
+            stacktrace=self._frames if self.include_stacktrace else None,
+        )
+        return s.ExecutionPlan(
+            name=self.name,
+            container_meta_type=self._container_metadata(),
+            values=self.values.values,
+            inputs=inputs,
+            outputs=outputs,
+            chains=[chain],
+            operators=self._operators,
+            delegates=[],
+            non_const_buffer_sizes=[0, 0],
+        )
+
+    # -- placeholders ------------------------------------------------------------
+
+    def _user_input(self, node: torch.fx.Node) -> int:
+        value = node.meta.get("val")
+        if isinstance(value, torch.Tensor):
+            index = self.values.add(tensor_value(value))
+        else:
+            index = self._fresh_literal(value)
+        self._node_values[node] = index
+        return index
+
+    def _fresh_literal(self, value: Any) -> int:
+        """A value of its own (never shared): plan inputs and outputs are set at run time."""
+        if value is None:
+            return self.values.add(s.Null())
+        if isinstance(value, torch.SymInt):
+            return self.values.add(s.Int(upper_bound(value)))
+        if isinstance(value, bool):
+            return self.values.add(s.Bool(value))
+        if isinstance(value, int):
+            return self.values.add(s.Int(value))
+        if isinstance(value, float):
+            return self.values.add(s.Double(value))
+        if isinstance(value, str):
+            return self.values.add(s.String(value))
+        raise EmitError(f"cannot emit input or output value {value!r}")
+
+    def _constant(self, node: torch.fx.Node, spec: InputSpec) -> int:
+        tensor = self._constant_tensor(spec)
+        if not isinstance(tensor, torch.Tensor):
+            raise EmitError(f"constant '{spec.target}' is a {type(tensor).__name__}, not a tensor")
+        data_buffer_idx = self.constants.add(tensor_bytes(tensor, dim_order(tensor)))
+        return self.values.add(tensor_value(tensor, data_buffer_idx))
+
+    def _constant_tensor(self, spec: InputSpec) -> Any:
+        program, target = self.program, spec.target
+        if spec.kind == InputKind.PARAMETER:
+            return program.state_dict[target]
+        if spec.kind == InputKind.BUFFER:
+            if target in program.state_dict:
+                return program.state_dict[target]
+            return program.constants[target]
+        if spec.kind == InputKind.CONSTANT_TENSOR:
+            return program.constants[target]
+        raise EmitError(f"input '{spec.arg.name}' of kind {spec.kind.name} cannot be emitted")
+
+    # -- calls -------------------------------------------------------------------
+
+    def _call_function(self, node: torch.fx.Node) -> None:
+        target = node.target
+        if target is operator.getitem:
+            source, index = node.args
+            results = self._node_values[source]
+            if not isinstance(results, list):
+                raise EmitError(f"getitem on single-result node '{source.name}'")
+            self._node_values[node] = results[index]
+        elif target in SIZE_OPERATORS:
+            args = [self.value_of(node.args[0])] + [self._scalar_arg(a) for a in node.args[1:]]
+            self._kernel_call(SIZE_OPERATORS[target], args + [self._results(node)], node)
+        elif target in SYMBOLIC_OPERATORS:
+            args = [self._scalar_arg(a) for a in node.args]
+            self._kernel_call(SYMBOLIC_OPERATORS[target], args + [self._results(node)], node)
+        elif isinstance(target, OpOverload):
+            self._aten_call(node, target)
+        else:
+            raise EmitError(f"cannot emit call to {target!r} (node '{node.name}')")
+
+    def _scalar_arg(self, value: Any) -> int:
+        if isinstance(value, torch.fx.Node):
+            return self.value_of(value)
+        if isinstance(value, bool):
+            return self.values.bool(value)
+        if isinstance(value, int):
+            return self.values.int(value)
+        if isinstance(value, float):
+            return self.values.double(value)
+        raise EmitError(f"cannot emit symbolic operand {value!r}")
+
+    def _aten_call(self, node: torch.fx.Node, op: OpOverload) -> None:
+        out_op = out_variant(op)
+        if out_op is None:
+            raise EmitError(f"{op} has no out variant (node '{node.name}')")
+        bound = bind_arguments(op._schema, node.args, node.kwargs)
+        args = []
+        for argument in out_op._schema.arguments:
+            if is_out_argument(argument):
+                continue
+            try:
+                value = bound[argument.name] if argument.name in bound else default_value(argument)
+                args.append(encode_argument(self, argument, value))
+            except TypeError as error:
+                raise EmitError(f"{op} (node '{node.name}'): {error}") from error
+        results = self._results(node)
+        out_values = self._out_values(out_op, results)
+        args.extend(out_values)
+        args.extend(self._returns(out_op, out_values))
+        self._kernel_call(kernel_name(out_op), args, node)
+
+    def _out_values(self, out_op: OpOverload, results: NodeValue) -> list[int]:
+        """One value per out argument: a Tensor, or a TensorList for `Tensor(a!)[] out`."""
+        outs = out_arguments(out_op._schema)
+        if len(outs) == 1 and str(outs[0].real_type) == "List[Tensor]":
+            return [self.values.tensor_list(results if isinstance(results, list) else [results])]
+        results = results if isinstance(results, list) else [results]
+        if len(results) != len(outs):
+            raise EmitError(f"{out_op}: {len(results)} results but {len(outs)} out arguments")
+        return results
+
+    def _returns(self, out_op: OpOverload, out_values: list[int]) -> list[int]:
+        """The ET12 return slots after the arguments: an out-variant returns its
+        out arguments, so one return repeats the out value, several returns are
+        one TensorList of them, and `-> ()` adds nothing."""
+        count = len(out_op._schema.returns)
+        if count == 0:
+            return []
+        if count == 1:
+            return out_values[-1:]
+        return [self.values.tensor_list(out_values[-count:])]
+
+    def _results(self, node: torch.fx.Node) -> NodeValue:
+        """Fresh values for what `node` computes, recorded as its value(s)."""
+        value = node.meta.get("val")
+        if isinstance(value, (list, tuple)):
+            result: NodeValue = [self._result(v, node) for v in value]
+            self._written.update(result)
+        else:
+            result = self._result(value, node)
+            self._written.add(result)
+        self._node_values[node] = result
+        return result
+
+    def _result(self, value: Any, node: torch.fx.Node) -> int:
+        if isinstance(value, torch.Tensor):
+            return self.values.add(tensor_value(value))
+        if isinstance(value, (torch.SymInt, int)):
+            return self.values.add(s.Int(upper_bound(value)))
+        raise EmitError(f"node '{node.name}' computes {value!r}, which has no runtime value")
+
+    def _kernel_call(self, kernel: tuple[str, str], args: list[int], node: Optional[torch.fx.Node]) -> None:
+        op_index = self._operator_index.get(kernel)
+        if op_index is None:
+            op_index = self._operator_index[kernel] = len(self._operators)
+            self._operators.append(s.Operator(*kernel))
+        self._instructions.append(s.KernelCall(op_index, args))
+        self._frames.append(self._frame_list(node))
+
+    def _frame_list(self, node: Optional[torch.fx.Node]) -> s.FrameList:
+        if node is None:
+            return s.FrameList([])
+        frames = stack_frames(node)
+        user = [f for f in frames if not f.is_torch_internal] or frames[-1:]
+        return s.FrameList([s.Frame(f.filename, f.lineno, f.function, f.code) for f in user])
+
+    # -- outputs -----------------------------------------------------------------
+
+    def _outputs(self, node: torch.fx.Node) -> list[int]:
+        outputs: list[int] = []
+        for value in node.args[0]:
+            if not isinstance(value, torch.fx.Node):
+                outputs.append(self._fresh_literal(value))
+                continue
+            index = self.value_of(value)
+            if index not in self._written or index in outputs:
+                index = self._clone(index, value)
+            outputs.append(index)
+        return outputs
+
+    def _clone(self, source: int, node: torch.fx.Node) -> int:
+        """Copies value `source` (a plan input, constant or repeated output)."""
+        original = self.values.values[source]
+        if not isinstance(original, s.Tensor):
+            return self.values.add(type(original)(**vars(original)))
+        copy = s.Tensor(
+            scalar_type=original.scalar_type,
+            sizes=list(original.sizes),
+            dim_order=list(original.dim_order),
+            shape_dynamism=original.shape_dynamism,
+        )
+        index = self.values.add(copy)
+        self._written.add(index)
+        self._kernel_call(CLONE_OUT, [source, self.values.null(), index, index], node)
+        return index
+
+    def _container_metadata(self) -> s.ContainerMetadata:
+        call_spec = self.program.call_spec
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            inp = treespec_dumps(call_spec.in_spec) if call_spec.in_spec is not None else ""
+            out = treespec_dumps(call_spec.out_spec) if call_spec.out_spec is not None else ""
+        return s.ContainerMetadata(inp, out)

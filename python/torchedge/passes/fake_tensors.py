@@ -1,0 +1,46 @@
+"""Recompute every node's meta["val"] (fake tensor / SymInt) after rewrites."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import torch.fx
+from torch._guards import detect_fake_mode
+from torch._ops import OpOverload
+from torch.fx.passes.fake_tensor_prop import FakeTensorProp
+from torch.utils import _pytree as pytree
+
+from torchedge.passes.view_copies import view_of_copy
+
+
+class _CopyAwareFakeTensorProp(FakeTensorProp):
+    """Runs `*_copy` nodes as their view followed by a contiguous clone.
+
+    Same result as the copy op, but some copy ops' fake kernels guard on (and
+    so specialize) symbolic sizes that their view forms handle symbolically.
+    """
+
+    def call_function(self, target: Any, args: tuple, kwargs: dict) -> Any:
+        view = view_of_copy(target) if isinstance(target, OpOverload) else None
+        if view is None:
+            return super().call_function(target, args, kwargs)
+        result = view(*args, **kwargs)
+        return pytree.tree_map_only(
+            torch.Tensor, lambda t: t.clone(memory_format=torch.contiguous_format), result
+        )
+
+
+def refresh_fake_tensors(gm: torch.fx.GraphModule) -> None:
+    """Re-propagates fake values from the placeholders' meta["val"].
+
+    Afterwards every node's meta["val"] has the sizes, dtype and strides
+    (hence dim order) the rewritten graph really produces, in the same fake
+    mode and ShapeEnv as the exported program (symbolic sizes stay symbolic).
+    """
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    inputs = [n.meta.get("val") for n in placeholders]
+    mode = detect_fake_mode(inputs)
+    if mode is None:
+        raise ValueError("graph placeholders carry no fake tensors in meta['val']")
+    _CopyAwareFakeTensorProp(gm, mode).propagate_dont_convert_inputs(*inputs)

@@ -1,0 +1,113 @@
+"""PteProgram: a serialized .pte program, and how an EdgeProgram becomes one."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Mapping, Union
+
+from torchedge.memory import MemoryReport
+
+if TYPE_CHECKING:
+    from torchedge.edge import EdgeProgram
+    from torchedge.serialize import PteFile
+
+
+@dataclass(frozen=True)
+class PteOptions:
+    """Options of EdgeProgram.to_pte()."""
+
+    segment_alignment: int = 128          # file alignment of each data segment
+    constant_tensor_alignment: int = 16   # alignment of each constant inside its segment
+    memory_alignment: int = 16            # alignment of planned tensors in the arena
+    include_stacktrace: bool = True       # per-instruction user source frames
+
+    def __post_init__(self) -> None:
+        for name in ("segment_alignment", "constant_tensor_alignment", "memory_alignment"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value <= 0 or value & (value - 1):
+                raise ValueError(f"{name} must be a power of two, got {value!r}")
+        if self.segment_alignment % self.constant_tensor_alignment:
+            raise ValueError("segment_alignment must be a multiple of constant_tensor_alignment")
+
+
+class PteProgram:
+    """The bytes of a .pte file plus what the compiler learned making it."""
+
+    def __init__(
+        self,
+        buffer: bytes,
+        memory_plan: Mapping[str, MemoryReport],
+        operators: Mapping[str, tuple[str, ...]],
+    ) -> None:
+        self._buffer = bytes(buffer)
+        self._memory_plan = dict(memory_plan)
+        self._operators = dict(operators)
+
+    @property
+    def buffer(self) -> bytes:
+        return self._buffer
+
+    @property
+    def methods(self) -> tuple[str, ...]:
+        return tuple(self._memory_plan)
+
+    @property
+    def memory_plan(self) -> dict[str, MemoryReport]:
+        """Per method: arena_bytes, lower_bound_bytes, num_tensors."""
+        return dict(self._memory_plan)
+
+    @property
+    def operators(self) -> dict[str, tuple[str, ...]]:
+        """Per method: the kernels it calls, e.g. ("aten::add.out", ...)."""
+        return dict(self._operators)
+
+    def inspect(self) -> "PteFile":
+        """The decoded file (program tables and segment bytes)."""
+        from torchedge.serialize import deserialize_pte
+
+        return deserialize_pte(self._buffer)
+
+    def save(self, path: Union[str, os.PathLike]) -> None:
+        """Writes the file atomically: a temporary file in the same folder, then rename."""
+        path = os.fspath(path)
+        if os.path.isdir(path):
+            raise IsADirectoryError(f"{path} is a directory")
+        folder = os.path.dirname(os.path.abspath(path))
+        fd, temporary = tempfile.mkstemp(prefix=".torchedge-", suffix=".pte.tmp", dir=folder)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(self._buffer)
+            os.chmod(temporary, 0o644)
+            os.replace(temporary, path)
+        except BaseException:
+            if os.path.exists(temporary):
+                os.unlink(temporary)
+            raise
+
+    def __len__(self) -> int:
+        return len(self._buffer)
+
+    def __repr__(self) -> str:
+        return f"PteProgram(methods={list(self.methods)}, bytes={len(self._buffer)})"
+
+
+def build_pte(edge: "EdgeProgram", options: PteOptions) -> PteProgram:
+    """Plans memory, emits every method of `edge` and serializes the program."""
+    from torchedge.emit import emit_program
+    from torchedge.serialize import serialize_pte
+
+    methods = {name: edge.exported_program(name) for name in edge.methods}
+    emitted = emit_program(
+        methods,
+        constant_tensor_alignment=options.constant_tensor_alignment,
+        memory_alignment=options.memory_alignment,
+        include_stacktrace=options.include_stacktrace,
+    )
+    buffer = serialize_pte(emitted.program, emitted.segments, options.segment_alignment)
+    operators = {
+        plan.name: tuple(op.qualified_name for op in plan.operators)
+        for plan in emitted.program.execution_plan
+    }
+    return PteProgram(buffer, emitted.memory, operators)
