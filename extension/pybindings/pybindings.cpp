@@ -20,7 +20,9 @@
 #include "extension/module/module.h"
 #include "runtime/core/error_message.h"
 #include "runtime/kernel/kernel_registry.h"
+#include "backends/test_backend/test_backend.h"
 #include "kernels/portable/portable_kernels.h"
+#include "kernels/prim/prim_kernels.h"
 
 namespace py = pybind11;
 using namespace torchedge;
@@ -212,8 +214,13 @@ PYBIND11_MODULE(_C, m) {
       .def("run", &PyProgram::run)
       .def("planned_bytes", &PyProgram::planned_bytes);
 
+  m.def("register_test_backend", []() { check(register_test_backend()); },
+        "Links the delegation test backend (TorchEdgeTestBackend) into this process.");
+  m.def("test_backend_live_delegates", &test_backend_live_delegates);
+
   m.def("registered_kernels", []() {
     check(register_portable_kernels());
+    check(register_prim_kernels());
     std::vector<std::string> names;
     for (size_t i = 0; i < num_registered_kernels(); ++i) names.push_back(registered_kernel(i).name);
     return names;

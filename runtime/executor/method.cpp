@@ -12,9 +12,9 @@ namespace torchedge {
 namespace fb = executorch_flatbuffer;
 
 struct Method::Step {
-  enum class Kind : uint8_t { Kernel, Move, JumpFalse, Free };
+  enum class Kind : uint8_t { Kernel, Delegate, Move, JumpFalse, Free };
   Kind kind;
-  int32_t a;  // Kernel: operator index; Move: from; JumpFalse: condition value
+  int32_t a;  // Kernel: operator; Delegate: delegate; Move: from; JumpFalse: condition
   int32_t b;  // Move: to; JumpFalse: destination
   KernelFunction kernel;
   EValue** args;
@@ -27,27 +27,54 @@ namespace {
 // themselves. One return repeats the out value's index (add.out: [a, b,
 // alpha, out, out]); several returns come as one TensorList value whose
 // items are the out values (native_layer_norm.out: [..., o0, o1, o2,
-// [o0, o1, o2]]). Kernels take schema arguments only, so the loader drops
-// that tail. Out arguments are fresh planned tensors, never aliases of
-// inputs, so a genuine argument list cannot end in such a repetition.
+// [o0, o1, o2]]); an in-place operator returns the tensor it mutates
+// (copy_: [self, src, non_blocking, self]). Kernels take schema arguments
+// only, so the loader drops that tail. Out arguments are fresh planned
+// tensors, never aliases of inputs, so a genuine argument list cannot end
+// in a tensor it already passed.
 size_t schema_arg_count(const flatbuffers::Vector<int32_t>* args,
                         const flatbuffers::Vector<flatbuffers::Offset<fb::EValue>>* values) {
   const size_t n = args->size();
-  if (n >= 2 && args->Get(n - 1) == args->Get(n - 2)) return n - 1;
-  if (n >= 2) {
-    const fb::EValue* last = values->Get(static_cast<size_t>(args->Get(n - 1)));
-    if (last->val_type() == fb::KernelTypes::TensorList) {
-      const auto* items = last->val_as_TensorList()->items();
-      const size_t k = items->size();
-      bool repeated = k >= 1 && k <= n - 1;
-      for (size_t j = 0; j < k && repeated; ++j) {
-        repeated = items->Get(j) == args->Get(n - 1 - k + j);
-      }
-      if (repeated) return n - 1;
+  if (n < 2) return n;
+  const int32_t last_index = args->Get(n - 1);
+  if (last_index == args->Get(n - 2)) return n - 1;
+  const fb::EValue* last = values->Get(static_cast<size_t>(last_index));
+  if (last->val_type() == fb::KernelTypes::Tensor) {
+    for (size_t j = 0; j + 1 < n; ++j) {
+      if (args->Get(j) == last_index) return n - 1;  // in-place: returns its self
     }
+  }
+  if (last->val_type() == fb::KernelTypes::TensorList) {
+    const auto* items = last->val_as_TensorList()->items();
+    const size_t k = items->size();
+    bool repeated = k >= 1 && k <= n - 1;
+    for (size_t j = 0; j < k && repeated; ++j) {
+      repeated = items->Get(j) == args->Get(n - 1 - k + j);
+    }
+    if (repeated) return n - 1;
   }
   return n;
 }
+
+// JumpFalseCall conditions, as upstream emits them: a Bool value (the
+// unconditional jump over the false branch is a constant False) or a bool
+// tensor (torch.cond's predicate), true when every element is true.
+Result<bool> condition_value(const EValue& value) {
+  if (value.is_bool()) return value.to_bool();
+  TE_CHECK_OR_RETURN(value.is_tensor() && value.to_tensor().dtype() == ScalarType::Bool,
+                     Error::InvalidProgram, "jump condition is %s, not Bool or a bool tensor",
+                     value.is_tensor() ? to_string(value.to_tensor().dtype())
+                                       : tag_name(value.tag()));
+  const Tensor& t = value.to_tensor();
+  TE_CHECK_OR_RETURN(t.numel() == 0 || t.data() != nullptr, Error::InvalidState,
+                     "jump condition tensor has no data");
+  const bool* data = t.data_as<bool>();
+  for (size_t i = 0; i < t.numel(); ++i) {
+    if (!data[i]) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 Method::Method(Method&& other) noexcept
@@ -56,6 +83,8 @@ Method::Method(Method&& other) noexcept
       memory_(other.memory_),
       values_(other.values_),
       num_values_(other.num_values_),
+      delegates_(other.delegates_),
+      num_delegates_(other.num_delegates_),
       steps_(other.steps_),
       num_steps_(other.num_steps_),
       input_indices_(other.input_indices_),
@@ -63,8 +92,30 @@ Method::Method(Method&& other) noexcept
       output_indices_(other.output_indices_),
       num_outputs_(other.num_outputs_) {
   other.values_ = nullptr;
+  other.delegates_ = nullptr;
+  other.num_delegates_ = 0;
   other.steps_ = nullptr;
   other.num_steps_ = 0;
+}
+
+Method::~Method() {
+  for (size_t i = 0; i < num_delegates_; ++i) delegates_[i].destroy();
+}
+
+Error Method::init_delegates() {
+  const auto* delegates = plan_->delegates();
+  const size_t n = delegates == nullptr ? 0 : delegates->size();
+  if (n == 0) return Error::Ok;
+  delegates_ = memory_->method_allocator->allocate_array<BackendDelegate>(n);
+  TE_CHECK_OR_RETURN(delegates_ != nullptr, Error::MemoryAllocationFailed,
+                     "method allocator exhausted creating %zu delegates", n);
+  for (size_t i = 0; i < n; ++i) {
+    new (&delegates_[i]) BackendDelegate();
+    TE_RETURN_IF_ERROR(BackendDelegate::init(*delegates->Get(i), *program_,
+                                             memory_->method_allocator, &delegates_[i]));
+    num_delegates_ = i + 1;  // destroyed by ~Method from here on
+  }
+  return Error::Ok;
 }
 
 const char* Method::name() const { return plan_->name()->c_str(); }
@@ -144,18 +195,20 @@ Error Method::build_steps() {
         break;
       case fb::InstructionArguments::FreeCall:
         break;  // memory is planned ahead of time; nothing to free
-      case fb::InstructionArguments::DelegateCall:
-      default: {
-        const auto* delegates = plan_->delegates();
-        const char* id = delegates != nullptr && delegates->size() > 0
-                             ? delegates->Get(0)->id()->c_str()
-                             : "?";
-        record_error_message(
-            "instruction %zu calls backend delegate '%s', but no backend with that id is "
-            "linked into this runtime",
-            i, id);
-        return Error::NotSupported;
+      case fb::InstructionArguments::DelegateCall: {
+        const fb::DelegateCall* call = instr->instr_args_as_DelegateCall();
+        step.kind = Step::Kind::Delegate;
+        step.a = call->delegate_index();
+        step.num_args = call->args()->size();
+        step.args = alloc->allocate_array<EValue*>(step.num_args + 1);
+        TE_CHECK_OR_RETURN(step.args != nullptr, Error::MemoryAllocationFailed,
+                           "method allocator exhausted at instruction %zu", i);
+        for (size_t j = 0; j < step.num_args; ++j) step.args[j] = &values_[call->args()->Get(j)];
+        break;
       }
+      default:
+        record_error_message("instruction %zu has an unknown kind", i);
+        return Error::InvalidProgram;
     }
   }
   return Error::Ok;
@@ -172,6 +225,7 @@ Result<Method> Method::load(const Program* program, const fb::ExecutionPlan* pla
     err = values.error();
     if (values.ok()) method.values_ = values.get();
   }
+  if (err == Error::Ok) err = method.init_delegates();
   if (err == Error::Ok) err = method.build_steps();
   if (err != Error::Ok) {
     prepend_error_context("load_method('%s')", plan->name()->c_str());
@@ -214,6 +268,7 @@ Error Method::set_input(size_t index, const EValue& value) {
                      "exported one (e.g. channels-last vs contiguous)", name(), index);
   TE_CHECK_OR_RETURN(src.nbytes() == 0 || src.data() != nullptr, Error::InvalidArgument,
                      "method '%s' input %zu: tensor has no data", name(), index);
+  TE_RETURN_IF_ERROR(check_input_shape(index, src));
   const Error err = dst.resize(src.sizes());
   if (err != Error::Ok) {
     prepend_error_context("method '%s' input %zu", name(), index);
@@ -223,6 +278,32 @@ Error Method::set_input(size_t index, const EValue& value) {
     memcpy(dst.mutable_data(), src.data(), src.nbytes());
   } else {
     dst.set_data(const_cast<void*>(src.data()));  // unplanned input: borrowed
+  }
+  return Error::Ok;
+}
+
+Error Method::check_input_shape(size_t index, const Tensor& src) const {
+  // The file's sizes are exact for a static input and per-dimension upper
+  // bounds for a dynamic one (memory was planned at those bounds).
+  const fb::Tensor* planned =
+      plan_->values()->Get(static_cast<size_t>(input_indices_[index]))->val_as_Tensor();
+  const bool dynamic = planned->shape_dynamism() != fb::TensorShapeDynamism::STATIC;
+  for (int d = 0; d < src.dim(); ++d) {
+    const int32_t bound = planned->sizes()->Get(static_cast<size_t>(d));
+    const int32_t size = src.size(d);
+    if (size == bound || (dynamic && size < bound)) continue;
+    char want[128];
+    char got[128];
+    format_sizes({planned->sizes()->data(), planned->sizes()->size()}, want, sizeof(want));
+    format_sizes(src.sizes(), got, sizeof(got));
+    if (!dynamic) {
+      record_error_message("method '%s' input %zu: expected shape %s, got %s (the input was "
+                           "exported with a static shape)", name(), index, want, got);
+    } else {
+      record_error_message("method '%s' input %zu: shape %s exceeds the exported upper bound %s "
+                           "(dimension %d: %d > %d)", name(), index, got, want, d, size, bound);
+    }
+    return Error::InvalidArgument;
   }
   return Error::Ok;
 }
@@ -278,16 +359,29 @@ Error Method::execute() {
         ++pc;
         break;
       }
+      case Step::Kind::Delegate: {
+        const Error err = delegates_[step.a].execute(Span<EValue*>(step.args, step.num_args));
+        if (err != Error::Ok) {
+          prepend_error_context("method '%s', instruction %zu (delegate '%s')", name(), pc,
+                                delegates_[step.a].id());
+          return err;
+        }
+        ++pc;
+        break;
+      }
       case Step::Kind::Move:
         values_[step.b] = values_[step.a];
         ++pc;
         break;
-      case Step::Kind::JumpFalse:
-        TE_CHECK_OR_RETURN(values_[step.a].is_bool(), Error::InvalidProgram,
-                           "method '%s', instruction %zu: jump condition is %s, not Bool", name(),
-                           pc, tag_name(values_[step.a].tag()));
-        pc = values_[step.a].to_bool() ? pc + 1 : static_cast<size_t>(step.b);
+      case Step::Kind::JumpFalse: {
+        Result<bool> holds = condition_value(values_[step.a]);
+        if (!holds.ok()) {
+          prepend_error_context("method '%s', instruction %zu", name(), pc);
+          return holds.error();
+        }
+        pc = holds.get() ? pc + 1 : static_cast<size_t>(step.b);
         break;
+      }
       case Step::Kind::Free:
         ++pc;
         break;

@@ -27,6 +27,7 @@
 #include "runtime/core/memory_allocator.h"
 #include "runtime/core/result.h"
 #include "runtime/kernel/kernel_registry.h"
+#include "runtime/executor/backend_delegate.h"
 #include "runtime/executor/program.h"
 
 namespace executorch_flatbuffer {
@@ -41,7 +42,8 @@ class Method final {
   Method(const Method&) = delete;
   Method& operator=(const Method&) = delete;
   Method& operator=(Method&&) = delete;
-  ~Method() = default;
+  /// Destroys the method's backend delegates.
+  ~Method();
 
   const char* name() const;
   MethodMeta meta() const;
@@ -51,7 +53,10 @@ class Method final {
 
   /// Sets input `index`. For a tensor input the value's dtype, rank and dim
   /// order must match the planned input and its shape must equal it (static)
-  /// or fit within the bound (dynamic); the data is copied into the method's
+  /// or be at most the exported upper bound in every dimension (dynamic;
+  /// finer constraints, such as two inputs sharing a dynamic dimension, are
+  /// checked by guard instructions at the start of execute()); the data is
+  /// copied into the method's
   /// planned memory (or, for an unplanned input, borrowed: it must then stay
   /// alive until execute() returns). Scalar inputs must have the same kind.
   Error set_input(size_t index, const EValue& value);
@@ -79,6 +84,8 @@ class Method final {
                              const executorch_flatbuffer::ExecutionPlan* plan,
                              MemoryManager* memory);
   Error check_planned_memory() const;
+  Error check_input_shape(size_t index, const Tensor& src) const;
+  Error init_delegates();
   Error build_steps();
   Error fail_step(size_t index, Error error) const;
 
@@ -87,6 +94,8 @@ class Method final {
   MemoryManager* memory_;
   EValue* values_ = nullptr;
   size_t num_values_ = 0;
+  BackendDelegate* delegates_ = nullptr;
+  size_t num_delegates_ = 0;
   Step* steps_ = nullptr;
   size_t num_steps_ = 0;
   const int32_t* input_indices_ = nullptr;

@@ -18,7 +18,29 @@ bool range_fits(uint64_t offset, uint64_t size, uint64_t limit) {
   return offset <= limit && size <= limit - offset;
 }
 
-Error verify_tensor(const fb::Tensor* t, const fb::ExecutionPlan* plan, size_t index) {
+// A mutable buffer's initial value: offsets[data_buffer_idx] of mutable
+// data table `mutable_data_segments_idx`, holding `nbytes` inside its segment.
+Error verify_initial_value(const fb::Program* program, const fb::Tensor* t, uint64_t nbytes,
+                           size_t index) {
+  const auto* tables = program->mutable_data_segments();
+  const fb::ExtraTensorInfo* extra = t->extra_tensor_info();
+  const uint64_t which = extra != nullptr ? extra->mutable_data_segments_idx() : 0;
+  TE_INVALID(tables != nullptr && which < tables->size(),
+             "value %zu: initial value in mutable data segment %llu, which does not exist", index,
+             static_cast<unsigned long long>(which));
+  const fb::SubsegmentOffsets* table = tables->Get(static_cast<size_t>(which));
+  TE_INVALID(table->offsets() != nullptr && t->data_buffer_idx() < table->offsets()->size(),
+             "value %zu: initial value %u outside the %u of its mutable data segment", index,
+             t->data_buffer_idx(), table->offsets() == nullptr ? 0u : table->offsets()->size());
+  const fb::DataSegment* segment = program->segments()->Get(table->segment_index());
+  TE_INVALID(range_fits(table->offsets()->Get(t->data_buffer_idx()), nbytes, segment->size()),
+             "value %zu: initial value of %llu bytes runs past its segment", index,
+             static_cast<unsigned long long>(nbytes));
+  return Error::Ok;
+}
+
+Error verify_tensor(const fb::Program* program, const fb::Tensor* t,
+                    const fb::ExecutionPlan* plan, size_t index) {
   TE_INVALID(is_valid_scalar_type(static_cast<int>(t->scalar_type())),
              "value %zu: unsupported tensor dtype %d", index, static_cast<int>(t->scalar_type()));
   TE_INVALID(t->sizes() != nullptr, "value %zu: tensor without sizes", index);
@@ -63,6 +85,7 @@ Error verify_tensor(const fb::Tensor* t, const fb::ExecutionPlan* plan, size_t i
                "value %zu: %llu bytes at offset %llu do not fit arena %u of %lld bytes", index,
                static_cast<unsigned long long>(nbytes), static_cast<unsigned long long>(offset),
                id, static_cast<long long>(arena_size));
+    if (t->data_buffer_idx() > 0) return verify_initial_value(program, t, nbytes, index);
   }
   return Error::Ok;
 }
@@ -81,7 +104,7 @@ Error check_value_ref(const fb::ExecutionPlan* plan, int64_t v, fb::KernelTypes 
   return Error::Ok;
 }
 
-Error verify_value(const fb::ExecutionPlan* plan, size_t i) {
+Error verify_value(const fb::Program* program, const fb::ExecutionPlan* plan, size_t i) {
   const fb::EValue* value = plan->values()->Get(i);
   TE_INVALID(value != nullptr, "value %zu missing", i);
   switch (value->val_type()) {
@@ -92,7 +115,7 @@ Error verify_value(const fb::ExecutionPlan* plan, size_t i) {
     case fb::KernelTypes::Double:
       return Error::Ok;
     case fb::KernelTypes::Tensor:
-      return verify_tensor(value->val_as_Tensor(), plan, i);
+      return verify_tensor(program, value->val_as_Tensor(), plan, i);
     case fb::KernelTypes::String:
       TE_INVALID(value->val_as_String()->string_val() != nullptr, "value %zu: null string", i);
       return Error::Ok;
@@ -192,10 +215,12 @@ Error verify_instruction(const fb::ExecutionPlan* plan, const fb::Chain* chain, 
   return Error::InvalidProgram;
 }
 
-Error verify_plan(const fb::ExecutionPlan* plan) {
+Error verify_plan(const fb::Program* program, const fb::ExecutionPlan* plan) {
   TE_INVALID(plan->name() != nullptr, "method without a name");
   TE_INVALID(plan->values() != nullptr, "no values table");
-  for (size_t i = 0; i < plan->values()->size(); ++i) TE_RETURN_IF_ERROR(verify_value(plan, i));
+  for (size_t i = 0; i < plan->values()->size(); ++i) {
+    TE_RETURN_IF_ERROR(verify_value(program, plan, i));
+  }
   if (plan->inputs() != nullptr) {
     for (size_t i = 0; i < plan->inputs()->size(); ++i) {
       TE_RETURN_IF_ERROR(check_value_ref(plan, plan->inputs()->Get(i), fb::KernelTypes::NONE, "input", i));
@@ -253,10 +278,19 @@ Error verify_program(const fb::Program* program, size_t segment_bytes) {
     TE_INVALID(program->segments() != nullptr && cs->segment_index() < program->segments()->size(),
                "constant segment index %u out of range", cs->segment_index());
   }
+  if (program->mutable_data_segments() != nullptr) {
+    const size_t num_segments = program->segments() == nullptr ? 0 : program->segments()->size();
+    for (size_t i = 0; i < program->mutable_data_segments()->size(); ++i) {
+      const fb::SubsegmentOffsets* table = program->mutable_data_segments()->Get(i);
+      TE_INVALID(table != nullptr && table->segment_index() < num_segments,
+                 "mutable data segment %zu names segment %u of %zu", i,
+                 table == nullptr ? 0u : table->segment_index(), num_segments);
+    }
+  }
   for (size_t p = 0; p < program->execution_plan()->size(); ++p) {
     const fb::ExecutionPlan* plan = program->execution_plan()->Get(p);
     TE_INVALID(plan != nullptr, "method %zu missing", p);
-    const Error err = verify_plan(plan);
+    const Error err = verify_plan(program, plan);
     if (err != Error::Ok) {
       prepend_error_context("invalid program: method '%s'",
                             plan->name() != nullptr ? plan->name()->c_str() : "?");

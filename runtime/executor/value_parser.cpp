@@ -1,5 +1,6 @@
 #include "runtime/executor/value_parser.h"
 
+#include <cstring>
 #include <new>
 
 #include "runtime/core/error_message.h"
@@ -16,10 +17,51 @@ Error out_of_method_memory(size_t index, const char* what) {
   return Error::MemoryAllocationFailed;
 }
 
-// Wires a tensor's data: constant -> program data, planned -> arena,
-// otherwise null until an input binds it.
+// Initial values of mutable buffers: Program.mutable_data_segments[k]
+// lists, per data_buffer_idx, where a buffer's bytes start inside segment
+// `segment_index`. The segment is loaded on first use and released when
+// parse_values returns, since every value is copied into planned memory.
+class MutableData {
+ public:
+  explicit MutableData(const Program& program) : program_(program) {}
+
+  Error copy_into(const fb::Tensor* t, void* dst, size_t nbytes, size_t index) {
+    const auto* segments = program_.flatbuffer()->mutable_data_segments();
+    const fb::ExtraTensorInfo* extra = t->extra_tensor_info();
+    const uint64_t which = extra != nullptr ? extra->mutable_data_segments_idx() : 0;
+    TE_CHECK_OR_RETURN(segments != nullptr && which < segments->size(), Error::InvalidProgram,
+                       "value %zu has an initial value but the program has no mutable data "
+                       "segment %llu", index, static_cast<unsigned long long>(which));
+    const fb::SubsegmentOffsets* table = segments->Get(static_cast<size_t>(which));
+    if (loaded_ != table) {
+      TE_ASSIGN_OR_RETURN(segment_, program_.load_segment(table->segment_index()));
+      loaded_ = table;
+    }
+    const uint32_t item = t->data_buffer_idx();
+    TE_CHECK_OR_RETURN(table->offsets() != nullptr && item < table->offsets()->size(),
+                       Error::InvalidProgram, "value %zu: initial value %u out of range", index,
+                       item);
+    const uint64_t offset = table->offsets()->Get(item);
+    TE_CHECK_OR_RETURN(offset <= segment_.size() && nbytes <= segment_.size() - offset,
+                       Error::InvalidProgram,
+                       "value %zu: initial value (%zu bytes at %llu) runs past its %zu-byte "
+                       "segment", index, nbytes, static_cast<unsigned long long>(offset),
+                       segment_.size());
+    memcpy(dst, static_cast<const uint8_t*>(segment_.data()) + offset, nbytes);
+    return Error::Ok;
+  }
+
+ private:
+  const Program& program_;
+  const fb::SubsegmentOffsets* loaded_ = nullptr;
+  FreeableBuffer segment_;
+};
+
+// Wires a tensor's data: constant -> program data, planned -> arena (a
+// mutable buffer's initial value copied in), otherwise null until an input
+// binds it.
 Result<void*> tensor_data(const Program& program, const fb::Tensor* t, size_t nbytes,
-                          MemoryManager* memory, size_t index) {
+                          MemoryManager* memory, MutableData& mutable_data, size_t index) {
   const fb::AllocationDetails* alloc = t->allocation_info();
   if (alloc != nullptr) {
     const size_t arena = alloc->memory_id() - 1;  // verified >= 1
@@ -38,7 +80,11 @@ Result<void*> tensor_data(const Program& program, const fb::Tensor* t, size_t nb
                        "value %zu needs bytes [%llu, %llu) of arena %zu, which has only %zu",
                        index, static_cast<unsigned long long>(offset),
                        static_cast<unsigned long long>(offset + nbytes), arena + 1, bytes.size());
-    return static_cast<void*>(bytes.data() + offset);
+    void* data = bytes.data() + offset;
+    if (t->data_buffer_idx() > 0) {
+      TE_RETURN_IF_ERROR(mutable_data.copy_into(t, data, nbytes, index));
+    }
+    return data;
   }
   if (t->data_buffer_idx() > 0) {
     // Kernels never write to constants; the cast only satisfies Tensor's API.
@@ -49,7 +95,7 @@ Result<void*> tensor_data(const Program& program, const fb::Tensor* t, size_t nb
 }
 
 Result<Tensor*> parse_tensor(const Program& program, const fb::Tensor* t, MemoryManager* memory,
-                             size_t index) {
+                             MutableData& mutable_data, size_t index) {
   MemoryAllocator* alloc = memory->method_allocator;
   const int dim = static_cast<int>(t->sizes()->size());
   Tensor* tensor = alloc->allocate_array<Tensor>(1);
@@ -70,7 +116,8 @@ Result<Tensor*> parse_tensor(const Program& program, const fb::Tensor* t, Memory
                             : TensorShapeDynamism::DynamicBound;
   new (tensor) Tensor(static_cast<ScalarType>(t->scalar_type()), dim, sizes, dim_order, strides,
                       nullptr, dynamism);
-  TE_ASSIGN_OR_RETURN(void* data, tensor_data(program, t, tensor->nbytes(), memory, index));
+  TE_ASSIGN_OR_RETURN(void* data,
+                      tensor_data(program, t, tensor->nbytes(), memory, mutable_data, index));
   tensor->set_data(data);
   return tensor;
 }
@@ -117,6 +164,7 @@ Result<EValue*> parse_values(const Program& program, const fb::ExecutionPlan* pl
   const size_t n = serialized->size();
   EValue* values = memory->method_allocator->allocate_array<EValue>(n + 1);
   if (values == nullptr) return out_of_method_memory(0, "values table");
+  MutableData mutable_data(program);
   for (size_t i = 0; i < n; ++i) {
     new (&values[i]) EValue();
     const fb::EValue* v = serialized->Get(i);
@@ -142,7 +190,8 @@ Result<EValue*> parse_values(const Program& program, const fb::ExecutionPlan* pl
         break;
       }
       case fb::KernelTypes::Tensor: {
-        TE_ASSIGN_OR_RETURN(Tensor * t, parse_tensor(program, v->val_as_Tensor(), memory, i));
+        TE_ASSIGN_OR_RETURN(Tensor * t,
+                            parse_tensor(program, v->val_as_Tensor(), memory, mutable_data, i));
         values[i] = EValue(t);
         break;
       }

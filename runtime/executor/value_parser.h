@@ -2,7 +2,10 @@
 //
 // Turns a plan's serialized values into runtime EValues (internal to the
 // executor). Tensors get their metadata from the method allocator and their
-// data from the program's constants or the planned arenas; lists are boxed
+// data from the program's constants or the planned arenas; a planned tensor
+// that also names an initial value (a mutable buffer: allocation_info plus
+// data_buffer_idx > 0, indexing Program.mutable_data_segments) gets that
+// value copied into its planned memory here, once per load. Lists are boxed
 // over the values array. Assumes a verified program (see
 // program_verifier.h) and re-checks only what depends on the caller's
 // memory.
