@@ -59,3 +59,4 @@ def get(name: str, seed: int = 0) -> ModelSpec:
 def _load_definitions() -> None:
     # Importing the definition modules fills _BUILDERS via @register.
     from torchedge.models import basic  # noqa: F401
+    from torchedge.models import zoo_dense, zoo_mobile, zoo_resnet, zoo_sequence, zoo_text, zoo_vit  # noqa
