@@ -1,0 +1,18 @@
+// aten::asinh.out(Tensor self, *, Tensor(a!) out)
+//
+// out = asinh(self), elementwise. Floating dtypes; integral and bool inputs
+// give float32. `out` may have any floating dtype.
+#include <cmath>
+
+#include "kernels/portable/support/elementwise.h"
+#include "runtime/kernel/kernel_context.h"
+
+namespace torchedge {
+namespace native {
+
+Error asinh_out(KernelContext& ctx, Span<EValue*> args) {
+  return unary_floating_kernel(args, "asinh.out", [](auto x) { return std::asinh(x); });
+}
+
+}  // namespace native
+}  // namespace torchedge

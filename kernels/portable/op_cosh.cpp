@@ -1,0 +1,18 @@
+// aten::cosh.out(Tensor self, *, Tensor(a!) out)
+//
+// out = cosh(self), elementwise. Floating dtypes; integral and bool inputs
+// give float32. `out` may have any floating dtype.
+#include <cmath>
+
+#include "kernels/portable/support/elementwise.h"
+#include "runtime/kernel/kernel_context.h"
+
+namespace torchedge {
+namespace native {
+
+Error cosh_out(KernelContext& ctx, Span<EValue*> args) {
+  return unary_floating_kernel(args, "cosh.out", [](auto x) { return std::cosh(x); });
+}
+
+}  // namespace native
+}  // namespace torchedge
