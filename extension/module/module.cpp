@@ -6,6 +6,7 @@
 #include "extension/data_loader/file_data_loader.h"
 #include "extension/data_loader/mmap_data_loader.h"
 #include "kernels/portable/portable_kernels.h"
+#include "kernels/prim/prim_kernels.h"
 #include "runtime/core/error_message.h"
 
 namespace torchedge {
@@ -37,6 +38,7 @@ Module::~Module() = default;
 Error Module::load() {
   if (program_ != nullptr) return Error::Ok;
   TE_RETURN_IF_ERROR(register_portable_kernels());
+  TE_RETURN_IF_ERROR(register_prim_kernels());
   if (path_.empty()) {
     loader_ = std::make_unique<BufferDataLoader>(bytes_.data(), bytes_size_);
   } else if (options_.load_mode == LoadMode::Mmap) {
