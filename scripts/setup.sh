@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-DEB_PACKAGES=(flatbuffers-compiler libflatbuffers-dev libgtest-dev ninja-build ccache binutils)
+DEB_PACKAGES=(flatbuffers-compiler libflatbuffers-dev libgtest-dev ninja-build ccache binutils
+              libxnnpack-dev libpthreadpool-dev libcpuinfo-dev)
 missing=()
 for p in "${DEB_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

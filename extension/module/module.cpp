@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "backends/xnnpack/xnnpack_backend.h"
 #include "extension/data_loader/buffer_data_loader.h"
 #include "extension/data_loader/file_data_loader.h"
 #include "extension/data_loader/mmap_data_loader.h"
@@ -39,6 +40,7 @@ Error Module::load() {
   if (program_ != nullptr) return Error::Ok;
   TE_RETURN_IF_ERROR(register_portable_kernels());
   TE_RETURN_IF_ERROR(register_prim_kernels());
+  TE_RETURN_IF_ERROR(register_xnnpack_backend());
   if (path_.empty()) {
     loader_ = std::make_unique<BufferDataLoader>(bytes_.data(), bytes_size_);
   } else if (options_.load_mode == LoadMode::Mmap) {

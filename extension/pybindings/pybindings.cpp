@@ -27,6 +27,8 @@
 namespace py = pybind11;
 using namespace torchedge;
 
+void bind_xnnpack(py::module_& m);  // extension/pybindings/xnnpack_bindings.cpp
+
 namespace {
 
 PyObject* g_error_type = nullptr;
@@ -217,6 +219,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("register_test_backend", []() { check(register_test_backend()); },
         "Links the delegation test backend (TorchEdgeTestBackend) into this process.");
   m.def("test_backend_live_delegates", &test_backend_live_delegates);
+  bind_xnnpack(m);  // set_num_threads, ... (xnnpack_bindings.cpp)
 
   m.def("registered_kernels", []() {
     check(register_portable_kernels());

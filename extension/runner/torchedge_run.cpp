@@ -2,6 +2,7 @@
 //
 //   torchedge_run model.pte [--method M] [--input FILE]... [--iterations N]
 //                           [--seed S] [--print-all] [--save-outputs PREFIX]
+//                           [--threads N] [--warmup N] [--json]
 //
 // --input FILE supplies one input per flag, in order: raw little-endian
 // bytes of exactly the input's size, or a .npy file of the right dtype and
@@ -10,7 +11,11 @@
 // summary, the latency (min/median over --iterations runs after one warm-up)
 // and the planned memory. --save-outputs writes output i's raw bytes (in
 // its dim order) to PREFIX<i>.bin. Exits non-zero with the runtime's message on any
-// error.
+// error. --threads N sets the threads of XNNPACK delegates (default 1).
+// --warmup N runs N untimed calls first (default 1). --json replaces the
+// human-readable report on stdout with one JSON object (load time, every
+// iteration's latency in run order, min/median, planned memory) for
+// benchmark harnesses.
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -21,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/xnnpack/xnnpack_backend.h"
 #include "extension/module/module.h"
 #include "runtime/core/error_message.h"
 #include "runtime/platform/platform.h"
@@ -37,12 +43,16 @@ struct Options {
   unsigned seed = 0;
   bool print_all = false;
   std::string save_prefix;
+  int threads = 1;
+  int warmup = 1;
+  bool json = false;
 };
 
 [[noreturn]] void usage() {
   fprintf(stderr,
           "usage: torchedge_run model.pte [--method M] [--input FILE]... [--iterations N] "
-          "[--seed S] [--print-all] [--save-outputs PREFIX]\n");
+          "[--seed S] [--print-all] [--save-outputs PREFIX] [--threads N] "
+          "[--warmup N] [--json]\n");
   exit(2);
 }
 
@@ -60,6 +70,9 @@ Options parse_args(int argc, char** argv) {
     else if (a == "--seed") o.seed = static_cast<unsigned>(atoi(next()));
     else if (a == "--print-all") o.print_all = true;
     else if (a == "--save-outputs") o.save_prefix = next();
+    else if (a == "--threads") o.threads = std::max(1, atoi(next()));
+    else if (a == "--warmup") o.warmup = std::max(0, atoi(next()));
+    else if (a == "--json") o.json = true;
     else if (a == "-h" || a == "--help") usage();
     else if (!a.empty() && a[0] == '-') usage();
     else if (o.path.empty()) o.path = a;
@@ -177,10 +190,33 @@ void print_output(size_t index, const EValue& v, bool print_all) {
   printf("%s\n", shown < t.numel() ? " ..." : "");
 }
 
+// One JSON object on one line; `sorted_ms` is `run_order_ms` sorted. Only
+// the method name is a free string, so it is the only one escaped.
+void print_json(const Options& o, double load_ms, const std::vector<double>& run_order_ms,
+                const std::vector<double>& sorted_ms, size_t instructions, size_t planned_bytes) {
+  printf("{\"method\": \"");
+  for (char c : o.method) {
+    if (c == '"' || c == '\\') printf("\\%c", c);
+    else if (static_cast<unsigned char>(c) < 0x20) printf("\\u%04x", c);
+    else putchar(c);
+  }
+  printf("\", \"threads\": %d, \"iterations\": %d, \"warmup\": %d, \"load_ms\": %.6f, "
+         "\"latencies_ms\": [",
+         o.threads, o.iterations, std::max(1, o.warmup), load_ms);
+  for (size_t i = 0; i < run_order_ms.size(); ++i) {
+    printf("%s%.6f", i ? ", " : "", run_order_ms[i]);
+  }
+  printf("], \"min_ms\": %.6f, \"median_ms\": %.6f, \"instructions\": %zu, "
+         "\"planned_bytes\": %zu}\n",
+         sorted_ms.front(), sorted_ms[sorted_ms.size() / 2], instructions, planned_bytes);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const Options o = parse_args(argc, argv);
+  set_xnnpack_num_threads(static_cast<size_t>(o.threads));
+  const uint64_t load_start = platform_now_ns();
   Module module(o.path);
   Error err = module.load();
   if (err != Error::Ok) fail("loading the program", err);
@@ -188,6 +224,7 @@ int main(int argc, char** argv) {
   if (!meta.ok()) fail("finding the method", meta.error());
   err = module.load_method(o.method);
   if (err != Error::Ok) fail("loading the method", err);
+  const double load_ms = static_cast<double>(platform_now_ns() - load_start) / 1e6;
 
   std::mt19937 rng(o.seed);
   std::vector<TensorBuffer> buffers;
@@ -200,9 +237,13 @@ int main(int argc, char** argv) {
   }
   for (auto& b : buffers) inputs.emplace_back(&b.tensor());
 
-  // Warm-up, then timed runs.
+  // Warm-up (at least one call, which also yields the outputs), then timed runs.
   Result<std::vector<EValue>> outputs = module.execute(o.method, inputs);
   if (!outputs.ok()) fail("executing", outputs.error());
+  for (int i = 1; i < o.warmup; ++i) {
+    outputs = module.execute(o.method, inputs);
+    if (!outputs.ok()) fail("executing", outputs.error());
+  }
   std::vector<double> ms;
   for (int i = 0; i < o.iterations; ++i) {
     const uint64_t t0 = platform_now_ns();
@@ -211,9 +252,10 @@ int main(int argc, char** argv) {
     if (!outputs.ok()) fail("executing", outputs.error());
     ms.push_back(static_cast<double>(t1 - t0) / 1e6);
   }
+  const std::vector<double> ms_in_run_order = ms;
   std::sort(ms.begin(), ms.end());
   for (size_t i = 0; i < outputs->size(); ++i) {
-    print_output(i, (*outputs)[i], o.print_all);
+    if (!o.json) print_output(i, (*outputs)[i], o.print_all);
     if (!o.save_prefix.empty() && (*outputs)[i].is_tensor()) {
       const Tensor& t = (*outputs)[i].to_tensor();
       const std::string file = o.save_prefix + std::to_string(i) + ".bin";
@@ -224,6 +266,11 @@ int main(int argc, char** argv) {
         return 1;
       }
     }
+  }
+  if (o.json) {
+    print_json(o, load_ms, ms_in_run_order, ms, meta->num_instructions(),
+               module.planned_bytes(o.method));
+    return 0;
   }
   printf("method '%s': %zu instructions, planned memory %zu bytes\n", o.method.c_str(),
          meta->num_instructions(), module.planned_bytes(o.method));

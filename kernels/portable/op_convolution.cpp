@@ -119,9 +119,12 @@ Error convolution_out(KernelContext& ctx, Span<EValue*> args) {
       const size_t m = static_cast<size_t>(g.out_channels / g.groups);
       strip = static_cast<Acc*>(ctx.allocate_temp(m * gemm::kNr * sizeof(Acc), 64));
     }
-    conv_gemm<T>(g, x->data_as<T>(), w->data_as<T>(),
-                 bias == nullptr ? nullptr : bias->data_as<T>(), out->mutable_data_as<T>(),
-                 strip);
+    const T* b = bias == nullptr ? nullptr : bias->data_as<T>();
+    if (g.in_channels == g.groups) {
+      conv_depthwise<T>(g, x->data_as<T>(), w->data_as<T>(), b, out->mutable_data_as<T>());
+    } else {
+      conv_gemm<T>(g, x->data_as<T>(), w->data_as<T>(), b, out->mutable_data_as<T>(), strip);
+    }
     return Error::Ok;
   });
 }

@@ -22,6 +22,7 @@ class PteOptions:
     constant_tensor_alignment: int = 16   # alignment of each constant inside its segment
     memory_alignment: int = 16            # alignment of planned tensors in the arena
     include_stacktrace: bool = True       # per-instruction user source frames
+    input_guards: bool = True             # check dynamic input shapes' constraints (emit/input_guards.py)
 
     def __post_init__(self) -> None:
         for name in ("segment_alignment", "constant_tensor_alignment", "memory_alignment"):
@@ -104,6 +105,7 @@ def build_pte(edge: "EdgeProgram", options: PteOptions) -> PteProgram:
         constant_tensor_alignment=options.constant_tensor_alignment,
         memory_alignment=options.memory_alignment,
         include_stacktrace=options.include_stacktrace,
+        input_guards=options.input_guards,
     )
     buffer = serialize_pte(emitted.program, emitted.segments, options.segment_alignment)
     operators = {

@@ -27,8 +27,10 @@ namespace {
 // themselves. One return repeats the out value's index (add.out: [a, b,
 // alpha, out, out]); several returns come as one TensorList value whose
 // items are the out values (native_layer_norm.out: [..., o0, o1, o2,
-// [o0, o1, o2]]); an in-place operator returns the tensor it mutates
-// (copy_: [self, src, non_blocking, self]). Kernels take schema arguments
+// [o0, o1, o2]]); an out TensorList is returned as a TensorList of the same
+// items (split_with_sizes_copy.out: [..., [o0, o1], [o0, o1]]); an in-place
+// operator returns the tensor it mutates (copy_: [self, src, non_blocking,
+// self]). Kernels take schema arguments
 // only, so the loader drops that tail. Out arguments are fresh planned
 // tensors, never aliases of inputs, so a genuine argument list cannot end
 // in a tensor it already passed.
@@ -46,6 +48,15 @@ size_t schema_arg_count(const flatbuffers::Vector<int32_t>* args,
   }
   if (last->val_type() == fb::KernelTypes::TensorList) {
     const auto* items = last->val_as_TensorList()->items();
+    // A `Tensor(a!)[] out` argument returned as a second TensorList value
+    // with the same items (upstream's split_with_sizes_copy.out).
+    const fb::EValue* before = values->Get(static_cast<size_t>(args->Get(n - 2)));
+    if (before->val_type() == fb::KernelTypes::TensorList) {
+      const auto* previous = before->val_as_TensorList()->items();
+      bool same = previous->size() == items->size();
+      for (size_t j = 0; j < items->size() && same; ++j) same = previous->Get(j) == items->Get(j);
+      if (same) return n - 1;
+    }
     const size_t k = items->size();
     bool repeated = k >= 1 && k <= n - 1;
     for (size_t j = 0; j < k && repeated; ++j) {
@@ -283,26 +294,24 @@ Error Method::set_input(size_t index, const EValue& value) {
 }
 
 Error Method::check_input_shape(size_t index, const Tensor& src) const {
-  // The file's sizes are exact for a static input and per-dimension upper
-  // bounds for a dynamic one (memory was planned at those bounds).
+  // A static input must match exactly, which Tensor::resize reports. For a
+  // dynamic input the file's sizes are per-dimension upper bounds (memory
+  // was planned at them); resize only checks the element count, so a shape
+  // like [4, 16] against [8, 8] is caught here.
   const fb::Tensor* planned =
       plan_->values()->Get(static_cast<size_t>(input_indices_[index]))->val_as_Tensor();
-  const bool dynamic = planned->shape_dynamism() != fb::TensorShapeDynamism::STATIC;
+  if (planned->shape_dynamism() == fb::TensorShapeDynamism::STATIC) return Error::Ok;
   for (int d = 0; d < src.dim(); ++d) {
     const int32_t bound = planned->sizes()->Get(static_cast<size_t>(d));
-    const int32_t size = src.size(d);
-    if (size == bound || (dynamic && size < bound)) continue;
+    if (src.size(d) <= bound) continue;
     char want[128];
     char got[128];
-    format_sizes({planned->sizes()->data(), planned->sizes()->size()}, want, sizeof(want));
-    format_sizes(src.sizes(), got, sizeof(got));
-    if (!dynamic) {
-      record_error_message("method '%s' input %zu: expected shape %s, got %s (the input was "
-                           "exported with a static shape)", name(), index, want, got);
-    } else {
-      record_error_message("method '%s' input %zu: shape %s exceeds the exported upper bound %s "
-                           "(dimension %d: %d > %d)", name(), index, got, want, d, size, bound);
-    }
+    record_error_message(
+        "method '%s' input %zu: shape %s exceeds the exported upper bound %s (dimension %d: "
+        "%d > %d)",
+        name(), index, format_sizes(src.sizes(), got, sizeof(got)),
+        format_sizes({planned->sizes()->data(), planned->sizes()->size()}, want, sizeof(want)),
+        d, src.size(d), bound);
     return Error::InvalidArgument;
   }
   return Error::Ok;

@@ -197,8 +197,16 @@ Error verify_instruction(const fb::ExecutionPlan* plan, const fb::Chain* chain, 
     }
     case fb::InstructionArguments::JumpFalseCall: {
       const fb::JumpFalseCall* call = instr->instr_args_as_JumpFalseCall();
-      TE_RETURN_IF_ERROR(check_value_ref(plan, call->cond_value_index(), fb::KernelTypes::Bool,
+      // A Bool value, a bool tensor (torch.cond's predicate) or a value a
+      // primitive comparison writes a Bool into at run time (upstream
+      // declares those as Int); the kind is checked when the jump runs.
+      TE_RETURN_IF_ERROR(check_value_ref(plan, call->cond_value_index(), fb::KernelTypes::NONE,
                                          "instruction", i));
+      const auto kind = plan->values()->Get(static_cast<size_t>(call->cond_value_index()))->val_type();
+      TE_INVALID(kind == fb::KernelTypes::Bool || kind == fb::KernelTypes::Tensor ||
+                     kind == fb::KernelTypes::Int,
+                 "instruction %zu: jump condition value %d is not Bool, Int or a tensor", i,
+                 call->cond_value_index());
       const int32_t dest = call->destination_instruction();
       TE_INVALID(dest >= 0 && static_cast<uint32_t>(dest) <= chain->instructions()->size(),
                  "instruction %zu: jump to %d outside the chain", i, dest);

@@ -48,7 +48,9 @@ def _calls(plan, with_returns: bool = False):
     for i in plan.chains[0].instructions:
         name = plan.operators[i.op_index].qualified_name
         args = [plan.values[a] for a in i.args]
-        if not with_returns and name.startswith("aten::") and name != "aten::sym_size.int":
+        # sym_size.int and default overloads ("aten::_assert_scalar", "aten::copy_")
+        # have no return slots.
+        if not with_returns and name.startswith("aten::") and "." in name and name != "aten::sym_size.int":
             args = args[: len(_schema(name).arguments)]
         calls.append((name, args))
     return calls

@@ -105,7 +105,7 @@ def test_verification_can_be_skipped_for_inspection():
     assert edge.methods == ("forward",)
 
 
-def test_mutable_buffers_are_reported():
+def test_mutated_buffers_are_accepted_but_mutated_inputs_are_reported():
     class Counter(nn.Module):
         def __init__(self):
             super().__init__()
@@ -115,5 +115,11 @@ def test_mutable_buffers_are_reported():
             self.count.add_(1)
             return x + self.count
 
-    error = _edge_error(Counter(), torch.randn(1))
-    assert any("mutable buffers" in p.message for p in error.problems)
+    class MutatesInput(nn.Module):
+        def forward(self, x):
+            x.add_(1)
+            return x * 2
+
+    torchedge.to_edge(torch.export.export(Counter(), (torch.randn(1),)))  # state is supported
+    error = _edge_error(MutatesInput(), torch.randn(1))
+    assert any("mutates its input 'x'" in p.message for p in error.problems)

@@ -161,4 +161,64 @@ void conv_gemm(const ConvGeometry& g, const T* x, const T* w, const T* bias, T* 
   }
 }
 
+/// Direct convolution for groups with a single input channel (depthwise,
+/// any channel multiplier), where a GEMM would have K = kernel volume only:
+/// each output row accumulates, per kernel tap, a run of output width that
+/// reads one input row (contiguous when stride and input W stride are 1).
+template <typename T>
+void conv_depthwise(const ConvGeometry& g, const T* x, const T* w, const T* bias, T* y) {
+  using Acc = gemm::acc_t<T>;
+  constexpr int64_t kChunk = 256;  // output columns per pass
+  Acc row[kChunk];
+  const int64_t multiplier = g.out_channels / g.groups;
+  const int64_t sw = g.x_strides[4], stride_w = g.stride[2];
+  for (int64_t n = 0; n < g.batch; ++n) {
+    for (int64_t co = 0; co < g.out_channels; ++co) {
+      const T* xc = x + n * g.x_strides[0] + (co / multiplier) * g.x_strides[1];
+      const T* wc = w + co * g.w_strides[0];
+      T* yc = y + n * g.y_strides[0] + co * g.y_strides[1];
+      const Acc b = bias == nullptr ? Acc(0) : static_cast<Acc>(bias[co * g.bias_stride]);
+      for (int64_t od = 0; od < g.out_size[0]; ++od) {
+        for (int64_t oh = 0; oh < g.out_size[1]; ++oh) {
+          for (int64_t c0 = 0; c0 < g.out_size[2]; c0 += kChunk) {
+            const int64_t c1 = g.out_size[2] - c0 < kChunk ? g.out_size[2] : c0 + kChunk;
+            for (int64_t i = 0; i < c1 - c0; ++i) row[i] = b;
+            for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+              const int64_t id = od * g.stride[0] - g.padding[0] + kd * g.dilation[0];
+              if (id < 0 || id >= g.in_size[0]) continue;
+              for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+                const int64_t ih = oh * g.stride[1] - g.padding[1] + kh * g.dilation[1];
+                if (ih < 0 || ih >= g.in_size[1]) continue;
+                const T* xrow = xc + id * g.x_strides[2] + ih * g.x_strides[3];
+                for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+                  const Acc wv = static_cast<Acc>(wc[kd * g.w_strides[2] + kh * g.w_strides[3] +
+                                                     kw * g.w_strides[4]]);
+                  // Output columns whose tap lands inside the row: iw in [0, W).
+                  const int64_t shift = kw * g.dilation[2] - g.padding[2];
+                  int64_t lo = shift >= 0 ? 0 : (-shift + stride_w - 1) / stride_w;
+                  int64_t hi = g.in_size[2] - shift <= 0
+                                   ? 0
+                                   : (g.in_size[2] - shift - 1) / stride_w + 1;
+                  lo = lo > c0 ? lo : c0;
+                  hi = hi < c1 ? hi : c1;
+                  if (stride_w == 1 && sw == 1) {
+                    const T* xp = xrow + shift;
+                    for (int64_t ow = lo; ow < hi; ++ow) row[ow - c0] += wv * static_cast<Acc>(xp[ow]);
+                  } else {
+                    for (int64_t ow = lo; ow < hi; ++ow) {
+                      row[ow - c0] += wv * static_cast<Acc>(xrow[(ow * stride_w + shift) * sw]);
+                    }
+                  }
+                }
+              }
+            }
+            T* yrow = yc + od * g.y_strides[2] + oh * g.y_strides[3];
+            for (int64_t ow = c0; ow < c1; ++ow) yrow[ow * g.y_strides[4]] = static_cast<T>(row[ow - c0]);
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace torchedge

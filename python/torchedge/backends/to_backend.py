@@ -25,6 +25,10 @@ class _Supported(OperatorSupportBase):
         self.names = names
 
     def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
+        # A tuple result's getitem goes with its producer; otherwise it would
+        # split partitions at every batch norm or max-pool-with-indices.
+        if node.op == "call_function" and node.target is operator.getitem:
+            return isinstance(node.args[0], torch.fx.Node) and node.args[0].name in self.names
         return node.name in self.names
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping, Union
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Union
 
 import torch
 import torch.fx
@@ -11,8 +11,9 @@ from torch.export.graph_signature import OutputSpec, SymIntArgument, TensorArgum
 
 from torchedge.edge.decompositions import edge_decompositions
 from torchedge.edge.verifier import verify_edge_program
+from torchedge.errors import ExportError, Problem
 from torchedge import passes
-from torchedge.passes import EDGE_PASSES, refresh_fake_tensors
+from torchedge.passes import EDGE_PASSES, graph_modules, refresh_fake_tensors
 
 if TYPE_CHECKING:
     from torchedge.program import PteProgram
@@ -51,7 +52,9 @@ class EdgeProgram:
         """Plans memory, emits instructions and serializes to a .pte program.
 
         Options (see torchedge.program.PteOptions): segment_alignment=128,
-        constant_tensor_alignment=16, memory_alignment=16, include_stacktrace=True.
+        constant_tensor_alignment=16, memory_alignment=16, include_stacktrace=True,
+        input_guards=True (False for programs meant for upstream's runtime,
+        which lacks the guards' aten::_assert_scalar kernel).
         """
         from torchedge.program import PteOptions, build_pte
 
@@ -91,7 +94,34 @@ def to_edge(
     for name, ep in programs.items():
         shared = frozenset().union(*(s for other, s in storages.items() if other != name))
         edge[name] = _to_edge_dialect(ep, name, fold_constants, shared, verify)
+    if verify:
+        _check_state_is_not_shared(edge)  # on functional graphs: mutations are in the signature
     return EdgeProgram(edge)
+
+
+def _check_state_is_not_shared(programs: Mapping[str, ExportedProgram]) -> None:
+    """Each method keeps its own copy of the buffers it mutates (in its own
+    planned memory), so a buffer one method mutates must not be read by
+    another, which would never see the updates that eager shows it."""
+    def storage(ep: ExportedProgram, target: str) -> Optional[int]:
+        t = ep.state_dict.get(target, ep.constants.get(target))
+        return t.untyped_storage().data_ptr() if isinstance(t, torch.Tensor) and t.numel() else None
+
+    problems = []
+    for name, ep in programs.items():
+        for target in set(ep.graph_signature.buffers_to_mutate.values()):
+            mutated = storage(ep, target)
+            for other, other_ep in programs.items():
+                if other == name or mutated is None:
+                    continue
+                if any(storage(other_ep, spec.target) == mutated
+                       for spec in other_ep.graph_signature.input_specs if spec.target):
+                    problems.append(Problem(
+                        f"buffer '{target}' is mutated by method '{name}' and also used by "
+                        f"method '{other}'; mutable state is kept per method, so sharing it "
+                        "between methods is not supported", method=other))
+    if problems:
+        raise ExportError(problems)
 
 
 def _constant_storages(ep: ExportedProgram) -> frozenset[int]:
@@ -107,8 +137,10 @@ def _to_edge_dialect(
 ) -> ExportedProgram:
     edge = ep.run_decompositions(edge_decompositions())
     gm = edge.graph_module
-    for edge_pass in EDGE_PASSES:
-        edge_pass(gm)
+    modules = graph_modules(gm)  # the graph and torch.cond branch graphs
+    for module in modules:
+        for edge_pass in EDGE_PASSES:
+            edge_pass(module)
     try:
         refresh_fake_tensors(gm)
     except Exception:
@@ -117,9 +149,10 @@ def _to_edge_dialect(
         raise
     if fold:
         passes.fold_constants(edge, keep=shared)
-    passes.remove_redundant_copies(gm)
-    gm.graph.lint()
-    gm.recompile()
+    for module in graph_modules(gm):
+        passes.remove_redundant_copies(module)
+        module.graph.lint()
+        module.recompile()
     _sync_output_specs(edge, gm.graph)
     if verify:
         verify_edge_program(edge, name)

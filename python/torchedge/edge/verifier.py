@@ -12,7 +12,7 @@ from typing import Any, Iterable, Optional
 import sympy
 import torch
 import torch.fx
-from torch._ops import OpOverload
+from torch._ops import HigherOrderOperator, OpOverload
 from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind, OutputKind, TensorArgument
 from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
@@ -21,10 +21,11 @@ from torch.utils._sympy.numbers import int_oo
 
 from torchedge.aten.dtypes import unsupported_dtype_reason
 from torchedge.aten.out_variants import out_variant
-from torchedge.aten.symbolic import SIZE_OPERATORS, SYMBOLIC_OPERATORS
+from torchedge.aten.symbolic import NEGATED_COMPARISONS, SIZE_OPERATORS, SYMBOLIC_OPERATORS
 from torchedge.errors import ExportError, Problem
 from torchedge.source_location import describe
 
+COND = torch.ops.higher_order.cond
 _SUPPORTED_INPUTS = {InputKind.USER_INPUT, InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR}
 
 
@@ -32,11 +33,22 @@ def verify_edge_program(ep: ExportedProgram, method: str = "forward") -> None:
     """Raises ExportError listing every construct the runtime cannot run."""
     problems = list(_signature_problems(ep, method))
     seen_unbacked: set = set()
-    for node in ep.graph.nodes:
+    for node in _nodes_with_branches(ep.graph_module):
         problems.extend(_node_problems(node, method))
         problems.extend(_data_dependence_problems(node, method, seen_unbacked))
     if problems:
         raise ExportError(list(dict.fromkeys(problems)))
+
+
+def _nodes_with_branches(gm: torch.fx.GraphModule) -> Iterable[torch.fx.Node]:
+    """The graph's nodes, each torch.cond followed by its branches' nodes."""
+    for node in gm.graph.nodes:
+        yield node
+        if node.op == "call_function" and node.target is COND:
+            for branch in node.args[1:3]:
+                module = getattr(gm, branch.target, None) if isinstance(branch, torch.fx.Node) else None
+                if isinstance(module, torch.fx.GraphModule):
+                    yield from _nodes_with_branches(module)
 
 
 def _signature_problems(ep: ExportedProgram, method: str) -> Iterable[Problem]:
@@ -44,16 +56,49 @@ def _signature_problems(ep: ExportedProgram, method: str) -> Iterable[Problem]:
         if spec.kind not in _SUPPORTED_INPUTS:
             yield Problem(f"input '{spec.arg}' of kind {spec.kind.name} is not supported", method=method)
     nodes = {n.name: n for n in ep.graph.nodes}
+    buffers = {
+        spec.target: nodes.get(spec.arg.name) for spec in ep.graph_signature.input_specs
+        if spec.kind == InputKind.BUFFER and isinstance(spec.arg, TensorArgument)
+    }
     for spec in ep.graph_signature.output_specs:
         if spec.kind == OutputKind.USER_OUTPUT:
             continue
         node = nodes.get(spec.arg.name) if isinstance(spec.arg, TensorArgument) else None
+        where = describe(node) if node is not None else None
         if spec.kind == OutputKind.BUFFER_MUTATION:
-            message = (f"the program updates buffer '{spec.target}' in place; "
-                       "mutable buffers are not supported yet")
-        else:
-            message = f"output of kind {spec.kind.name} ('{spec.target}') is not supported"
-        yield Problem(message, location=describe(node) if node is not None else None, method=method)
+            message = _buffer_mutation_problem(spec.target, buffers.get(spec.target), node)
+            if message is not None:
+                yield Problem(message, location=where, method=method)
+            continue
+        message = f"output of kind {spec.kind.name} ('{spec.target}') is not supported"
+        if spec.kind == OutputKind.USER_INPUT_MUTATION:
+            message = (f"the program mutates its input '{spec.target}' in place; only buffers "
+                       "(register_buffer) may be mutated")
+        yield Problem(message, location=where, method=method)
+
+
+def _buffer_mutation_problem(
+    target: str, buffer: Optional[torch.fx.Node], value: Optional[torch.fx.Node]
+) -> Optional[str]:
+    """Why the new value of mutable buffer `target` cannot be stored, or None.
+
+    The runtime keeps a mutated buffer in planned memory across executions
+    and writes its new value with aten::copy_, so the buffer must have a
+    static shape and the new value that shape (dtypes may differ: copy_
+    converts, as in eager).
+    """
+    if buffer is None or value is None:
+        return f"buffer '{target}' is mutated but is not an input of the program"
+    old, new = buffer.meta.get("val"), value.meta.get("val")
+    if not isinstance(old, torch.Tensor) or not isinstance(new, torch.Tensor):
+        return f"buffer '{target}' is updated with a non-tensor value"
+    if any(isinstance(d, torch.SymInt) for d in list(old.shape) + list(new.shape)):
+        return (f"buffer '{target}' is updated with a value of dynamic shape {list(new.shape)}; "
+                "mutable buffers need a static shape")
+    if list(old.shape) != list(new.shape):
+        return (f"buffer '{target}' of shape {list(old.shape)} is updated with a value of shape "
+                f"{list(new.shape)}")
+    return None
 
 
 def _node_problems(node: torch.fx.Node, method: str) -> Iterable[Problem]:
@@ -62,9 +107,14 @@ def _node_problems(node: torch.fx.Node, method: str) -> Iterable[Problem]:
         for reason in _value_problems(value) + _bound_problems(value):
             yield Problem(f"input '{node.name}': {reason}", method=method)
         return
+    if node.op == "get_attr" and node.users and all(
+        u.op == "call_function" and u.target is COND for u in node.users
+    ):
+        return  # a torch.cond branch, verified with the cond
     if node.op in ("get_attr", "call_module"):
         yield Problem(
-            f"'{node.op}' node '{node.target}' (control flow or submodule calls) is not supported",
+            f"'{node.op}' node '{node.target}' (a submodule call or attribute read outside "
+            "torch.cond) is not supported",
             location=describe(node), method=method,
         )
         return
@@ -85,8 +135,13 @@ def _target_problem(target: Any) -> tuple[str, Optional[str]]:
     """(operator name, why the runtime cannot run it or None)."""
     if target is operator.getitem:
         return "getitem", None
-    if target in SYMBOLIC_OPERATORS or target in SIZE_OPERATORS:
+    if target in SYMBOLIC_OPERATORS or target in SIZE_OPERATORS or target in NEGATED_COMPARISONS:
         return str(getattr(target, "__name__", target)), None
+    if target is COND:
+        return "cond", None
+    if isinstance(target, HigherOrderOperator):
+        return target.name(), (f"control flow operator '{target.name()}' is not supported "
+                               "(torch.cond is)")
     if not isinstance(target, OpOverload):
         name = getattr(target, "__name__", str(target))
         return name, f"'{name}' is not an ATen operator (higher-order ops and Python calls are not supported)"

@@ -11,9 +11,19 @@ Graph walk, in node order:
                    one fresh planned Tensor per result
   getitem          the matching result value of the multi-output call; no code
   sym_size, +,*..  KernelCall writing a fresh Int value (dynamic shapes)
+  buffer (mutated) a planned Tensor holding state across executions: its
+                   initial value goes to the mutable-data table
+                   (data_buffer_idx), and it is marked for planning with a
+                   provisional allocation_info (see torchedge.memory)
+  cond             torch.cond, inlined as upstream does: JumpFalseCall(pred)
+                   over the true branch, whose results are MoveCall'ed into the
+                   cond's result values, JumpFalseCall(False) over the false
+                   branch, which moves its results there too (control_flow.py)
   output           plan.outputs; results that are plan inputs, constants or
                    already listed get an `aten::clone.out` into a fresh tensor,
-                   so every output is a distinct planned tensor
+                   so every output is a distinct planned tensor; then one
+                   `aten::copy_` per mutated buffer writes its new value
+With dynamic inputs, guard instructions come first (input_guards.py).
 Memory offsets are assigned afterwards by torchedge.memory.plan_memory.
 """
 
@@ -27,14 +37,16 @@ import torch
 import torch.fx
 from torch._ops import OpOverload
 from torch.export import ExportedProgram
-from torch.export.graph_signature import InputKind, InputSpec
+from torch.export.graph_signature import InputKind, InputSpec, OutputKind
 from torch.utils._pytree import treespec_dumps
 
 from torchedge.aten.arguments import bind_arguments, default_value
 from torchedge.aten.out_variants import is_out_argument, kernel_name, out_arguments, out_variant
-from torchedge.aten.symbolic import SIZE_OPERATORS, SYMBOLIC_OPERATORS
+from torchedge.aten.symbolic import NEGATED_COMPARISONS, SIZE_OPERATORS, SYMBOLIC_OPERATORS
 from torchedge.emit.argument_encoding import encode_argument
 from torchedge.emit.constant_table import ConstantTable
+from torchedge.emit.control_flow import COND, emit_cond
+from torchedge.emit.input_guards import emit_input_guards
 from torchedge.emit.tensor_values import dim_order, tensor_bytes, tensor_value, upper_bound
 from torchedge.emit.value_table import ValueTable
 from torchedge.serialize import schema as s
@@ -42,6 +54,9 @@ from torchedge.source_location import stack_frames
 
 NodeValue = Union[int, list[int]]
 CLONE_OUT = ("aten::clone", "out")
+# ET12 names a "default" overload with an empty string.
+COPY_INPLACE = ("aten::copy_", "")
+PROVISIONAL_ALLOCATION = s.AllocationDetails.at(1, 0)  # plan_memory sets the real offset
 
 
 class EmitError(RuntimeError):
@@ -57,11 +72,21 @@ class MethodEmitter:
         program: ExportedProgram,
         constants: ConstantTable,
         include_stacktrace: bool = True,
+        mutable_data: Optional[ConstantTable] = None,
+        input_guards: bool = True,
     ) -> None:
         self.name = name
         self.program = program
         self.constants = constants
+        self.mutable_data = mutable_data if mutable_data is not None else ConstantTable()
         self.include_stacktrace = include_stacktrace
+        self.input_guards = input_guards
+        self._mutated = {
+            spec.target for spec in program.graph_signature.output_specs
+            if spec.kind == OutputKind.BUFFER_MUTATION
+        }
+        self._buffer_values: dict[str, int] = {}  # mutated buffer target -> its value
+        self._submodules: dict[torch.fx.Node, torch.fx.GraphModule] = {}
         self.values = ValueTable()
         self._node_values: dict[torch.fx.Node, NodeValue] = {}
         self._written: set[int] = set()  # values some instruction writes
@@ -89,19 +114,25 @@ class MethodEmitter:
         }
         inputs: list[int] = []
         outputs: list[int] = []
+        user_inputs: list[torch.fx.Node] = []
+        guarded = not self.input_guards
         for node in self.program.graph.nodes:
+            if node.op != "placeholder" and not guarded:
+                emit_input_guards(self, user_inputs)
+                guarded = True
             if node.op == "placeholder":
                 spec = specs.get(node.name)
                 if spec is None or spec.kind == InputKind.USER_INPUT:
                     inputs.append(self._user_input(node))
+                    user_inputs.append(node)
+                elif spec.kind == InputKind.BUFFER and spec.target in self._mutated:
+                    self._node_values[node] = self._mutable_buffer(spec)
                 else:
                     self._node_values[node] = self._constant(node, spec)
-            elif node.op == "call_function":
-                self._call_function(node)
             elif node.op == "output":
                 outputs = self._outputs(node)
             else:
-                raise EmitError(f"cannot emit '{node.op}' node '{node.name}'")
+                self._emit_node(node)
         chain = s.Chain(
             inputs=list(inputs),
             outputs=list(outputs),
@@ -147,6 +178,18 @@ class MethodEmitter:
             return self.values.add(s.String(value))
         raise EmitError(f"cannot emit input or output value {value!r}")
 
+    def _mutable_buffer(self, spec: InputSpec) -> int:
+        tensor = self._constant_tensor(spec)
+        if not isinstance(tensor, torch.Tensor):
+            raise EmitError(f"buffer '{spec.target}' is a {type(tensor).__name__}, not a tensor")
+        data_buffer_idx = self.mutable_data.add(tensor_bytes(tensor, dim_order(tensor)))
+        value = tensor_value(tensor, data_buffer_idx)
+        value.allocation_info = PROVISIONAL_ALLOCATION
+        value.extra_tensor_info = s.ExtraTensorInfo(fully_qualified_name=spec.target)
+        index = self.values.add(value)
+        self._buffer_values[spec.target] = index
+        return index
+
     def _constant(self, node: torch.fx.Node, spec: InputSpec) -> int:
         tensor = self._constant_tensor(spec)
         if not isinstance(tensor, torch.Tensor):
@@ -166,6 +209,45 @@ class MethodEmitter:
             return program.constants[target]
         raise EmitError(f"input '{spec.arg.name}' of kind {spec.kind.name} cannot be emitted")
 
+    # -- nodes -------------------------------------------------------------------
+
+    def _emit_node(self, node: torch.fx.Node) -> None:
+        if node.op == "call_function":
+            self._call_function(node)
+        elif node.op == "get_attr":
+            # Branch graphs name their own (nested) branches: resolve the
+            # attribute on the module that owns this node's graph.
+            owner = node.graph.owning_module or self.program.graph_module
+            module = getattr(owner, node.target, None)
+            if not isinstance(module, torch.fx.GraphModule):
+                raise EmitError(f"get_attr '{node.target}' is not a graph module (only torch.cond "
+                                "branches are supported)")
+            self._submodules[node] = module
+        else:
+            raise EmitError(f"cannot emit '{node.op}' node '{node.name}'")
+
+    def submodule(self, node: Any) -> torch.fx.GraphModule:
+        """The branch graph a cond argument names (a get_attr node)."""
+        if isinstance(node, torch.fx.Node) and node in self._submodules:
+            return self._submodules[node]
+        raise EmitError(f"expected a get_attr node naming a graph module, got {node!r}")
+
+    def emit_subgraph(self, module: torch.fx.GraphModule, inputs: list[int]) -> list[int]:
+        """Emits the nodes of a branch graph inline, its placeholders bound to
+        the values `inputs`; returns the values of its outputs."""
+        placeholders = [n for n in module.graph.nodes if n.op == "placeholder"]
+        if len(placeholders) != len(inputs):
+            raise EmitError(f"branch takes {len(placeholders)} inputs, got {len(inputs)}")
+        outputs: list[int] = []
+        for node in module.graph.nodes:
+            if node.op == "placeholder":
+                self._node_values[node] = inputs[placeholders.index(node)]
+            elif node.op == "output":
+                outputs = [self.value_of(v) for v in node.args[0]]
+            else:
+                self._emit_node(node)
+        return outputs
+
     # -- calls -------------------------------------------------------------------
 
     def _call_function(self, node: torch.fx.Node) -> None:
@@ -182,6 +264,13 @@ class MethodEmitter:
         elif target in SYMBOLIC_OPERATORS:
             args = [self._scalar_arg(a) for a in node.args]
             self._kernel_call(SYMBOLIC_OPERATORS[target], args + [self._results(node)], node)
+        elif target in NEGATED_COMPARISONS:
+            args = [self._scalar_arg(a) for a in node.args]
+            holds = self.values.add(s.Bool(False))
+            self._kernel_call(SYMBOLIC_OPERATORS[NEGATED_COMPARISONS[target]], args + [holds], node)
+            self._kernel_call(SYMBOLIC_OPERATORS[torch.sym_not], [holds, self._results(node)], node)
+        elif target is COND:
+            emit_cond(self, node)
         elif isinstance(target, OpOverload):
             self._aten_call(node, target)
         else:
@@ -254,17 +343,46 @@ class MethodEmitter:
     def _result(self, value: Any, node: torch.fx.Node) -> int:
         if isinstance(value, torch.Tensor):
             return self.values.add(tensor_value(value))
+        if isinstance(value, (torch.SymBool, bool)):
+            return self.values.add(s.Bool(bool(value) if isinstance(value, bool) else False))
         if isinstance(value, (torch.SymInt, int)):
             return self.values.add(s.Int(upper_bound(value)))
+        if isinstance(value, (torch.SymFloat, float)):
+            return self.values.add(s.Double(float(value) if isinstance(value, float) else 0.0))
         raise EmitError(f"node '{node.name}' computes {value!r}, which has no runtime value")
+
+    def results(self, node: torch.fx.Node) -> NodeValue:
+        """Fresh values for what `node` computes (control-flow emitters)."""
+        return self._results(node)
+
+    def kernel_call(self, kernel: tuple[str, str], args: list[int], node: Optional[torch.fx.Node]) -> None:
+        """Appends a KernelCall of operator `kernel` ("aten::copy_", "")."""
+        self._kernel_call(kernel, args, node)
+
+    def append(self, instruction: s.InstructionArguments, node: Optional[torch.fx.Node]) -> int:
+        """Appends a non-kernel instruction; returns its position."""
+        self._instructions.append(instruction)
+        self._frames.append(self._frame_list(node))
+        return len(self._instructions) - 1
+
+    def is_written(self, index: int) -> bool:
+        """Whether some instruction of this method writes value `index`."""
+        return index in self._written
+
+    def clone(self, source: int, node: torch.fx.Node) -> int:
+        """A fresh tensor that an `aten::clone.out` fills with value `source`."""
+        return self._clone(source, node)
+
+    @property
+    def num_instructions(self) -> int:
+        return len(self._instructions)
 
     def _kernel_call(self, kernel: tuple[str, str], args: list[int], node: Optional[torch.fx.Node]) -> None:
         op_index = self._operator_index.get(kernel)
         if op_index is None:
             op_index = self._operator_index[kernel] = len(self._operators)
             self._operators.append(s.Operator(*kernel))
-        self._instructions.append(s.KernelCall(op_index, args))
-        self._frames.append(self._frame_list(node))
+        self.append(s.KernelCall(op_index, args), node)
 
     def _frame_list(self, node: Optional[torch.fx.Node]) -> s.FrameList:
         if node is None:
@@ -276,8 +394,16 @@ class MethodEmitter:
     # -- outputs -----------------------------------------------------------------
 
     def _outputs(self, node: torch.fx.Node) -> list[int]:
+        """User outputs first (copies read the old buffer values, if any),
+        then the buffer write-backs, in the signature's order."""
+        specs = self.program.graph_signature.output_specs
+        returned = list(node.args[0])
+        if len(specs) != len(returned):
+            raise EmitError(f"the graph returns {len(returned)} values but the signature has {len(specs)}")
         outputs: list[int] = []
-        for value in node.args[0]:
+        for spec, value in zip(specs, returned):
+            if spec.kind == OutputKind.BUFFER_MUTATION:
+                continue
             if not isinstance(value, torch.fx.Node):
                 outputs.append(self._fresh_literal(value))
                 continue
@@ -285,7 +411,19 @@ class MethodEmitter:
             if index not in self._written or index in outputs:
                 index = self._clone(index, value)
             outputs.append(index)
+        for spec, value in zip(specs, returned):
+            if spec.kind == OutputKind.BUFFER_MUTATION:
+                self._write_buffer(spec.target, value)
         return outputs
+
+    def _write_buffer(self, target: str, value: Any) -> None:
+        buffer = self._buffer_values.get(target)
+        if buffer is None or not isinstance(value, torch.fx.Node):
+            raise EmitError(f"buffer '{target}' is mutated but is not an input of this method")
+        source = self.value_of(value)
+        if source == buffer:
+            return  # the graph returns the buffer unchanged
+        self._kernel_call(COPY_INPLACE, [buffer, source, self.values.bool(False), buffer], value)
 
     def _clone(self, source: int, node: torch.fx.Node) -> int:
         """Copies value `source` (a plan input, constant or repeated output)."""

@@ -30,21 +30,36 @@ def emit_program(
     constant_tensor_alignment: int = 16,
     memory_alignment: int = 16,
     include_stacktrace: bool = True,
+    input_guards: bool = True,
 ) -> EmittedProgram:
     """Emits and memory-plans every method; constants are shared program-wide.
 
     Constants live in one segment (segment 0) as SubsegmentOffsets whose
     offsets[0] is reserved; a program without constants has offsets [0] and
-    no segment at all.
+    no segment at all. Initial values of mutable buffers live in the next
+    segment, described by Program.mutable_data_segments[0] the same way
+    (offsets[0] reserved; a buffer's data_buffer_idx indexes the offsets);
+    the runtime copies them into planned memory when it loads a method.
+    `input_guards`: see torchedge.emit.input_guards.
     """
     constants = ConstantTable(constant_tensor_alignment)
+    mutable_data = ConstantTable(constant_tensor_alignment)
     plans, memory = [], {}
     for name, program in methods.items():
-        plan = MethodEmitter(name, program, constants, include_stacktrace).emit()
+        emitter = MethodEmitter(
+            name, program, constants, include_stacktrace,
+            mutable_data=mutable_data, input_guards=input_guards,
+        )
+        plan = emitter.emit()
         memory[name] = plan_memory(plan, memory_alignment)
         plans.append(plan)
     data, offsets = constants.segment()
     segments = [data] if len(offsets) > 1 else []
+    mutable_data_segments = None
+    if len(mutable_data):
+        initial, initial_offsets = mutable_data.segment()
+        mutable_data_segments = [s.SubsegmentOffsets(len(segments), initial_offsets)]
+        segments.append(initial)
     program = s.Program(
         version=PROGRAM_VERSION,
         execution_plan=plans,
@@ -52,5 +67,6 @@ def emit_program(
         backend_delegate_data=[],
         segments=[],
         constant_segment=s.SubsegmentOffsets(segment_index=0, offsets=offsets),
+        mutable_data_segments=mutable_data_segments,
     )
     return EmittedProgram(program, segments, memory)

@@ -1,8 +1,19 @@
 """Memory planning of an emitted ExecutionPlan.
 
-Every planned tensor (a Tensor value with no constant data) gets
-`allocation_info = (memory_id, offset)` in one arena, and the plan's
-`non_const_buffer_sizes` becomes [0, arena_bytes].
+Every planned tensor gets `allocation_info = (memory_id, offset)` in one
+arena, and the plan's `non_const_buffer_sizes` becomes [0, arena_bytes].
+
+Planned tensors are, following the ET12 conventions:
+  * activations: Tensor values without data (data_buffer_idx == 0), i.e.
+    plan inputs, intermediates and outputs, sized at their upper bound;
+  * mutable buffers: Tensor values with an initial value (data_buffer_idx
+    > 0, indexing Program.mutable_data_segments) *and* allocation_info. The
+    emitter marks them with a provisional allocation_info; their memory holds
+    state from one execution to the next, so they are live over the whole
+    plan and never share bytes with anything.
+Tensor values that only receive a MoveCall (the result of torch.cond: each
+branch moves its result there) get no memory of their own; they alias the
+moved tensor, whose lifetime is extended to cover every use of the alias.
 """
 
 from __future__ import annotations
@@ -23,7 +34,8 @@ class MemoryReport:
 
     arena_bytes: int         # size of the planned arena (memory_id 1)
     lower_bound_bytes: int   # peak live bytes: no plan can be smaller
-    num_tensors: int         # planned tensors (inputs, intermediates, outputs)
+    num_tensors: int         # planned tensors (inputs, intermediates, outputs, buffers)
+    mutable_buffer_bytes: int = 0  # of arena_bytes, held by mutable buffers
 
     @property
     def efficiency(self) -> float:
@@ -35,8 +47,14 @@ def tensor_nbytes(tensor: s.Tensor) -> int:
     return math.prod(tensor.sizes) * element_size(tensor.scalar_type)
 
 
+def is_mutable_buffer(value: s.KernelValue) -> bool:
+    return (
+        isinstance(value, s.Tensor) and value.data_buffer_idx > 0 and value.allocation_info is not None
+    )
+
+
 def is_planned(value: s.KernelValue) -> bool:
-    return isinstance(value, s.Tensor) and value.data_buffer_idx == 0
+    return isinstance(value, s.Tensor) and (value.data_buffer_idx == 0 or is_mutable_buffer(value))
 
 
 def _tensor_indices(plan: s.ExecutionPlan, index: int) -> list[int]:
@@ -48,19 +66,30 @@ def _tensor_indices(plan: s.ExecutionPlan, index: int) -> list[int]:
     return []
 
 
-def tensor_lifetimes(plan: s.ExecutionPlan) -> list[Lifetime]:
-    """[first, last] instruction of every planned tensor of the plan's chains.
+def _instructions(plan: s.ExecutionPlan) -> list[s.InstructionArguments]:
+    return [i for chain in plan.chains for i in chain.instructions]
 
-    Plan inputs are live from instruction 0 and plan outputs to the last
-    instruction, whatever the instructions do with them.
-    """
-    instructions = [i for chain in plan.chains for i in chain.instructions]
+
+def move_destinations(plan: s.ExecutionPlan) -> set[int]:
+    """Values written only by MoveCall (never an argument of a kernel before that)."""
+    return {i.move_to for i in _instructions(plan) if isinstance(i, s.MoveCall)}
+
+
+def _uses(plan: s.ExecutionPlan) -> tuple[dict[int, int], dict[int, int]]:
+    """First and last instruction touching each tensor value, with plan inputs
+    live from instruction 0 and plan outputs to the last instruction."""
+    instructions = _instructions(plan)
     last_instruction = max(len(instructions) - 1, 0)
     first: dict[int, int] = {}
     last: dict[int, int] = {}
     for position, instruction in enumerate(instructions):
-        args = getattr(instruction, "args", [])
-        for arg in args:
+        if isinstance(instruction, s.MoveCall):
+            touched = [instruction.move_from, instruction.move_to]
+        elif isinstance(instruction, s.JumpFalseCall):
+            touched = [instruction.cond_value_index]
+        else:
+            touched = getattr(instruction, "args", [])
+        for arg in touched:
             for index in _tensor_indices(plan, arg):
                 first.setdefault(index, position)
                 last[index] = position
@@ -70,11 +99,39 @@ def tensor_lifetimes(plan: s.ExecutionPlan) -> list[Lifetime]:
     for index in plan.outputs:
         first.setdefault(index, last_instruction)
         last[index] = last_instruction
-    return [
-        Lifetime(index, tensor_nbytes(value), first.get(index, 0), last.get(index, first.get(index, 0)))
-        for index, value in enumerate(plan.values)
-        if is_planned(value)
-    ]
+    return first, last
+
+
+def _extend_moved(plan: s.ExecutionPlan, last: dict[int, int]) -> None:
+    """A moved tensor lives as long as the value it was moved into (to a
+    fixed point: a cond result can be moved on by an enclosing cond)."""
+    moves = [(i.move_from, i.move_to) for i in _instructions(plan) if isinstance(i, s.MoveCall)]
+    changed = True
+    while changed:
+        changed = False
+        for source, target in moves:
+            end = last.get(target)
+            if end is not None and last.get(source, -1) < end:
+                last[source] = end
+                changed = True
+
+
+def tensor_lifetimes(plan: s.ExecutionPlan) -> list[Lifetime]:
+    """[first, last] instruction of every planned tensor of the plan's chains."""
+    first, last = _uses(plan)
+    _extend_moved(plan, last)
+    aliases = move_destinations(plan)
+    end = max(len(_instructions(plan)) - 1, 0)
+    lifetimes = []
+    for index, value in enumerate(plan.values):
+        if not is_planned(value) or index in aliases:
+            continue
+        if is_mutable_buffer(value):
+            lifetimes.append(Lifetime(index, tensor_nbytes(value), 0, end))
+            continue
+        start = first.get(index, 0)
+        lifetimes.append(Lifetime(index, tensor_nbytes(value), start, max(last.get(index, start), start)))
+    return lifetimes
 
 
 def plan_memory(plan: s.ExecutionPlan, alignment: int = DEFAULT_ALIGNMENT) -> MemoryReport:
@@ -84,4 +141,5 @@ def plan_memory(plan: s.ExecutionPlan, alignment: int = DEFAULT_ALIGNMENT) -> Me
     for t in lifetimes:
         plan.values[t.key].allocation_info = s.AllocationDetails.at(MEMORY_ID, arena.offsets[t.key])
     plan.non_const_buffer_sizes = [0, arena.arena_bytes]
-    return MemoryReport(arena.arena_bytes, arena.lower_bound_bytes, len(lifetimes))
+    buffer_bytes = sum(t.size for t in lifetimes if is_mutable_buffer(plan.values[t.key]))
+    return MemoryReport(arena.arena_bytes, arena.lower_bound_bytes, len(lifetimes), buffer_bytes)

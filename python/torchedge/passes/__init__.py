@@ -1,12 +1,14 @@
 """Graph rewrites over torch.fx graphs, one idea per module.
 
 Each pass states in its docstring what holds afterwards. `to_edge` runs
-`EDGE_PASSES` in order, then `refresh_fake_tensors`, `fold_constants` (over
+`EDGE_PASSES` in order on the graph and on every torch.cond branch graph
+(`graph_modules`), then `refresh_fake_tensors`, `fold_constants` (over
 the ExportedProgram, it edits the signature) and `remove_redundant_copies`.
 """
 
 from torchedge.passes.constant_folding import fold_constants
 from torchedge.passes.fake_tensors import refresh_fake_tensors
+from torchedge.passes.graph_modules import graph_modules
 from torchedge.passes.redundant_copies import remove_redundant_copies
 from torchedge.passes.remove_assertions import remove_runtime_assertions
 from torchedge.passes.scalar_overloads import use_scalar_overloads
@@ -21,6 +23,7 @@ EDGE_PASSES = (
 __all__ = [
     "EDGE_PASSES",
     "fold_constants",
+    "graph_modules",
     "remove_redundant_copies",
     "refresh_fake_tensors",
     "remove_runtime_assertions",

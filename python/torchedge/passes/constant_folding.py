@@ -50,6 +50,7 @@ def _evaluate(
     constant can be dropped: folding never grows the stored weights.
     """
     specs = {s.arg.name: s for s in ep.graph_signature.input_specs if hasattr(s.arg, "name")}
+    mutated = set(ep.graph_signature.buffers_to_mutate.values())  # state, not constants
     known: dict[torch.fx.Node, Any] = {}
     reads: dict[torch.fx.Node, frozenset[torch.fx.Node]] = {}
     folded: dict[torch.fx.Node, Any] = {}
@@ -57,7 +58,8 @@ def _evaluate(
     for node in ep.graph.nodes:
         if node.op == "placeholder":
             spec = specs.get(node.name)
-            value = _constant_tensor(ep, spec) if spec is not None and spec.kind in _CONSTANT_KINDS else None
+            constant = spec is not None and spec.kind in _CONSTANT_KINDS and spec.target not in mutated
+            value = _constant_tensor(ep, spec) if constant else None
             if isinstance(value, torch.Tensor):
                 known[node], reads[node] = value.detach(), frozenset({node})
                 if value.numel() and value.untyped_storage().data_ptr() in keep:
@@ -151,8 +153,8 @@ def fold_constants(
     method, or in another method: `keep` holds the storage pointers of
     constants other methods read) still needs the original. Computations
     from literals alone (masks, ranges) are folded up to `max_growth_bytes`.
-    Random ops are never folded. Modifies `ep` in place; returns whether it
-    changed.
+    Random ops are never folded, and buffers the program mutates are state,
+    not constants. Modifies `ep` in place; returns whether it changed.
     """
     folded = _evaluate(ep, max_growth_bytes, keep)
     frontier = [

@@ -14,6 +14,9 @@ from torch.utils import _pytree as pytree
 from torchedge.passes.view_copies import view_of_copy
 
 
+COND = torch.ops.higher_order.cond
+
+
 class _CopyAwareFakeTensorProp(FakeTensorProp):
     """Runs `*_copy` nodes as their view followed by a contiguous clone.
 
@@ -22,6 +25,8 @@ class _CopyAwareFakeTensorProp(FakeTensorProp):
     """
 
     def call_function(self, target: Any, args: tuple, kwargs: dict) -> Any:
+        if target is COND:
+            self._refresh_branches(args)
         view = view_of_copy(target) if isinstance(target, OpOverload) else None
         if view is None:
             return super().call_function(target, args, kwargs)
@@ -31,12 +36,22 @@ class _CopyAwareFakeTensorProp(FakeTensorProp):
         )
 
 
+    def _refresh_branches(self, args: tuple) -> None:
+        """Propagates the cond's operands through both branch graphs, which
+        the cond itself runs opaquely."""
+        _, true_branch, false_branch, operands = args
+        for branch in (true_branch, false_branch):
+            if isinstance(branch, torch.fx.GraphModule):
+                _CopyAwareFakeTensorProp(branch, self._mode).propagate_dont_convert_inputs(*operands)
+
+
 def refresh_fake_tensors(gm: torch.fx.GraphModule) -> None:
     """Re-propagates fake values from the placeholders' meta["val"].
 
     Afterwards every node's meta["val"] has the sizes, dtype and strides
     (hence dim order) the rewritten graph really produces, in the same fake
-    mode and ShapeEnv as the exported program (symbolic sizes stay symbolic).
+    mode and ShapeEnv as the exported program (symbolic sizes stay symbolic);
+    so do the nodes of torch.cond branch graphs.
     """
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     inputs = [n.meta.get("val") for n in placeholders]

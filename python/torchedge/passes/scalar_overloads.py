@@ -14,8 +14,23 @@ from torchedge.aten.arguments import bind_arguments, call_arguments
 aten = torch.ops.aten
 
 
+_SYMBOLIC_SCALARS = (torch.SymInt, torch.SymFloat, torch.SymBool)
+
+
 def _is_number(value: object) -> bool:
+    """A Python number, or a graph node computing one (a size expression
+    such as `n * 0.5` with dynamic shapes)."""
+    if isinstance(value, torch.fx.Node):
+        return isinstance(value.meta.get("val"), _SYMBOLIC_SCALARS)
     return isinstance(value, numbers.Number) and not isinstance(value, complex)
+
+
+def _example(value: object) -> object:
+    """A plain number of the same Python type as `value` (for type promotion)."""
+    if isinstance(value, torch.fx.Node):
+        val = value.meta["val"]
+        return True if isinstance(val, torch.SymBool) else 1.0 if isinstance(val, torch.SymFloat) else 1
+    return value
 
 
 def _scalar_overload(op: OpOverload, names: frozenset[str]) -> Optional[OpOverload]:
@@ -48,6 +63,7 @@ def _tensor_slots_with_numbers(node: torch.fx.Node) -> dict[str, object]:
 
 def _wrapped_number_dtype(node: torch.fx.Node, value: object) -> torch.dtype:
     """The dtype a 0-dim tensor needs to promote like the wrapped number did."""
+    value = _example(value)
     tensors = [a.meta["val"] for a in node.all_input_nodes if isinstance(a.meta.get("val"), torch.Tensor)]
     if not tensors:
         return torch.get_default_dtype() if isinstance(value, float) else (
@@ -59,11 +75,14 @@ def _wrapped_number_dtype(node: torch.fx.Node, value: object) -> torch.dtype:
 def use_scalar_overloads(gm: torch.fx.GraphModule) -> bool:
     """Removes Python numbers from Tensor-typed argument slots.
 
-    ATen graphs call e.g. `aten.mul.Tensor(x, 2)`. Afterwards such a call
+    ATen graphs call e.g. `aten.mul.Tensor(x, 2)`, or with dynamic shapes
+    `aten.mul.Tensor(x, n * 0.5)` where a node computes the number (a
+    SymInt/SymFloat/SymBool). Afterwards such a call
     uses the overload taking a Scalar when the packet has one
     (`aten.mul.Scalar(x, 2)`); otherwise the number is materialized by a new
     `aten.scalar_tensor` node whose dtype promotes like the wrapped number.
-    Every Tensor-typed argument of every ATen call is then a graph node.
+    Every Tensor-typed argument of every ATen call is then a node computing
+    a tensor.
     New nodes have no meta["val"] until `refresh_fake_tensors` runs.
     Returns whether the graph changed.
     """

@@ -1,0 +1,96 @@
+// torchedge/backends/xnnpack/blob_format.h
+//
+// The facts of the "TEX1" blob that the XNNPACK delegate's ahead-of-time
+// half (python/torchedge/backends/xnnpack/blob_writer.py, which documents
+// the layout byte by byte) writes and blob_reader.cpp reads. Everything is
+// little-endian; integers are u32 unless noted, float parameters are stored
+// as their IEEE-754 bit patterns in u32 slots.
+//
+//   header (32 bytes)  "TEX1", version, num_values, num_inputs, num_outputs,
+//                      num_nodes, u64 data_offset (16-aligned)
+//   values             one record each; values [0, num_inputs) are the
+//                      delegate's runtime inputs in DelegateCall order,
+//                      [num_inputs, num_inputs + num_outputs) its outputs
+//   nodes              one record each, in execution order
+//   data               from data_offset to the end: float32 constants
+//
+// The blob already speaks XNNPACK: dims are in XNNPACK's layout (NHWC for
+// activations of spatial operators), weights are pre-permuted, and each
+// node's parameters are those of its xnn_define_* call.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace torchedge {
+namespace xnnpack {
+
+constexpr char kBlobMagic[4] = {'T', 'E', 'X', '1'};
+constexpr uint32_t kBlobVersion = 1;
+constexpr size_t kHeaderBytes = 32;
+
+/// XNN_MAX_TENSOR_DIMS of the XNNPACK this backend is built against.
+constexpr uint32_t kMaxDims = 6;
+/// "No value" in an optional node slot (a bias), as XNN_INVALID_VALUE_ID.
+constexpr uint32_t kNoValue = 0xFFFFFFFFu;
+constexpr uint32_t kMaxNodeIds = 4;
+constexpr uint32_t kMaxNodeParams = 16;
+/// Upper bounds that keep every size computation far from overflow.
+constexpr uint32_t kMaxValues = 1u << 20;
+constexpr uint32_t kMaxNodes = 1u << 20;
+constexpr uint64_t kMaxElements = uint64_t{1} << 34;
+
+enum class ValueKind : uint32_t {
+  Internal = 0,  // lives in XNNPACK's workspace
+  Input = 1,     // a DelegateCall input tensor
+  Output = 2,    // a DelegateCall output tensor
+  Constant = 3,  // float32 data in the blob's data section
+};
+
+/// How an input/output value meets the runtime tensor bound to it.
+enum class Boundary : uint32_t {
+  Direct = 0,      // the tensor's contiguous data is the value's data
+  NchwToNhwc = 1,  // value is NHWC, tensor is NCHW: execute() converts
+};
+
+enum class OpCode : uint32_t {
+  // ids: input, filter, bias (or kNoValue), output
+  Conv2d = 1,           // pad t r b l, kernel h w, stride h w, dilation h w,
+                        // groups, group in ch, group out ch, min, max
+  DepthwiseConv2d = 2,  // pad t r b l, kernel h w, stride h w, dilation h w,
+                        // depth multiplier, input channels, min, max
+  FullyConnected = 3,   // min, max (filter is [out, in])
+  // ids: a, b, output (numpy broadcasting)
+  Add = 4,       // min, max
+  Subtract = 5,  // min, max
+  Multiply = 6,  // min, max
+  Divide = 7,    // min, max
+  Maximum = 8,   // (none)
+  Minimum = 9,   // (none)
+  // ids: input, output; same shape
+  Clamp = 10,  // min, max
+  HardSwish = 11,
+  Sigmoid = 12,
+  Softmax = 13,  // over the last dimension
+  Abs = 14,
+  Negate = 15,
+  Floor = 16,
+  Ceiling = 17,
+  SquareRoot = 18,
+  Square = 19,
+  BankersRounding = 20,
+  Elu = 21,        // alpha
+  LeakyRelu = 22,  // negative slope
+  // ids: input, output; NHWC
+  GlobalAvgPool2d = 23,   // min, max
+  MaxPool2d = 24,         // pad t r b l, pool h w, stride h w, dilation h w, min, max
+  AvgPool2d = 25,         // pad t r b l, pool h w, stride h w, min, max
+  ConstantPad = 26,       // value, pre[rank], post[rank]
+  Reshape = 27,           // (none): the output's dims are the new shape
+  ResizeBilinear2d = 28,  // align_corners (0 or 1)
+};
+
+constexpr uint32_t kMaxOpCode = 28;
+
+}  // namespace xnnpack
+}  // namespace torchedge

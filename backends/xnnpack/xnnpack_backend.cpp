@@ -1,0 +1,208 @@
+#include "backends/xnnpack/xnnpack_backend.h"
+
+#include <xnnpack.h>
+
+#include <atomic>
+
+#include "backends/xnnpack/blob_reader.h"
+#include "backends/xnnpack/layout_copy.h"
+#include "backends/xnnpack/subgraph_builder.h"
+#include "backends/xnnpack/threadpool.h"
+#include "runtime/backend/backend_interface.h"
+#include "runtime/core/error_message.h"
+
+namespace torchedge {
+
+namespace {
+
+using xnnpack::Boundary;
+using xnnpack::kMaxDims;
+
+std::atomic<int> g_live{0};
+
+// One DelegateCall argument: the tensor sizes it must have and, for NHWC
+// values of NCHW tensors, the staging buffer XNNPACK reads or writes.
+struct Binding {
+  Boundary boundary;
+  uint32_t rank;
+  Tensor::SizesType sizes[kMaxDims];
+  size_t n, c, hw;  // NchwToNhwc only
+  float* staging;   // NchwToNhwc only
+};
+
+struct Delegate {
+  xnn_runtime_t runtime;
+  pthreadpool_t pool;
+  uint32_t num_inputs;
+  uint32_t num_outputs;
+  Binding* bindings;               // inputs, then outputs
+  xnn_external_value* externals;   // what the runtime was last set up with
+  bool set_up;
+};
+
+xnn_status initialize_xnnpack() {
+  // xnn_initialize is idempotent and thread-safe, but asking once is enough.
+  static const xnn_status status = xnn_initialize(nullptr);
+  return status;
+}
+
+Error make_bindings(const xnnpack::ParsedBlob& p, MemoryAllocator* allocator, Delegate* d) {
+  const uint32_t count = p.num_inputs + p.num_outputs;
+  d->bindings = allocator->allocate_array<Binding>(count);
+  d->externals = allocator->allocate_array<xnn_external_value>(count);
+  TE_CHECK_OR_RETURN(d->bindings != nullptr && d->externals != nullptr,
+                     Error::MemoryAllocationFailed,
+                     "xnnpack delegate: method allocator exhausted for %u bindings", count);
+  for (uint32_t i = 0; i < count; ++i) {
+    const xnnpack::ValueInfo& v = p.values[i];
+    Binding& b = d->bindings[i];
+    b.boundary = v.boundary;
+    b.rank = v.tensor_rank;
+    for (uint32_t k = 0; k < v.tensor_rank; ++k) {
+      b.sizes[k] = static_cast<Tensor::SizesType>(v.tensor_dims[k]);
+      TE_CHECK_OR_RETURN(v.tensor_dims[k] <= 0x7FFFFFFFu, Error::DelegateInvalidCompatibility,
+                         "xnnpack blob: tensor size %u too large", v.tensor_dims[k]);
+    }
+    b.staging = nullptr;
+    b.n = b.c = b.hw = 0;
+    if (v.boundary == Boundary::NchwToNhwc) {
+      b.n = v.tensor_dims[0];
+      b.c = v.tensor_dims[1];
+      b.hw = static_cast<size_t>(v.tensor_dims[2]) * v.tensor_dims[3];
+      const size_t nbytes = static_cast<size_t>(v.numel) * sizeof(float) + XNN_EXTRA_BYTES;
+      b.staging = static_cast<float*>(allocator->allocate(nbytes, 64));
+      TE_CHECK_OR_RETURN(b.staging != nullptr, Error::MemoryAllocationFailed,
+                         "xnnpack delegate: method allocator exhausted for a %zu-byte NHWC "
+                         "staging buffer",
+                         nbytes);
+    }
+    d->externals[i] = xnn_external_value{i, nullptr};
+  }
+  return Error::Ok;
+}
+
+bool is_channels_last(const Tensor& t) {
+  const Span<const uint8_t> order = t.dim_order();
+  return order.size() == 4 && order[0] == 0 && order[1] == 2 && order[2] == 3 && order[3] == 1;
+}
+
+// The address XNNPACK should use for argument `i`, after checking the
+// tensor against what the blob promised. `*staged` tells whether data goes
+// through the staging buffer.
+Error resolve_argument(const Delegate& d, uint32_t i, EValue* arg, void** data, bool* staged) {
+  TE_CHECK_OR_RETURN(arg != nullptr && arg->is_tensor(), Error::InvalidType,
+                     "xnnpack delegate: argument %u is not a tensor", i);
+  const Tensor& t = arg->to_tensor();
+  const Binding& b = d.bindings[i];
+  bool same = t.dtype() == ScalarType::Float && t.dim() == static_cast<int>(b.rank);
+  for (uint32_t k = 0; same && k < b.rank; ++k) same = t.size(static_cast<int>(k)) == b.sizes[k];
+  TE_CHECK_OR_RETURN(same && t.mutable_data() != nullptr, Error::InvalidArgument,
+                     "xnnpack delegate: argument %u must be a bound float32 tensor of the shape "
+                     "the delegate was compiled for (rank %u)",
+                     i, b.rank);
+  *staged = false;
+  *data = t.mutable_data();
+  if (b.boundary == Boundary::NchwToNhwc && !is_channels_last(t)) {
+    *staged = true;
+    *data = b.staging;
+  }
+  TE_CHECK_OR_RETURN(*staged || b.boundary == Boundary::NchwToNhwc || t.is_contiguous(),
+                     Error::InvalidArgument,
+                     "xnnpack delegate: argument %u must be contiguous", i);
+  return Error::Ok;
+}
+
+class XnnpackBackend final : public BackendInterface {
+ public:
+  bool is_available() const override { return initialize_xnnpack() == xnn_status_success; }
+
+  Result<DelegateHandle*> init(Span<const uint8_t> blob, Span<const CompileSpec>,
+                               MemoryAllocator* allocator) const override {
+    TE_CHECK_OR_RETURN(initialize_xnnpack() == xnn_status_success, Error::NotSupported,
+                       "XNNPACK does not support this CPU");
+    TE_ASSIGN_OR_RETURN(xnnpack::ParsedBlob parsed, xnnpack::parse_blob(blob, allocator));
+    xnnpack::SubgraphOwner subgraph;
+    TE_RETURN_IF_ERROR(xnnpack::build_subgraph(parsed, allocator, &subgraph));
+    Delegate* d = allocator->allocate_array<Delegate>(1);
+    TE_CHECK_OR_RETURN(d != nullptr, Error::MemoryAllocationFailed,
+                       "xnnpack delegate: method allocator exhausted");
+    *d = Delegate{nullptr, nullptr, parsed.num_inputs, parsed.num_outputs, nullptr, nullptr,
+                  false};
+    TE_RETURN_IF_ERROR(make_bindings(parsed, allocator, d));
+    TE_ASSIGN_OR_RETURN(d->pool, xnnpack::acquire_threadpool());
+    const xnn_status status = xnn_create_runtime_v2(subgraph.get(), d->pool, 0, &d->runtime);
+    if (status != xnn_status_success) {
+      xnnpack::release_threadpool(d->pool);
+      record_error_message("xnnpack delegate: xnn_create_runtime_v2 failed (status %d)",
+                           static_cast<int>(status));
+      return status == xnn_status_out_of_memory ? Error::DelegateMemoryAllocationFailed
+                                                : Error::DelegateInvalidCompatibility;
+    }
+    ++g_live;
+    return static_cast<DelegateHandle*>(d);
+  }
+
+  Error execute(DelegateHandle* handle, Span<EValue*> args) const override {
+    Delegate* d = static_cast<Delegate*>(handle);
+    TE_CHECK_OR_RETURN(d != nullptr && d->runtime != nullptr, Error::DelegateInvalidHandle,
+                       "xnnpack delegate: executed after destroy");
+    const uint32_t count = d->num_inputs + d->num_outputs;
+    TE_CHECK_OR_RETURN(args.size() == count, Error::InvalidArgument,
+                       "xnnpack delegate: %zu arguments, expected %u inputs and %u outputs",
+                       args.size(), d->num_inputs, d->num_outputs);
+    bool changed = !d->set_up;
+    for (uint32_t i = 0; i < count; ++i) {
+      void* data = nullptr;
+      bool staged = false;
+      TE_RETURN_IF_ERROR(resolve_argument(*d, i, args[i], &data, &staged));
+      const Binding& b = d->bindings[i];
+      if (staged && i < d->num_inputs) {
+        xnnpack::nchw_to_nhwc(args[i]->to_tensor().data_as<float>(), b.staging, b.n, b.c, b.hw);
+      }
+      changed = changed || d->externals[i].data != data;
+      d->externals[i].data = data;
+    }
+    if (changed) {
+      // Re-binding recomputes XNNPACK's indirection buffers; skipped when
+      // the planned tensors sit where they did last time (the usual case).
+      const xnn_status status = xnn_setup_runtime(d->runtime, count, d->externals);
+      TE_CHECK_OR_RETURN(status == xnn_status_success, Error::Internal,
+                         "xnnpack delegate: xnn_setup_runtime failed (status %d)",
+                         static_cast<int>(status));
+      d->set_up = true;
+    }
+    const xnn_status status = xnn_invoke_runtime(d->runtime);
+    TE_CHECK_OR_RETURN(status == xnn_status_success, Error::Internal,
+                       "xnnpack delegate: xnn_invoke_runtime failed (status %d)",
+                       static_cast<int>(status));
+    for (uint32_t i = d->num_inputs; i < count; ++i) {
+      const Binding& b = d->bindings[i];
+      if (d->externals[i].data == b.staging && b.staging != nullptr) {
+        xnnpack::nhwc_to_nchw(b.staging, args[i]->to_tensor().mutable_data_as<float>(), b.n, b.c,
+                              b.hw);
+      }
+    }
+    return Error::Ok;
+  }
+
+  void destroy(DelegateHandle* handle) const override {
+    Delegate* d = static_cast<Delegate*>(handle);
+    if (d == nullptr || d->runtime == nullptr) return;
+    xnn_delete_runtime(d->runtime);
+    xnnpack::release_threadpool(d->pool);
+    d->runtime = nullptr;
+    d->pool = nullptr;
+    --g_live;
+  }
+};
+
+}  // namespace
+
+Error register_xnnpack_backend() {
+  static const XnnpackBackend kBackend;
+  return register_backend("XnnpackBackend", &kBackend);
+}
+
+int xnnpack_live_delegates() { return g_live.load(); }
+
+}  // namespace torchedge

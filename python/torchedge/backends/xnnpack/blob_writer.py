@@ -1,0 +1,184 @@
+"""The "TEX1" blob: what XnnpackBackend.preprocess hands the runtime.
+
+Read by backends/xnnpack/blob_reader.cpp (facts in blob_format.h). All
+integers little-endian; u32 unless noted. Float parameters are stored as
+their IEEE-754 float32 bits in u32 slots.
+
+    header, 32 bytes:
+        "TEX1"            magic
+        version           1
+        num_values
+        num_inputs        values [0, num_inputs) are the delegate's inputs,
+                          in DelegateCall order
+        num_outputs       values [num_inputs, num_inputs + num_outputs) are
+                          its outputs, in order
+        num_nodes
+        u64 data_offset   where the data section starts (16-aligned)
+
+    value record:
+        kind              0 internal, 1 input, 2 output, 3 constant
+        rank, dims[rank]  XNNPACK's dims (NHWC for spatial activations),
+                          1 <= rank <= 6, every dim >= 1
+        inputs/outputs:   boundary (0: the tensor's contiguous data is the
+                          value; 1: the tensor is NCHW and the value NHWC,
+                          converted by the runtime), then the runtime
+                          tensor's rank and sizes (same element count)
+        constants:        u64 offset into the data section; numel float32s
+
+    node record (in execution order):
+        opcode, num_ids, num_params, ids[num_ids] (inputs..., output;
+        0xFFFFFFFF for an absent bias), params[num_params]
+
+    data section: float32 constants, each 16-aligned, weights already in
+    XNNPACK's layout (OHWI convolution filters, [1, H, W, C*M] depthwise
+    filters, [out, in] fully-connected filters).
+
+The opcodes and their parameters are listed in OpCode below and in
+blob_format.h; bump VERSION on any change either side must know about.
+"""
+
+from __future__ import annotations
+
+import enum
+import struct
+from dataclasses import dataclass, field
+from typing import Sequence, Union
+
+import torch
+
+MAGIC = b"TEX1"
+VERSION = 1
+MAX_DIMS = 6
+NO_VALUE = 0xFFFFFFFF
+
+Param = Union[int, float]  # int -> u32, float -> float32 bits
+
+
+class ValueKind(enum.IntEnum):
+    INTERNAL = 0
+    INPUT = 1
+    OUTPUT = 2
+    CONSTANT = 3
+
+
+class Boundary(enum.IntEnum):
+    DIRECT = 0
+    NCHW_TO_NHWC = 1
+
+
+class OpCode(enum.IntEnum):
+    """Node kinds; parameters as in blob_format.h."""
+
+    CONV2D = 1             # pad t r b l, kernel h w, stride h w, dilation h w, groups, gic, goc, min, max
+    DEPTHWISE_CONV2D = 2   # pad t r b l, kernel h w, stride h w, dilation h w, multiplier, channels, min, max
+    FULLY_CONNECTED = 3    # min, max
+    ADD = 4                # min, max
+    SUBTRACT = 5           # min, max
+    MULTIPLY = 6           # min, max
+    DIVIDE = 7             # min, max
+    MAXIMUM = 8
+    MINIMUM = 9
+    CLAMP = 10             # min, max
+    HARDSWISH = 11
+    SIGMOID = 12
+    SOFTMAX = 13
+    ABS = 14
+    NEGATE = 15
+    FLOOR = 16
+    CEILING = 17
+    SQUARE_ROOT = 18
+    SQUARE = 19
+    BANKERS_ROUNDING = 20
+    ELU = 21               # alpha
+    LEAKY_RELU = 22        # negative slope
+    GLOBAL_AVG_POOL2D = 23  # min, max
+    MAX_POOL2D = 24        # pad t r b l, pool h w, stride h w, dilation h w, min, max
+    AVG_POOL2D = 25        # pad t r b l, pool h w, stride h w, min, max
+    CONSTANT_PAD = 26      # value, pre[rank], post[rank]
+    RESHAPE = 27
+    RESIZE_BILINEAR2D = 28  # align_corners
+
+
+@dataclass
+class _Value:
+    kind: ValueKind
+    dims: tuple[int, ...]
+    boundary: Boundary = Boundary.DIRECT
+    tensor_dims: tuple[int, ...] = ()
+    data: bytes = b""
+
+
+@dataclass
+class _Node:
+    op: OpCode
+    ids: tuple[int, ...]
+    params: tuple[Param, ...]
+
+
+@dataclass
+class BlobWriter:
+    """Collects values and nodes; inputs must be added first, then outputs."""
+
+    values: list[_Value] = field(default_factory=list)
+    nodes: list[_Node] = field(default_factory=list)
+
+    def add_external(self, kind: ValueKind, dims: Sequence[int], boundary: Boundary,
+                     tensor_dims: Sequence[int]) -> int:
+        assert kind in (ValueKind.INPUT, ValueKind.OUTPUT)
+        order = [v.kind for v in self.values]
+        if kind == ValueKind.INPUT and any(k != ValueKind.INPUT for k in order):
+            raise ValueError("inputs must be added before any other value")
+        if kind == ValueKind.OUTPUT and any(k not in (ValueKind.INPUT, ValueKind.OUTPUT) for k in order):
+            raise ValueError("outputs must be added right after the inputs")
+        return self._add(_Value(kind, _dims(dims), boundary, _dims(tensor_dims)))
+
+    def add_internal(self, dims: Sequence[int]) -> int:
+        return self._add(_Value(ValueKind.INTERNAL, _dims(dims)))
+
+    def add_constant(self, tensor: torch.Tensor) -> int:
+        data = tensor.detach().to(torch.float32).contiguous()
+        dims = tuple(data.shape) or (1,)
+        return self._add(_Value(ValueKind.CONSTANT, _dims(dims), data=data.numpy().tobytes()))
+
+    def add_node(self, op: OpCode, ids: Sequence[int], params: Sequence[Param] = ()) -> None:
+        self.nodes.append(_Node(op, tuple(ids), tuple(params)))
+
+    def dims(self, value: int) -> tuple[int, ...]:
+        return self.values[value].dims
+
+    def serialize(self) -> bytes:
+        head = bytearray(32)
+        data = bytearray()
+        for v in self.values:
+            head += _u32s(int(v.kind), len(v.dims), *v.dims)
+            if v.kind in (ValueKind.INPUT, ValueKind.OUTPUT):
+                head += _u32s(int(v.boundary), len(v.tensor_dims), *v.tensor_dims)
+            elif v.kind == ValueKind.CONSTANT:
+                data += bytes(-len(data) % 16)
+                head += struct.pack("<Q", len(data))
+                data += v.data
+        for n in self.nodes:
+            head += _u32s(int(n.op), len(n.ids), len(n.params), *n.ids)
+            head += b"".join(struct.pack("<f", p) if isinstance(p, float) else struct.pack("<I", p)
+                             for p in n.params)
+        head += bytes(-len(head) % 16)
+        inputs = sum(v.kind == ValueKind.INPUT for v in self.values)
+        outputs = sum(v.kind == ValueKind.OUTPUT for v in self.values)
+        head[0:32] = MAGIC + struct.pack("<5IQ", VERSION, len(self.values), inputs, outputs,
+                                         len(self.nodes), len(head))
+        return bytes(head + data)
+
+    def _add(self, value: _Value) -> int:
+        self.values.append(value)
+        return len(self.values) - 1
+
+
+def _dims(dims: Sequence[int]) -> tuple[int, ...]:
+    out = tuple(int(d) for d in dims)
+    if not 1 <= len(out) <= MAX_DIMS or any(d < 1 for d in out):
+        raise ValueError(f"XNNPACK values need 1..{MAX_DIMS} dims, each >= 1; got {list(out)}")
+    return out
+
+
+def _u32s(*values: int) -> bytes:
+    return struct.pack(f"<{len(values)}I", *values)

@@ -1,0 +1,64 @@
+"""XnnpackPartitioner: which nodes go to the XNNPACK delegate, and why not.
+
+Per node, op_support.check_node looks at dtypes, shapes, attributes and
+whether weights are constants. On top of that a whole-program layout plan
+(layout.py) rejects operators that would need a transpose between NHWC
+convolution activations and an NCHW-only operator, since XNNPACK 2022 has
+none; those stay on the portable kernels, and the delegate's boundary
+converts layouts instead.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Callable, Optional
+
+import torch
+from torch.export import ExportedProgram
+from torch.export.graph_signature import InputKind
+
+from torchedge.backends.partitioner import Partitioner
+from torchedge.backends.xnnpack.layout import plan_layouts
+from torchedge.backends.xnnpack.op_support import check_node, node_view
+from torchedge.backends.xnnpack.preprocess import XnnpackBackend
+
+
+def program_constants(ep: ExportedProgram) -> Callable[[torch.fx.Node], Optional[torch.Tensor]]:
+    """Placeholder node -> its tensor, for weights, buffers never mutated and lifted constants."""
+    mutated = set(ep.graph_signature.buffers_to_mutate.values())
+    by_name = {}
+    for spec in ep.graph_signature.input_specs:
+        if spec.kind == InputKind.PARAMETER or spec.kind == InputKind.CONSTANT_TENSOR or (
+                spec.kind == InputKind.BUFFER and spec.target not in mutated):
+            source = ep.state_dict if spec.target in ep.state_dict else ep.constants
+            by_name[spec.arg.name] = source[spec.target]
+    return lambda node: by_name.get(node.name) if node.op == "placeholder" else None
+
+
+class XnnpackPartitioner(Partitioner):
+    """Delegates float32 CNN/MLP operators to XNNPACK (see op_support.RULES)."""
+
+    backend = XnnpackBackend
+
+    def __init__(self, compile_specs=None) -> None:
+        super().__init__(compile_specs)
+        self._graph: Optional[torch.fx.Graph] = None
+        self._reasons: dict[torch.fx.Node, Optional[str]] = {}
+
+    def check(self, node: torch.fx.Node, program: ExportedProgram) -> Optional[str]:
+        if program.graph is not self._graph:
+            self._reasons = self._decide_all(program)
+            self._graph = program.graph
+        return self._reasons.get(node, "not an operator node")
+
+    @staticmethod
+    def _decide_all(program: ExportedProgram) -> dict[torch.fx.Node, Optional[str]]:
+        constant = program_constants(program)
+        nodes = [n for n in program.graph.nodes
+                 if n.op == "call_function" and n.target is not operator.getitem]
+        reasons = {n: check_node(n, constant) for n in nodes}
+        while True:  # dropping a node only relaxes layouts; a few rounds settle it
+            plan = plan_layouts(node_view(n, constant) for n in nodes if reasons[n] is None)
+            if not plan.conflicts:
+                return reasons
+            reasons.update(plan.conflicts)

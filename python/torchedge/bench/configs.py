@@ -1,0 +1,58 @@
+"""The benchmarked configurations: which runtime, which artifact, which host.
+
+A Config names a runtime set-up; `artifact` is the key of the model file it
+loads (made by artifacts.py) and `runner` how its child process is started
+(runners/). `family` separates torchedge's own configurations from the
+peers it is compared with; `precision` lets int8 configurations (torchedge
+int8, ExecuTorch-XNNPACK int8, ONNX Runtime int8 via
+onnxruntime.quantization) sit beside the float32 ones: ratios are only
+taken between configurations of the same precision.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Config:
+    name: str
+    family: str        # "torchedge" or "peer"
+    runtime: str       # what a reader calls it
+    artifact: str      # key into ModelArtifacts.files
+    runner: str        # "torchedge_cli" or a script under peers/
+    interpreter: str   # "native", "product" (.venv python) or "peers" (.venv-peers python)
+    precision: str = "fp32"
+    # Whether the thread count reaches the compute (False: measured at each
+    # requested count anyway, and the table says the runtime is single-threaded).
+    threads_apply: bool = True
+    host: str = ""     # what else the measured process holds (for the RSS column)
+
+
+CONFIGS: tuple[Config, ...] = (
+    Config("torchedge-portable", "torchedge", "torchedge, portable kernels", "pte",
+           "torchedge_cli", "native", threads_apply=False,
+           host="C++ CLI (build/torchedge_run), no Python"),
+    Config("torchedge-xnnpack", "torchedge", "torchedge, XNNPACK CPU delegate", "pte_xnnpack",
+           "torchedge_cli", "native", host="C++ CLI (build/torchedge_run), no Python"),
+    Config("eager", "peer", "eager PyTorch", "eager_module", "run_eager.py", "product",
+           host="Python + torch"),
+    Config("onnxruntime", "peer", "ONNX Runtime (CPU EP)", "onnx", "run_onnxruntime.py", "peers",
+           host="Python + numpy + onnxruntime"),
+    Config("executorch-xnnpack", "peer", "upstream ExecuTorch + XNNPACK", "executorch_pte",
+           "run_executorch.py", "peers", host="Python + torch + executorch pybindings"),
+)
+
+# The peers the ratio table compares the best torchedge configuration against.
+RATIO_PEERS: tuple[str, ...] = ("onnxruntime", "executorch-xnnpack", "eager")
+
+
+def by_name(names: list[str] | None) -> list[Config]:
+    """The configurations named (all when `names` is empty), in table order."""
+    if not names:
+        return list(CONFIGS)
+    known = {c.name: c for c in CONFIGS}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ValueError(f"unknown configuration(s) {unknown}; known: {', '.join(known)}")
+    return [c for c in CONFIGS if c.name in names]

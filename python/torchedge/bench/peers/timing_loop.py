@@ -1,0 +1,64 @@
+"""The measuring loop and result line shared by the Python-hosted children.
+
+Standard library only (every child imports it beside its own runtime). A
+child parses the common arguments, loads its artifact under `timed()`, then
+calls `run_timed(call, ...)` and `emit(...)`:
+
+    BENCH_RESULT {"load_ms": ..., "latencies_ms": [...], ...}
+
+is printed as the last line on stdout; the parent parses that line and
+reads the child's peak RSS from the operating system (wait4), so the child
+need not measure memory itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any, Callable
+
+RESULT_PREFIX = "BENCH_RESULT "
+
+
+def common_arguments(description: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--artifact", required=True, help="the model file this runtime loads")
+    p.add_argument("--inputs", nargs="*", default=[], help=".npy files, one per model input, in order")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--iterations", type=int, default=20)
+    p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--min-iterations", type=int, default=5,
+                   help="never fewer timed runs than this, even past --max-seconds")
+    p.add_argument("--max-seconds", type=float, default=0.0,
+                   help="stop timing after this long once --min-iterations ran (0: no limit)")
+    p.add_argument("--outputs", default="", help="write the outputs here (.npz) for the accuracy check")
+    return p
+
+
+def now_ms() -> float:
+    return time.perf_counter() * 1e3
+
+
+def run_timed(call: Callable[[], Any], iterations: int, warmup: int, min_iterations: int,
+              max_seconds: float) -> tuple[list[float], Any]:
+    """(latencies in run order, last outputs): `warmup` untimed calls (at
+    least one), then up to `iterations` timed ones."""
+    outputs = call()
+    for _ in range(max(0, warmup - 1)):
+        outputs = call()
+    latencies: list[float] = []
+    start = now_ms()
+    for i in range(max(1, iterations)):
+        if max_seconds > 0 and i >= min_iterations and now_ms() - start > max_seconds * 1e3:
+            break
+        t0 = now_ms()
+        outputs = call()
+        latencies.append(now_ms() - t0)
+    return latencies, outputs
+
+
+def emit(**fields: Any) -> None:
+    sys.stdout.write(RESULT_PREFIX + json.dumps(fields) + "\n")
+    sys.stdout.flush()

@@ -1,0 +1,44 @@
+"""The two torchedge artifacts: portable kernels only, and with the XNNPACK delegate.
+
+The XNNPACK configuration is included only when the delegate really works
+here: `torchedge.backends.xnnpack` must import, and lowering the model with
+its XnnpackPartitioner must succeed; otherwise the reason is reported and
+the configuration is marked not available (never substituted).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+import torchedge
+from torchedge.program import PteProgram
+
+
+class NotAvailable(Exception):
+    """The configuration cannot run here (the reason is the message)."""
+
+
+def lower_portable(module: torch.nn.Module, inputs: tuple) -> PteProgram:
+    return torchedge.lower(module, inputs)
+
+
+def lower_xnnpack(module: torch.nn.Module, inputs: tuple) -> tuple[PteProgram, dict[str, Any]]:
+    """(program, delegation summary); NotAvailable when the delegate is missing."""
+    try:
+        from torchedge.backends.xnnpack import XnnpackPartitioner  # type: ignore[attr-defined]
+    except ImportError as e:
+        raise NotAvailable(f"torchedge.backends.xnnpack does not import ({e})") from None
+    edge = torchedge.to_edge(torchedge.export_methods(module, inputs))
+    edge = edge.to_backend(XnnpackPartitioner())
+    return edge.to_pte(), delegation_summary(edge)
+
+
+def delegation_summary(edge: Any) -> dict[str, Any]:
+    """How many operator nodes went to the delegate, and which operators stayed."""
+    report = getattr(edge, "delegation_report", None)
+    decisions = getattr(report, "decisions", {}).get("forward", []) if report is not None else []
+    kept = sorted({d.operator for d in decisions if not d.delegated})
+    return {"nodes": len(decisions), "delegated": sum(d.delegated for d in decisions),
+            "operators_kept": kept}

@@ -1,0 +1,95 @@
+"""Tries every dtype of every op-table entry and prints what passes.
+
+    .venv/bin/python tests/ops/discover_dtypes.py [--fails] [OP ...]
+    .venv/bin/python tests/ops/discover_dtypes.py --toml kernels/portable/operators.toml
+
+For seeding and reviewing kernels/portable/operators.toml: per operator, the
+dtypes whose samples match eager ("proven"), the samples eager itself
+rejects, and each failing (dtype, case) with its error. With --toml, writes
+a listing of every registered kernel (in .inc order) with its proven dtypes
+and the op table's notes; kernels without an op-table entry get no dtypes.
+Not a test: tests/ops/test_portable_ops.py proves what the listing claims.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import harness
+import op_table
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def registered_by_group() -> list[tuple[str, str]]:
+    """(kernel, group) for every TE_PORTABLE_KERNEL line, in kernel_list.inc order."""
+    kernels_dir = REPO / "kernels" / "portable"
+    order = re.findall(r'#include "kernels/portable/(\w+)_kernels\.inc"',
+                       (kernels_dir / "kernel_list.inc").read_text())
+    rows = []
+    for group in order:
+        text = (kernels_dir / f"{group}_kernels.inc").read_text()
+        rows += [(name, group) for name in re.findall(r'^TE_PORTABLE_KERNEL\("([^"]+)"', text, re.M)]
+    return rows
+
+
+def toml_entry(name: str, group: str, dtypes: list[str], notes: str) -> str:
+    lines = ["[[operator]]", f'name = "{name}"', f'group = "{group}"',
+             "dtypes = [" + ", ".join(f'"{d}"' for d in dtypes) + "]"]
+    if notes:
+        lines.append(f"notes = {json.dumps(notes, ensure_ascii=False)}")  # a valid TOML basic string
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("ops", nargs="*", help="kernel names (default: the whole table)")
+    parser.add_argument("--fails", action="store_true", help="print only operators with failures")
+    parser.add_argument("--toml", type=Path, help="write a listing of every registered kernel here")
+    parser.add_argument("--quick", action="store_true",
+                        help="the test's sample selection instead of every sample")
+    args = parser.parse_args(argv)
+    warnings.filterwarnings("ignore")
+    names = args.ops or list(op_table.OP_TABLE)
+    start, pairs, exports, proven_by_op = time.time(), 0, 0, {}
+    for name in names:
+        t0 = time.time()
+        report = harness.run_op(op_table.spec(name), exhaustive=not args.quick)
+        exports += report.exports
+        proven = [harness.dtype_name(d) for d in report.passing_dtypes()]
+        proven_by_op[name] = proven
+        pairs += len(proven)
+        rejected = [f"{harness.dtype_name(o.dtype)}/{o.case}" for o in report.outcomes
+                    if o.status == "eager-rejects"]
+        if args.fails and not report.failures():
+            continue
+        print(f"{name}  [{time.time() - t0:.1f}s, {report.exports} exports]")
+        print(f"  proven: {proven}")
+        if rejected:
+            print(f"  eager rejects: {' '.join(rejected)}")
+        for o in report.failures():
+            print(f"  FAIL {harness.dtype_name(o.dtype)}/{o.case}: {o.detail[:300]}")
+    print(f"{len(names)} operators, {pairs} proven pairs, {exports} exports, "
+          f"{time.time() - start:.0f}s", file=sys.stderr)
+    if args.toml:
+        header = ("# Every portable kernel and the dtypes tests/ops/test_portable_ops.py proves\n"
+                  "# against eager PyTorch. Read by torchedge.operators; docs/operators.md is\n"
+                  "# generated from it (scripts/generate_operator_docs.py).\n")
+        blocks = []
+        for name, group in registered_by_group():
+            spec = op_table.OP_TABLE.get(name)
+            notes = spec.notes if spec else "no op-table entry: no dtype proven yet"
+            blocks.append(toml_entry(name, group, proven_by_op.get(name, []), notes))
+        args.toml.write_text(header + "\n" + "\n".join(blocks))
+        print(f"wrote {args.toml}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,45 @@
+"""The op table: one OpSpec (harness.py) per portable kernel, by group.
+
+    spec = op_table.spec("aten::add.out")
+
+Groups mirror kernels/portable/<group>_kernels.inc. The elementwise, shape
+and nn entries live in op_table_<group>.py; the math and nn2 entries are
+the SPECS of test_math_ops.py and test_nn2_ops.py, written by the engineers
+of those kernels in the same format. A kernel without an entry here cannot
+be listed with dtypes in kernels/portable/operators.toml
+(test_operator_listing.py).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from harness import OpSpec
+
+_GROUP_MODULES = {
+    "elementwise": "op_table_elementwise",
+    "shape": "op_table_shape",
+    "nn": "op_table_nn",
+    "math": "test_math_ops",
+    "nn2": "test_nn2_ops",
+}
+
+
+def _index() -> dict[str, OpSpec]:
+    table: dict[str, OpSpec] = {}
+    for module_name in _GROUP_MODULES.values():
+        for spec in importlib.import_module(module_name).SPECS:
+            if spec.name in table:
+                raise ValueError(f"op table lists {spec.name} twice")
+            table[spec.name] = spec
+    return table
+
+
+OP_TABLE: dict[str, OpSpec] = _index()
+
+
+def spec(name: str) -> OpSpec:
+    try:
+        return OP_TABLE[name]
+    except KeyError:
+        raise KeyError(f"no op-table entry for kernel {name}") from None

@@ -1,0 +1,354 @@
+"""Op table, neural-network group (kernels/portable/nn_kernels.inc):
+convolution, matrix products, reductions, softmax, normalization, pooling,
+embedding, padding and upsampling."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import torch
+import torch.nn.functional as F
+
+from harness import Kind, OpSpec, Sample, replace_calls
+from samples import make, special
+
+aten = torch.ops.aten
+REDUCTION = Kind.REDUCTION
+NCHW = (2, 3, 6, 7)
+
+
+def _rows(*rows: tuple[str, Callable[[torch.dtype], tuple], Callable, tuple]) -> Callable:
+    """Samples from (case, inputs(dtype), fn, channels_last input indices) rows."""
+
+    def samples(dtype: torch.dtype) -> list[Sample]:
+        return [Sample(case, inputs(dtype), fn, cl) for case, inputs, fn, cl in rows]
+
+    return samples
+
+
+def m(*shape: int, **kw) -> Callable[[torch.dtype], torch.Tensor]:
+    """A deferred make(shape, dtype) for _rows."""
+    return lambda dtype: make(shape, dtype, **kw)
+
+
+def _inputs(*makers: Callable[[torch.dtype], torch.Tensor]) -> Callable[[torch.dtype], tuple]:
+    return lambda dtype: tuple(f(dtype) for f in makers)
+
+
+# -- convolution and matrix products ---------------------------------------------------
+
+CONV = OpSpec("aten::convolution.out", F.conv2d, _rows(
+    ("regular", _inputs(m(2, 3, 6, 7), m(4, 3, 3, 3), m(4)), lambda x, w, b: F.conv2d(x, w, b), ()),
+    ("stride_padding_dilation", _inputs(m(1, 2, 9, 8), m(3, 2, 3, 2)),
+     lambda x, w: F.conv2d(x, w, None, stride=(2, 1), padding=(1, 2), dilation=(2, 1)), ()),
+    ("groups", _inputs(m(1, 4, 5, 5), m(6, 2, 3, 3), m(6)), lambda x, w, b: F.conv2d(x, w, b, groups=2), ()),
+    ("depthwise", _inputs(m(2, 3, 5, 6), m(3, 1, 3, 3), m(3)),
+     lambda x, w, b: F.conv2d(x, w, b, padding=1, groups=3), ()),
+    ("conv1d", _inputs(m(2, 3, 10), m(5, 3, 4), m(5)), lambda x, w, b: F.conv1d(x, w, b, stride=2), ()),
+    ("conv3d", _inputs(m(1, 2, 4, 5, 3), m(3, 2, 2, 3, 2)), lambda x, w: F.conv3d(x, w), ()),
+    ("empty_batch", _inputs(m(0, 3, 5, 5), m(2, 3, 3, 3)), lambda x, w: F.conv2d(x, w), ()),
+    ("channels_last", _inputs(m(2, 3, 6, 7), m(4, 3, 3, 3), m(4)),
+     lambda x, w, b: F.conv2d(x, w, b, padding=1), (0, 1)),
+), kind=REDUCTION)
+
+
+def _matmul_rows(op: str) -> Callable:
+    if op == "mm":
+        return _rows(
+            ("regular", _inputs(m(3, 5), m(5, 4)), torch.mm, ()),
+            ("vector_like", _inputs(m(1, 7), m(7, 1)), torch.mm, ()),
+            ("empty_k", _inputs(m(3, 0), m(0, 4)), torch.mm, ()),
+            ("empty_m", _inputs(m(0, 5), m(5, 4)), torch.mm, ()),
+        )
+    return _rows(
+        ("regular", _inputs(m(2, 3, 5), m(2, 5, 4)), torch.bmm, ()),
+        ("single_batch", _inputs(m(1, 4, 6), m(1, 6, 2)), torch.bmm, ()),
+        ("empty_batch", _inputs(m(0, 3, 5), m(0, 5, 4)), torch.bmm, ()),
+        ("empty_k", _inputs(m(2, 3, 0), m(2, 0, 4)), torch.bmm, ()),
+    )
+
+
+def _addmm(dtype: torch.dtype) -> list[Sample]:
+    beta, alpha = (0.5, 2.0) if dtype.is_floating_point else (2, 3)
+    return _rows(
+        ("regular", _inputs(m(3, 4), m(3, 5), m(5, 4)), torch.addmm, ()),
+        ("bias_row", _inputs(m(4), m(3, 5), m(5, 4)),
+         lambda b, x, y: torch.addmm(b, x, y, beta=beta, alpha=alpha), ()),
+        ("bias_rank0", _inputs(m(), m(3, 5), m(5, 4)), torch.addmm, ()),
+        ("bias_column", _inputs(m(3, 1), m(3, 5), m(5, 4)), lambda b, x, y: torch.addmm(b, x, y, alpha=alpha), ()),
+        ("empty_k", _inputs(m(3, 4), m(3, 0), m(0, 4)), torch.addmm, ()),
+    )(dtype)
+
+
+LINEAR = OpSpec("aten::linear.out", F.linear, _rows(
+    ("regular", _inputs(m(3, 5), m(4, 5), m(4)), F.linear, ()),
+    ("no_bias", _inputs(m(3, 5), m(4, 5)), F.linear, ()),
+    ("batched", _inputs(m(2, 3, 5), m(4, 5), m(4)), F.linear, ()),
+    ("vector_weight", _inputs(m(3, 5), m(5)), F.linear, ()),
+    ("empty_rows", _inputs(m(0, 5), m(4, 5), m(4)), F.linear, ()),
+), kind=REDUCTION, keep=(aten.linear.default,))
+
+MATMUL = [
+    CONV,
+    OpSpec("aten::mm.out", torch.mm, _matmul_rows("mm"), kind=REDUCTION),
+    OpSpec("aten::bmm.out", torch.bmm, _matmul_rows("bmm"), kind=REDUCTION),
+    OpSpec("aten::addmm.out", torch.addmm, _addmm, kind=REDUCTION),
+    LINEAR,
+]
+
+# -- reductions ---------------------------------------------------------------------------
+
+
+def _reduce_rows(fn: Callable, *, empty_dim: bool = True, cl: bool = True) -> list:
+    """Cases shared by reductions: fn(x, dim, keepdim) with dim None for 'all dims'."""
+    rows = [
+        ("regular", _inputs(m(3, 4, 5)), lambda x: fn(x, 1, False), ()),
+        ("dims_keepdim", _inputs(m(3, 4, 5)), lambda x: fn(x, (0, 2), True), ()),
+        ("negative_dim", _inputs(m(3, 4)), lambda x: fn(x, -1, False), ()),
+        ("all_dims", _inputs(m(3, 4)), lambda x: fn(x, None, False), ()),
+        ("rank0", _inputs(m()), lambda x: fn(x, None, False), ()),
+    ]
+    if empty_dim:
+        rows.append(("empty", _inputs(m(0, 4)), lambda x: fn(x, 0, False), ()))
+    else:
+        rows.append(("empty_kept_dim", _inputs(m(0, 4)), lambda x: fn(x, 1, False), ()))
+    if cl:
+        rows.append(("channels_last", _inputs(m(2, 3, 4, 5)), lambda x: fn(x, 1, True), (0,)))
+    return rows
+
+
+def _with_special(rows: list, fn: Callable) -> Callable:
+    def samples(dtype: torch.dtype) -> list[Sample]:
+        out = _rows(*rows)(dtype)
+        edge = special(dtype)
+        if edge is not None:
+            out.append(Sample("special", (edge.reshape(1, -1),), fn))
+        return out
+    return samples
+
+
+def _sum(x, dim, keepdim):
+    return torch.sum(x, dim=dim, keepdim=keepdim) if dim is not None else torch.sum(x, dim=[])
+
+
+def _sum_samples(dtype: torch.dtype) -> list[Sample]:
+    out = _with_special(_reduce_rows(_sum), lambda x: x.sum(1))(dtype)
+    out.append(Sample("out_dtype", (make((3, 4), dtype),), lambda x: torch.sum(x, 1, dtype=torch.float64)))
+    return out
+
+
+def _mean(x, dim, keepdim):
+    dtype = None if x.dtype.is_floating_point else torch.float32  # eager needs it for integers
+    dim = dim if dim is not None else []
+    return torch.mean(x, dim=dim, keepdim=keepdim, dtype=dtype)
+
+
+def _var(x, dim, keepdim):
+    return torch.var(x, dim=dim, keepdim=keepdim)
+
+
+def _var_samples(dtype: torch.dtype) -> list[Sample]:
+    out = _rows(*_reduce_rows(_var))(dtype)
+    out += [Sample("correction0", (make((3, 5), dtype),), lambda x: torch.var(x, 1, correction=0)),
+            Sample("single_element", (make((3, 1), dtype),), lambda x: torch.var(x, 1))]
+    return out
+
+
+def _extreme(op: Callable) -> Callable:
+    def fn(x, dim, keepdim):
+        return op(x, dim=dim, keepdim=keepdim) if dim is not None else op(x, dim=[])
+    return fn
+
+
+def _arg(op: Callable) -> Callable:
+    def fn(x, dim, keepdim):
+        if isinstance(dim, tuple):
+            dim = dim[0]
+        return op(x, dim=dim, keepdim=keepdim)
+    return fn
+
+
+def _arg_samples(op: Callable) -> Callable:
+    rows = _reduce_rows(_arg(op), empty_dim=False)
+
+    def samples(dtype: torch.dtype) -> list[Sample]:
+        out = _with_special(rows, lambda x: op(x, 1))(dtype)
+        out.append(Sample("ties", (torch.tensor([[1, 3, 3, 1], [2, 2, 0, 0]]).to(dtype),), lambda x: op(x, 1)))
+        return out
+    return samples
+
+
+REDUCTIONS = [
+    OpSpec("aten::sum.IntList_out", lambda x: x.sum(1), _sum_samples, kind=REDUCTION),
+    OpSpec("aten::mean.out", lambda x: x.mean(1), _with_special(_reduce_rows(_mean), lambda x: _mean(x, 1, False)),
+           kind=REDUCTION, notes="integer inputs need dtype= (as in eager)"),
+    OpSpec("aten::var.correction_out", lambda x: x.var(1), _var_samples, kind=REDUCTION),
+    OpSpec("aten::amax.out", lambda x: x.amax(1),
+           _with_special(_reduce_rows(_extreme(torch.amax), empty_dim=False), lambda x: x.amax(1)), kind=REDUCTION),
+    OpSpec("aten::amin.out", lambda x: x.amin(1),
+           _with_special(_reduce_rows(_extreme(torch.amin), empty_dim=False), lambda x: x.amin(1)), kind=REDUCTION),
+    OpSpec("aten::argmax.out", lambda x: x.argmax(1), _arg_samples(torch.argmax), kind=REDUCTION),
+    OpSpec("aten::argmin.out", lambda x: x.argmin(1), _arg_samples(torch.argmin), kind=REDUCTION),
+]
+
+# -- softmax and normalization ---------------------------------------------------------------
+
+
+def _softmax_rows(op: Callable) -> Callable:
+    return _with_special([
+        ("regular", _inputs(m(3, 5)), lambda x: op(x, -1), ()),
+        ("dim0", _inputs(m(4, 3, 2)), lambda x: op(x, 0), ()),
+        ("middle_dim", _inputs(m(2, 5, 3)), lambda x: op(x, 1), ()),
+        ("rank0", _inputs(m()), lambda x: op(x, 0), ()),
+        ("empty", _inputs(m(0, 4)), lambda x: op(x, 1), ()),
+        ("channels_last", _inputs(m(2, 3, 4, 5)), lambda x: op(x, 1), (0,)),
+    ], lambda x: op(x, -1))
+
+
+REDUCED_FLOATS = (torch.float16, torch.bfloat16)
+
+
+def _batch_norm(dtype: torch.dtype) -> list[Sample]:
+    def stats(c: int, params: torch.dtype = dtype) -> tuple:
+        return (make((c,), params), make((c,), params), make((c,), params), make((c,), params, positive=True))
+
+    def bn(x, w, b, mean, var):
+        return F.batch_norm(x, mean, var, w, b, training=False, eps=1e-3)
+
+    out = [
+        Sample("regular", (make((2, 3, 4, 5), dtype),) + stats(3), bn),
+        Sample("rank2", (make((4, 6), dtype),) + stats(6), bn),
+        Sample("rank3", (make((2, 3, 5), dtype),) + stats(3), bn),
+        Sample("no_affine", (make((2, 3, 4), dtype),) + stats(3)[2:],
+               lambda x, mean, var: F.batch_norm(x, mean, var, training=False)),
+        Sample("channels_last", (make((2, 3, 4, 5), dtype),) + stats(3), bn, (0,)),
+    ]
+    if dtype in REDUCED_FLOATS:  # 16-bit activations with float32 parameters
+        out.append(Sample("float32_params", (make((2, 3, 4), dtype),) + stats(3, torch.float32), bn))
+    return out
+
+
+def _batch_norm_arguments(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """_native_batch_norm_legit_no_training(x, w, b, mean, var, momentum, eps)
+    -> native_batch_norm(x, w, b, mean, var, training=False, momentum, eps)."""
+    x, w, b, mean, var, momentum, eps = args
+    return (x, w, b, mean, var, False, momentum, eps), kwargs
+
+
+def _layer_norm(dtype: torch.dtype) -> list[Sample]:
+    params = dtype
+    mixed = ([Sample("float32_params", (make((3, 5), dtype), make((5,), torch.float32), make((5,), torch.float32)),
+                     lambda x, w, b: F.layer_norm(x, (5,), w, b))]
+             if dtype in REDUCED_FLOATS else [])
+    return [
+        Sample("regular", (make((3, 5), dtype), make((5,), params), make((5,), params)),
+               lambda x, w, b: F.layer_norm(x, (5,), w, b)),
+        Sample("two_dims", (make((2, 3, 4), dtype), make((3, 4), params), make((3, 4), params)),
+               lambda x, w, b: F.layer_norm(x, (3, 4), w, b, eps=1e-3)),
+        Sample("no_affine", (make((4, 6), dtype),), lambda x: F.layer_norm(x, (6,))),
+        Sample("empty_rows", (make((0, 5), dtype),), lambda x: F.layer_norm(x, (5,))),
+        Sample("channels_last", (make((2, 3, 4, 5), dtype),), lambda x: F.layer_norm(x, (5,)), (0,)),
+        Sample("all_outputs", (make((3, 4), dtype),), lambda x: aten.native_layer_norm(x, [4], None, None, 1e-5)),
+    ] + mixed
+
+
+NORMALIZATION = [
+    OpSpec("aten::_softmax.out", torch.softmax, _softmax_rows(torch.softmax), kind=REDUCTION),
+    OpSpec("aten::_log_softmax.out", torch.log_softmax, _softmax_rows(torch.log_softmax), kind=REDUCTION),
+    OpSpec("aten::_native_batch_norm_legit_no_training.out", F.batch_norm, _batch_norm, kind=REDUCTION),
+    OpSpec("aten::native_batch_norm.out", F.batch_norm, _batch_norm, kind=REDUCTION,
+           rewrite=replace_calls(aten._native_batch_norm_legit_no_training.default,
+                                 aten.native_batch_norm.default, _batch_norm_arguments),
+           notes="inference only (training=False)"),
+    OpSpec("aten::native_layer_norm.out", F.layer_norm, _layer_norm, kind=REDUCTION),
+]
+
+# -- pooling, embedding, padding, upsampling --------------------------------------------------
+
+
+def _max_pool(*args, **kwargs) -> Callable:
+    return lambda x: F.max_pool2d(x, *args, return_indices=True, **kwargs)
+
+
+POOLING = [
+    OpSpec("aten::max_pool2d_with_indices.out", _max_pool(2), _with_special([
+        ("regular", _inputs(m(*NCHW)), _max_pool(2), ()),
+        ("stride_padding", _inputs(m(1, 2, 7, 6)), _max_pool(3, stride=2, padding=1), ()),
+        ("dilation_ceil", _inputs(m(1, 2, 8, 9)), _max_pool((2, 3), stride=2, dilation=(2, 1), ceil_mode=True), ()),
+        ("rank3", _inputs(m(3, 5, 5)), _max_pool(2), ()),
+        ("channels_last", _inputs(m(*NCHW)), _max_pool(3, stride=1, padding=1), (0,)),
+    ], lambda x: F.max_pool2d(x.reshape(1, 1, 1, -1), (1, 2), ceil_mode=True, return_indices=True))),
+    OpSpec("aten::avg_pool2d.out", lambda x: F.avg_pool2d(x, 2), _rows(
+        ("regular", _inputs(m(*NCHW)), lambda x: F.avg_pool2d(x, 2), ()),
+        ("padding_exclude", _inputs(m(1, 2, 7, 6)),
+         lambda x: F.avg_pool2d(x, 3, stride=2, padding=1, count_include_pad=False), ()),
+        ("ceil_mode", _inputs(m(1, 2, 7, 6)), lambda x: F.avg_pool2d(x, 2, ceil_mode=True, padding=1), ()),
+        ("divisor_override", _inputs(m(1, 2, 6, 6)), lambda x: F.avg_pool2d(x, 3, divisor_override=4), ()),
+        ("rank3", _inputs(m(3, 4, 4)), lambda x: F.avg_pool2d(x, 2), ()),
+        ("channels_last", _inputs(m(*NCHW)), lambda x: F.avg_pool2d(x, 3, stride=1, padding=1), (0,)),
+    ), kind=REDUCTION),
+    OpSpec("aten::_adaptive_avg_pool2d.out", lambda x: F.adaptive_avg_pool2d(x, 2), _rows(
+        ("regular", _inputs(m(*NCHW)), lambda x: F.adaptive_avg_pool2d(x, (2, 3)), ()),
+        ("uneven", _inputs(m(1, 2, 7, 5)), lambda x: F.adaptive_avg_pool2d(x, (3, 4)), ()),
+        ("upsizing", _inputs(m(1, 2, 2, 3)), lambda x: F.adaptive_avg_pool2d(x, (4, 5)), ()),
+        ("rank3", _inputs(m(3, 6, 6)), lambda x: F.adaptive_avg_pool2d(x, (4, 4)), ()),
+        ("channels_last", _inputs(m(*NCHW)), lambda x: F.adaptive_avg_pool2d(x, (3, 2)), (0,)),
+    ), kind=REDUCTION),
+    OpSpec("aten::adaptive_avg_pool2d.out", lambda x: aten.adaptive_avg_pool2d(x, [2, 3]), _rows(
+        ("regular", _inputs(m(*NCHW)), lambda x: aten.adaptive_avg_pool2d(x, [2, 3]), ()),
+        ("uneven", _inputs(m(1, 2, 7, 5)), lambda x: aten.adaptive_avg_pool2d(x, [3, 4]), ()),
+        ("channels_last", _inputs(m(*NCHW)), lambda x: aten.adaptive_avg_pool2d(x, [3, 2]), (0,)),
+    ), kind=REDUCTION, keep=(aten.adaptive_avg_pool2d.default,)),
+]
+
+
+def _embedding(dtype: torch.dtype) -> list[Sample]:
+    weight = lambda: make((6, 4), dtype)  # noqa: E731
+    return [
+        Sample("regular", (torch.tensor([0, 5, 2, 2]), weight()), F.embedding),
+        Sample("indices_2d", (torch.tensor([[1, 0], [3, 5], [4, 4]]), weight()), F.embedding),
+        Sample("int32_indices", (torch.tensor([4, 1], dtype=torch.int32), weight()), F.embedding),
+        Sample("rank0_index", (torch.tensor(3), weight()), F.embedding),
+        Sample("empty", (torch.zeros(0, dtype=torch.int64), weight()), F.embedding),
+        Sample("padding_idx", (torch.tensor([0, 1, 0]), weight()), lambda i, w: F.embedding(i, w, padding_idx=0)),
+    ]
+
+
+def _pad_value(dtype: torch.dtype):
+    return True if dtype == torch.bool else (1.5 if dtype.is_floating_point else 7)
+
+
+def _constant_pad(dtype: torch.dtype) -> list[Sample]:
+    value = _pad_value(dtype)
+    return _rows(
+        ("regular", _inputs(m(3, 4)), lambda x: F.pad(x, (1, 2)), ()),
+        ("two_dims_value", _inputs(m(2, 3, 4)), lambda x: F.pad(x, (2, 0, 1, 1), value=value), ()),
+        ("negative_crop", _inputs(m(4, 6)), lambda x: F.pad(x, (-1, 2, 1, -2)), ()),
+        ("empty", _inputs(m(0, 3)), lambda x: F.pad(x, (1, 1)), ()),
+        ("from_empty", _inputs(m(2, 0)), lambda x: F.pad(x, (1, 2), value=value), ()),
+        ("channels_last", _inputs(m(2, 3, 4, 5)), lambda x: F.pad(x, (1, 1, 2, 0)), (0,)),
+    )(dtype)
+
+
+def _upsample_vec(*args, **kwargs) -> Callable:
+    return lambda x: F.interpolate(x, *args, mode="nearest", **kwargs)
+
+
+MISC = [
+    OpSpec("aten::embedding.out", F.embedding, _embedding),
+    OpSpec("aten::constant_pad_nd.out", lambda x: F.pad(x, (1, 2)), _constant_pad),
+    OpSpec("aten::upsample_nearest2d.vec_out", _upsample_vec(scale_factor=2), _rows(
+        ("regular", _inputs(m(2, 3, 4, 5)), _upsample_vec(scale_factor=2), ()),
+        ("size", _inputs(m(1, 2, 3, 5)), _upsample_vec(size=(7, 4)), ()),
+        ("fractional_scale", _inputs(m(1, 2, 4, 4)), _upsample_vec(scale_factor=(1.5, 0.75)), ()),
+        ("channels_last", _inputs(m(2, 3, 4, 5)), _upsample_vec(scale_factor=2), (0,)),
+    )),
+    OpSpec("aten::upsample_nearest2d.out", lambda x: aten.upsample_nearest2d(x, [8, 10]), _rows(
+        ("regular", _inputs(m(2, 3, 4, 5)), lambda x: aten.upsample_nearest2d(x, [8, 10]), ()),
+        ("shrink", _inputs(m(1, 2, 6, 7)), lambda x: aten.upsample_nearest2d(x, [4, 3]), ()),
+        ("scales", _inputs(m(1, 2, 3, 3)), lambda x: aten.upsample_nearest2d(x, [6, 7], 2.0, 2.5), ()),
+        ("channels_last", _inputs(m(2, 3, 4, 5)), lambda x: aten.upsample_nearest2d(x, [5, 5]), (0,)),
+    ), keep=(aten.upsample_nearest2d.default,)),
+]
+
+SPECS = MATMUL + REDUCTIONS + NORMALIZATION + POOLING + MISC
