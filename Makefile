@@ -38,8 +38,10 @@ test: test-cpp test-python
 demo: build
 	$(PY) -m torchedge.demo
 
-bench: build
-	$(PY) -m torchedge.bench
+# Not part of `make test`: the zoo on torchedge and its peers (docs/benchmarks.md).
+# BENCH_ARGS passes options, e.g. make bench BENCH_ARGS="--models resnet18 --threads 1".
+bench: build peers
+	$(PY) -m torchedge.bench $(BENCH_ARGS)
 
 clean:
 	rm -rf $(BUILD) $(PYGEN)

@@ -51,8 +51,9 @@ def render(listing: tuple[OperatorEntry, ...]) -> str:
         "     do not edit by hand. -->",
         "# Portable operators",
         "",
-        "Every kernel of the portable library (`kernels/portable`), with the dtypes the",
-        "op-test harness (`tests/ops/test_portable_ops.py`) proves against eager PyTorch",
+        "Every kernel linked into the runtime (the portable library `kernels/portable`",
+        "and the scalar kernels of `kernels/prim`), with the dtypes the op-test harness",
+        "(`tests/ops/test_portable_ops.py`) proves against eager PyTorch",
         "on CPU: regular, broadcast, rank-0, empty and channels-last cases where the op",
         "allows them, compared with the tolerance table of `tests/ops/harness.py`",
         "(float32/float64 rtol 1e-5 / atol 1e-6 elementwise and 1e-4 / 1e-5 for",
@@ -69,7 +70,12 @@ def render(listing: tuple[OperatorEntry, ...]) -> str:
     for name, group in groups.items():
         lines.append(f"| {name} | {len(group)} | {sum(len(e.dtypes) for e in group)} |")
     for name, group in groups.items():
-        lines += ["", f"## {name}", "", f"Registered in `kernels/portable/{name}_kernels.inc`.", ""]
+        if name == "prim":
+            where = ("Registered in `kernels/prim/prim_kernel_list.inc`: scalar kernels (sizes of "
+                     "dynamic shapes, SymInt arithmetic, buffer write-back), tested by `kernels/prim/test`.")
+        else:
+            where = f"Registered in `kernels/portable/{name}_kernels.inc`."
+        lines += ["", f"## {name}", "", where, ""]
         lines += _group_table(group)
     return "\n".join(lines) + "\n"
 

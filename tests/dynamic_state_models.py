@@ -126,6 +126,21 @@ class CopyCache(nn.Module):
         return self.cache.mean(dim=0)
 
 
+class Histogram(nn.Module):
+    """index_put_ with accumulate=True and repeated positions (float and
+    int64 buffers)."""
+
+    def __init__(self, bins: int = 5) -> None:
+        super().__init__()
+        self.register_buffer("sums", torch.zeros(bins, 2))
+        self.register_buffer("counts", torch.zeros(bins, dtype=torch.int64))
+
+    def forward(self, x: torch.Tensor, pos: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        self.sums.index_put_((pos,), x, accumulate=True)
+        self.counts.index_put_((pos,), torch.ones_like(pos), accumulate=True)
+        return self.sums * 1.0, self.counts * 1
+
+
 class DataCond(nn.Module):
     """torch.cond on a predicate computed from the data."""
 
@@ -204,6 +219,8 @@ def build(name: str) -> tuple[nn.Module, tuple, Any]:
         return _seeded(name, HeadsCache), (torch.randn(1, 2, 1, 3), torch.tensor([1])), None
     if name == "copy_cache":
         return _seeded(name, CopyCache), (torch.randn(3), torch.tensor(1)), None
+    if name == "histogram":
+        return _seeded(name, Histogram), (torch.randn(3, 2), torch.tensor([1, 1, 4])), None
     if name == "data_cond":
         return _seeded(name, DataCond), (torch.randn(2, 4),), None
     if name == "nested_cond":

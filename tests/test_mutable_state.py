@@ -6,7 +6,8 @@ Models (tests/dynamic_state_models.py): a running counter (int64 `count +=
 1`, float `total.add_(x)`), caches written at positions from an input with
 index_put_ (a [8, 4] cache; a llama-style [1, heads, length, dim] cache
 written as `cache[:, :, pos] = k`), with copy_ (`cache.copy_(where(...))`),
-and a prefill cache written with a dynamic number of rows.
+a prefill cache written with a dynamic number of rows, and a histogram
+(index_put_ with accumulate=True and repeated positions).
 
 Tolerance (float32): max |runtime - eager| <= 1e-5 * max(1, max |eager|);
 integers exact.
@@ -106,6 +107,21 @@ def test_prefill_cache_with_a_dynamic_number_of_rows():
         (torch.randn(2, 8), torch.tensor([3, 15])),
     ]
     _run_steps("prefill_cache", steps)
+
+
+def test_accumulating_writes_with_repeated_positions():
+    torch.manual_seed(5)
+    steps = [(torch.randn(3, 2), torch.tensor(p)) for p in ([1, 1, 4], [0, 4, 4], [-1, 2, 2])]
+    _run_steps("histogram", steps)
+
+
+def test_a_bad_position_is_an_error_and_leaves_the_state_alone():
+    eager, _, program = _lower("index_put_cache")
+    x = torch.randn(1, 4)
+    with pytest.raises(torchedge.runtime.TorchEdgeRuntimeError,
+                       match="index_put: index 8 is out of bounds for a dim of size 8"):
+        program.forward(x, torch.tensor([8]))
+    _assert_close(program.forward(x, torch.tensor([3])), eager(x, torch.tensor([3])), "after the error")
 
 
 def test_buffers_are_stored_as_ET12_mutable_data_and_never_share_memory():

@@ -130,7 +130,10 @@ class XnnpackBackend final : public BackendInterface {
                   false};
     TE_RETURN_IF_ERROR(make_bindings(parsed, allocator, d));
     TE_ASSIGN_OR_RETURN(d->pool, xnnpack::acquire_threadpool());
-    const xnn_status status = xnn_create_runtime_v2(subgraph.get(), d->pool, 0, &d->runtime);
+    // Workers sleep after each invoke instead of spinning: between delegate
+    // calls the portable kernels need the cores.
+    const xnn_status status =
+        xnn_create_runtime_v2(subgraph.get(), d->pool, XNN_FLAG_YIELD_WORKERS, &d->runtime);
     if (status != xnn_status_success) {
       xnnpack::release_threadpool(d->pool);
       record_error_message("xnnpack delegate: xnn_create_runtime_v2 failed (status %d)",

@@ -190,6 +190,25 @@ void print_output(size_t index, const EValue& v, bool print_all) {
   printf("%s\n", shown < t.numel() ? " ..." : "");
 }
 
+// Peak resident memory of this process image in bytes, or -1 where unknown.
+// Linux's VmHWM starts afresh at exec; getrusage's ru_maxrss does not (it
+// keeps the forking parent's pre-exec size), so harnesses read this instead.
+long long peak_rss_bytes() {
+#ifdef __linux__
+  FILE* f = fopen("/proc/self/status", "r");
+  if (f == nullptr) return -1;
+  char line[256];
+  long long kib = -1;
+  while (fgets(line, sizeof(line), f) != nullptr) {
+    if (sscanf(line, "VmHWM: %lld kB", &kib) == 1) break;
+  }
+  fclose(f);
+  return kib < 0 ? -1 : kib * 1024;
+#else
+  return -1;
+#endif
+}
+
 // One JSON object on one line; `sorted_ms` is `run_order_ms` sorted. Only
 // the method name is a free string, so it is the only one escaped.
 void print_json(const Options& o, double load_ms, const std::vector<double>& run_order_ms,
@@ -207,8 +226,9 @@ void print_json(const Options& o, double load_ms, const std::vector<double>& run
     printf("%s%.6f", i ? ", " : "", run_order_ms[i]);
   }
   printf("], \"min_ms\": %.6f, \"median_ms\": %.6f, \"instructions\": %zu, "
-         "\"planned_bytes\": %zu}\n",
-         sorted_ms.front(), sorted_ms[sorted_ms.size() / 2], instructions, planned_bytes);
+         "\"planned_bytes\": %zu, \"peak_rss_bytes\": %lld}\n",
+         sorted_ms.front(), sorted_ms[sorted_ms.size() / 2], instructions, planned_bytes,
+         peak_rss_bytes());
 }
 
 }  // namespace

@@ -30,7 +30,8 @@ Error arg_extremum_out(Span<EValue*> args, const char* op) {
   TE_ASSIGN_OR_RETURN(Tensor* out, tensor_arg(args, 3, "out"));
   TE_RETURN_IF_ERROR(expect_dtype(*out, ScalarType::Long, "out"));
   ReductionPlan plan;
-  TE_RETURN_IF_ERROR(plan.init(*self, flatten ? Span<const int64_t>() : Span<const int64_t>(&dim, 1), op));
+  const Span<const int64_t> dims = flatten ? Span<const int64_t>() : Span<const int64_t>(&dim, 1);
+  TE_RETURN_IF_ERROR(plan.init(*self, dims, op));
   TE_CHECK_OR_RETURN(plan.reduced_numel() > 0, Error::InvalidArgument,
                      "%s: expected a non-empty reduction", op);
   int64_t sizes[kTensorDimensionLimit];

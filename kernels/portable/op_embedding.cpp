@@ -90,7 +90,9 @@ Error embedding_out(KernelContext& ctx, Span<EValue*> args) {
     if (w_col == 1 && o_col == 1) {
       memcpy(dst, src, static_cast<size_t>(width) * elem);
     } else {
-      for (int64_t j = 0; j < width; ++j) memcpy(dst + j * o_col * elem, src + j * w_col * elem, elem);
+      for (int64_t j = 0; j < width; ++j) {
+        memcpy(dst + j * o_col * elem, src + j * w_col * elem, elem);
+      }
     }
   }
   return Error::Ok;

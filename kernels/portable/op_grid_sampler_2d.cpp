@@ -81,7 +81,9 @@ void grid_sample(const Tensor& input, const Tensor& grid, bool nearest, int64_t 
   const T* x = input.data_as<T>();
   const T* g = grid.data_as<T>();
   T* y = out.mutable_data_as<T>();
-  auto inside = [&](int64_t h, int64_t w) { return h >= 0 && h < in.height && w >= 0 && w < in.width; };
+  auto inside = [&](int64_t h, int64_t w) {
+    return h >= 0 && h < in.height && w >= 0 && w < in.width;
+  };
   for (int64_t n = 0; n < op.batch; ++n) {
     for (int64_t oh = 0; oh < op.height; ++oh) {
       for (int64_t ow = 0; ow < op.width; ++ow) {
@@ -125,7 +127,8 @@ Error check_args(const Tensor& input, const Tensor& grid, int64_t mode, int64_t 
                      "%s: expected grid of shape [%d, H, W, 2]", kOp, input.size(0));
   TE_CHECK_OR_RETURN(input.size(2) > 0 && input.size(3) > 0, Error::InvalidArgument,
                      "%s: expected input to have non-empty spatial dimensions", kOp);
-  TE_CHECK_OR_RETURN(mode == 0 || mode == 1, mode == 2 ? Error::NotSupported : Error::InvalidArgument,
+  const Error bad_mode = mode == 2 ? Error::NotSupported : Error::InvalidArgument;
+  TE_CHECK_OR_RETURN(mode == 0 || mode == 1, bad_mode,
                      "%s: interpolation_mode %lld is not supported (0 bilinear, 1 nearest)", kOp,
                      static_cast<long long>(mode));
   TE_CHECK_OR_RETURN(padding >= kZeros && padding <= kReflection, Error::InvalidArgument,

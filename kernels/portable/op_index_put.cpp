@@ -164,7 +164,8 @@ Error put_all(const Tensor& self, const PutPlan& plan, const StridedView& values
     StridedView from = values;
     for (int j = 0; j < plan.brank; ++j) view_select(from, plan.split, b[j]);
     if (accumulate) {
-      TE_RETURN_IF_ERROR(switch_dtype(out.dtype(), kRealTypes, "index_put", [&](auto tag) {
+      // Every dtype, as in ATen: for bool, true + x is true (a logical or).
+      TE_RETURN_IF_ERROR(switch_dtype(out.dtype(), kAllTypes, "index_put", [&](auto tag) {
         accumulate_into<decltype(tag)>(from, to);
         return Error::Ok;
       }));

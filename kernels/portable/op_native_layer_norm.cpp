@@ -5,7 +5,8 @@
 // Normalizes over the trailing dims named by normalized_shape:
 //   out0 = (x - mean) * rstd * weight + bias,  rstd = 1 / sqrt(var + eps)
 // with out1 = mean and out2 = rstd shaped like input with the normalized
-// dims set to 1, in the parameters' dtype (input's when there are none), as ATen. Statistics are two-pass in
+// dims set to 1, in the parameters' dtype (input's when there are none), as
+// ATen. Statistics are two-pass in
 // double; the affine step runs in float (double for float64). Floating
 // dtypes; weight/bias match normalized_shape and share input's dtype or are
 // float32 for a 16-bit input. An empty row gives mean 0 and rstd NaN, as ATen.

@@ -43,6 +43,7 @@ DTYPE_NAMES = (
 
 # A group names the kernels/portable/<group>_kernels.inc that registers the kernel.
 _GROUP_PATTERN = re.compile(r"[a-z][a-z0-9_]*")
+_NAME_PATTERN = re.compile(r"[A-Za-z_]\w*::\w+(\.\w+)?")
 
 # Where the listing lives in a source checkout (python/torchedge/ -> repo root).
 # TORCHEDGE_OPERATORS_TOML points elsewhere (an installed package, a test).
@@ -55,7 +56,7 @@ DtypeLike = Union[str, "torch.dtype"]  # noqa: F821 (torch is imported lazily)
 class OperatorEntry:
     """One kernel of the portable library."""
 
-    name: str                   # "aten::add.out"
+    name: str                   # "aten::add.out" (prim kernels may have no overload)
     group: str                  # "elementwise", "nn", "shape", ... (its .inc file)
     dtypes: tuple[str, ...]     # proven dtypes, in DTYPE_NAMES order
     notes: str = ""
@@ -92,8 +93,8 @@ def parse_listing(text: str, source: str = "operators.toml") -> tuple[OperatorEn
         if extra:
             raise ValueError(f"{where}: unexpected keys {sorted(extra)}")
         name, group = raw.get("name"), raw.get("group")
-        if not isinstance(name, str) or "::" not in name or "." not in name.split("::", 1)[1]:
-            raise ValueError(f"{where}: name must look like 'namespace::op.overload'")
+        if not isinstance(name, str) or not _NAME_PATTERN.fullmatch(name):
+            raise ValueError(f"{where}: name must look like 'namespace::op.overload' (or 'namespace::op')")
         if name in seen:
             raise ValueError(f"{where}: listed twice")
         if not isinstance(group, str) or not _GROUP_PATTERN.fullmatch(group):

@@ -7,6 +7,13 @@
 //             method.execute()                     (no heap, no syscalls)
 //             method.output(i)                     (views into planned memory)
 //
+// State: a mutable buffer (a planned tensor with an initial value in the
+// file) gets that value copied into planned memory at load and then keeps
+// whatever the method writes there (aten::copy_) from one execute() to the
+// next, as the eager module's buffer would. Control flow (torch.cond) runs as
+// JumpFalseCall on a Bool value or a bool tensor, and MoveCall rebinds a
+// value to another (the taken branch's result).
+//
 // Load does all the work that can fail for structural reasons: it builds
 // every value (tensors wired to constants or planned arenas), resolves every
 // operator to a registered kernel by name (a missing kernel fails the load

@@ -50,12 +50,14 @@ def _calls() -> dict[str, list[tuple]]:
     return {
         "cnn": [(randn(n, 3, 16, 16),) for n in (1, 3, 8)],
         "transformer": [(tokens(1, n),) for n in (1, 17, 64)],
-        "transformer_batch": [(tokens(b, n),) for b, n in ((2, 5), (4, 64))],
+        # Upstream plans this program's batch at 2 (its example), not at the Dim's 4.
+        "transformer_batch": [(tokens(b, n),) for b, n in ((2, 5), (1, 64), (2, 33))],
         "size_arithmetic": [(randn(b, n),) for b, n in ((1, 3), (4, 20), (2, 13))],
         "counter": [(randn(3),) for _ in range(4)],
         "index_put_cache": [(randn(1, 4), torch.tensor([p])) for p in (2, 7, 2)],
         "heads_cache": [(randn(1, 2, 1, 3), torch.tensor([p])) for p in (0, 5, 0)],
         "copy_cache": [(randn(3), torch.tensor(p)) for p in (1, 4, 1)],
+        "histogram": [(randn(3, 2), torch.tensor(p)) for p in ([1, 1, 4], [0, 4, 4])],
         "prefill_cache": [(randn(3, 8), torch.tensor([0, 1, 2])), (randn(1, 8), torch.tensor([3]))],
         "data_cond": [(torch.ones(2, 4),), (-torch.ones(2, 4),), (randn(2, 4),)],
         "nested_cond": [(torch.tensor([1.0, 0.2, 0.1]), torch.tensor(y)) for y in
@@ -66,6 +68,9 @@ def _calls() -> dict[str, list[tuple]]:
 
 
 CALLS = _calls()
+# Upstream's own edge verifier rejects this model (torch.sym_float, though
+# its runtime has the kernel), so it is checked torchedge -> upstream only.
+NOT_EXPORTABLE_UPSTREAM = {"size_arithmetic"}
 
 
 def _peer(command: str, jobs: list[dict], folder: Path) -> None:
@@ -115,10 +120,11 @@ def upstream_runs_ours(tmp_path_factory):
 @pytest.fixture(scope="module")
 def upstream_programs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("upstream")
-    jobs = [{"model": name, "out": str(folder / f"{name}.pte"), "init_buffers": True} for name in CALLS]
+    names = [name for name in CALLS if name not in NOT_EXPORTABLE_UPSTREAM]
+    jobs = [{"model": name, "out": str(folder / f"{name}.pte"), "init_buffers": True} for name in names]
     _peer("export", jobs, folder)
     programs = {}
-    for name in CALLS:
+    for name in names:
         error = folder / f"{name}.pte.error"
         programs[name] = error.read_text() if error.exists() else (folder / f"{name}.pte").read_bytes()
     return programs
@@ -133,7 +139,7 @@ def test_torchedge_program_runs_upstream_call_by_call(name, upstream_runs_ours):
         _assert_close(actual, reference, f"{name} call {step} in upstream's runtime")
 
 
-@pytest.mark.parametrize("name", sorted(CALLS))
+@pytest.mark.parametrize("name", sorted(set(CALLS) - NOT_EXPORTABLE_UPSTREAM))
 def test_upstream_program_runs_in_torchedge_call_by_call(name, upstream_programs):
     assert isinstance(upstream_programs[name], bytes), upstream_programs[name]
     program = torchedge.runtime.load(upstream_programs[name])

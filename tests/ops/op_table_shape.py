@@ -136,6 +136,24 @@ def _index_select(dtype: torch.dtype) -> list[Sample]:
     ]
 
 
+def _index_put(dtype: torch.dtype) -> list[Sample]:
+    m = lambda *s: make(s, dtype)  # noqa: E731
+    i = lambda *values: torch.tensor(values)  # noqa: E731
+    put = lambda x, j, v: torch.index_put(x, (j,), v)  # noqa: E731
+    add = lambda x, j, v: torch.index_put(x, (j,), v, accumulate=True)  # noqa: E731
+    return [
+        Sample("regular", (m(4, 3), i(2, 0), m(2, 3)), put),
+        Sample("accumulate_repeated", (m(4, 3), i(1, 3, 1), m(3, 3)), add),
+        Sample("broadcast_values", (m(4, 3), i(3, -4), m(3)), put),
+        Sample("rank0_values", (m(5,), i(0, 4), m()), put),
+        Sample("two_indices", (m(3, 4), i(0, 2), i(3, 1), m(2)), lambda x, j, k, v: torch.index_put(x, (j, k), v)),
+        Sample("second_dim", (m(2, 4, 3), i(1, 2), m(2, 2, 3)), lambda x, j, v: aten.index_put(x, [None, j], v)),
+        Sample("int32_index", (m(4, 3), torch.tensor([3], dtype=torch.int32), m(1, 3)), put),
+        Sample("empty_index", (m(4, 3), torch.zeros(0, dtype=torch.int64), m(0, 3)), put),
+        Sample("channels_last", (m(*NCHW), i(1, 0), m(2, 3, 4, 5)), put, CL),
+    ]
+
+
 def _split_with_sizes(dtype: torch.dtype) -> list[Sample]:
     return _cases(
         ("regular", [(5, 3)], lambda x: x.split([2, 3]), ()),
@@ -271,6 +289,7 @@ MOVEMENT = [
     ), keep=(aten.unbind_copy.int,)),
     OpSpec("aten::index_select.out", torch.index_select, _index_select),
     OpSpec("aten::index.Tensor_out", lambda x, j: x[j], _index_samples),
+    OpSpec("aten::index_put.out", torch.index_put, _index_put),
     OpSpec("aten::gather.out", torch.gather, _gather),
     OpSpec("aten::repeat.out", lambda x: x.repeat(2, 1), _cases(
         ("regular", [(2, 3)], lambda x: x.repeat(2, 1), ()),

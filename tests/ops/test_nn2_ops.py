@@ -73,8 +73,8 @@ def _near_one(shape: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
 # -- any / all ------------------------------------------------------------------------
 
 
-def _truth_samples(reduce: Callable, full: Callable) -> SampleFn:
-    """reduce(x, dims, keepdim) calls one overload; full(x) the all-dims one."""
+def _truth_samples(reduce: Callable) -> SampleFn:
+    """reduce(x, dim, keepdim) calls the overload under test."""
 
     def samples(dtype: torch.dtype) -> list[Sample]:
         out = [
@@ -87,8 +87,6 @@ def _truth_samples(reduce: Callable, full: Callable) -> SampleFn:
             Sample("channels_last", (_sparse((2, 3, 4, 5), dtype),), lambda x: reduce(x, 1, False),
                    channels_last=CL),
         ]
-        if full is not None:
-            out.append(Sample("full", (_sparse((3, 4), dtype),), full))
         if dtype.is_floating_point:  # NaN is true, -0.0 false
             out.append(Sample("nan_negzero", (_special(dtype, math.nan, -0.0, 0.0).reshape(3, 1),),
                               lambda x: reduce(x, 1, False)))
@@ -104,6 +102,7 @@ def _dims_samples(op: Callable) -> SampleFn:
             Sample("regular", (x((2, 3, 5)),), lambda t: op(t, dim=(0, 2))),
             Sample("keepdim", (x((2, 3, 5)),), lambda t: op(t, dim=(1, -1), keepdim=True)),
             Sample("all_dims", (x((2, 3)),), lambda t: op(t, dim=(0, 1))),
+            Sample("no_dims", (x((2, 3)),), lambda t: op(t, dim=())),  # reduces nothing
             Sample("empty", (make((0, 3), dtype),), lambda t: op(t, dim=(0, 1))),
             Sample("channels_last", (x((2, 3, 4, 5)),), lambda t: op(t, dim=(1, 2)),
                    channels_last=CL),
@@ -115,16 +114,16 @@ def _dims_samples(op: Callable) -> SampleFn:
 _ALL_OPS = (aten.all.dim, aten.all.dims, aten.all.default)  # core ATen rewrites all as any
 
 TRUTH = [
-    OpSpec("aten::any.out", None, _truth_samples(lambda x, d, k: torch.any(x, d, keepdim=k), None),
+    OpSpec("aten::any.out", None, _truth_samples(lambda x, d, k: torch.any(x, d, keepdim=k)),
            ALL_DTYPES, Kind.REDUCTION),
     OpSpec("aten::any.dims_out", None, _dims_samples(torch.any), ALL_DTYPES, Kind.REDUCTION),
-    OpSpec("aten::any.all_out", torch.any, _truth_samples(lambda x, d, k: torch.any(x), None),
+    OpSpec("aten::any.all_out", torch.any, _truth_samples(lambda x, d, k: torch.any(x)),
            ALL_DTYPES, Kind.REDUCTION),
-    OpSpec("aten::all.out", None, _truth_samples(lambda x, d, k: torch.all(x, d, keepdim=k), None),
+    OpSpec("aten::all.out", None, _truth_samples(lambda x, d, k: torch.all(x, d, keepdim=k)),
            ALL_DTYPES, Kind.REDUCTION, keep=_ALL_OPS),
     OpSpec("aten::all.dims_out", None, _dims_samples(torch.all), ALL_DTYPES, Kind.REDUCTION,
            keep=_ALL_OPS),
-    OpSpec("aten::all.all_out", torch.all, _truth_samples(lambda x, d, k: torch.all(x), None),
+    OpSpec("aten::all.all_out", torch.all, _truth_samples(lambda x, d, k: torch.all(x)),
            ALL_DTYPES, Kind.REDUCTION, keep=_ALL_OPS),
 ]
 
@@ -154,7 +153,8 @@ def _bilinear(dtype: torch.dtype) -> list[Sample]:
 def _group_norm(dtype: torch.dtype) -> list[Sample]:
     x = lambda shape: make(shape, dtype)  # noqa: E731
     out = [
-        Sample("regular", (x((2, 6, 4, 5)), x((6,)), x((6,))), lambda t, w, b: F.group_norm(t, 3, w, b)),
+        Sample("regular", (x((2, 6, 4, 5)), x((6,)), x((6,))),
+               lambda t, w, b: F.group_norm(t, 3, w, b)),
         Sample("one_group_no_affine", (x((2, 6, 4, 5)),), lambda t: F.group_norm(t, 1)),
         Sample("group_per_channel", (x((2, 4, 7)), x((4,))), lambda t, w: F.group_norm(t, 4, w)),
         Sample("rank2", (x((3, 4)),), lambda t: F.group_norm(t, 2, eps=1e-3)),
@@ -196,7 +196,8 @@ def _adaptive_max(dtype: torch.dtype) -> list[Sample]:
 
 def _grid_sample(dtype: torch.dtype) -> list[Sample]:
     def sample(mode, padding, align):
-        return lambda x, g: F.grid_sample(x, g, mode=mode, padding_mode=padding, align_corners=align)
+        return lambda x, g: F.grid_sample(x, g, mode=mode, padding_mode=padding,
+                                          align_corners=align)
 
     x = make((2, 3, 5, 6), dtype)
     grid = make((2, 4, 7, 2), dtype, low=-1.3, high=1.3)
@@ -317,7 +318,8 @@ def _sort_stable(dtype: torch.dtype) -> list[Sample]:
     ties = lambda shape: _ties(shape, dtype)  # noqa: E731
     return [
         Sample("regular", (ties((3, 40)),), lambda t: torch.sort(t, stable=True)),
-        Sample("descending", (ties((50, 2)),), lambda t: torch.sort(t, dim=0, descending=True, stable=True)),
+        Sample("descending", (ties((50, 2)),),
+               lambda t: torch.sort(t, dim=0, descending=True, stable=True)),
         Sample("rank0", (ties(()),), lambda t: torch.sort(t, stable=True)),
         Sample("channels_last", (ties((2, 3, 4, 5)),), lambda t: torch.sort(t, dim=1, stable=True),
                channels_last=CL),
@@ -332,7 +334,8 @@ def _topk(dtype: torch.dtype) -> list[Sample]:
         Sample("k_all", (d((2, 7)),), lambda t: torch.topk(t, 7)),
         Sample("k_zero", (d((2, 7)),), lambda t: torch.topk(t, 0)),
         Sample("rank0", (d(()),), lambda t: torch.topk(t, 1)),
-        Sample("channels_last", (d((2, 6, 4, 5)),), lambda t: torch.topk(t, 3, 1), channels_last=CL),
+        Sample("channels_last", (d((2, 6, 4, 5)),), lambda t: torch.topk(t, 3, 1),
+               channels_last=CL),
     ]
     if dtype.is_floating_point:
         nan = _special(dtype, 3, math.nan, -math.inf, 0, math.inf, -1)
@@ -361,12 +364,16 @@ def _scatter_samples(op: Callable) -> SampleFn:
     def samples(dtype: torch.dtype) -> list[Sample]:
         x = lambda shape: make(shape, dtype)  # noqa: E731
         return [
-            Sample("regular", (x((3, 5)), _index((3, 4), 5), x((3, 6))), lambda s, i, v: op(s, 1, i, v)),
-            Sample("dim0", (x((4, 3)), _index((6, 2), 4), x((6, 3))), lambda s, i, v: op(s, 0, i, v)),
-            Sample("negative_dim_int32", (x((2, 3, 4)), _index((2, 2, 5), 4, torch.int32), x((2, 3, 5))),
+            Sample("regular", (x((3, 5)), _index((3, 4), 5), x((3, 6))),
+                   lambda s, i, v: op(s, 1, i, v)),
+            Sample("dim0", (x((4, 3)), _index((6, 2), 4), x((6, 3))),
+                   lambda s, i, v: op(s, 0, i, v)),
+            Sample("negative_dim_int32",
+                   (x((2, 3, 4)), _index((2, 2, 5), 4, torch.int32), x((2, 3, 5))),
                    lambda s, i, v: op(s, -1, i, v)),
             Sample("rank0", (x(()), _index((), 1), x(())), lambda s, i, v: op(s, 0, i, v)),
-            Sample("empty_index", (x((3, 4)), _index((0, 4), 3), x((2, 4))), lambda s, i, v: op(s, 0, i, v)),
+            Sample("empty_index", (x((3, 4)), _index((0, 4), 3), x((2, 4))),
+                   lambda s, i, v: op(s, 0, i, v)),
             Sample("channels_last", (x((2, 3, 4, 5)), _index((2, 3, 4, 5), 3), x((2, 3, 4, 5))),
                    lambda s, i, v: op(s, 1, i, v), channels_last=CL),
         ]
@@ -378,21 +385,55 @@ def _scatter_value(dtype: torch.dtype) -> list[Sample]:
     x = lambda shape: make(shape, dtype)  # noqa: E731
     out = [
         Sample("regular", (x((3, 5)), _index((3, 4), 5)), lambda s, i: s.scatter(1, i, 1)),
-        Sample("dim0_int32", (x((4, 3)), _index((6, 2), 4, torch.int32)), lambda s, i: s.scatter(0, i, 0)),
+        Sample("dim0_int32", (x((4, 3)), _index((6, 2), 4, torch.int32)),
+               lambda s, i: s.scatter(0, i, 0)),
         Sample("rank0", (x(()), _index((), 1)), lambda s, i: s.scatter(0, i, 1)),
         Sample("channels_last", (x((2, 3, 4, 5)), _index((2, 2, 4, 5), 3)),
                lambda s, i: s.scatter(1, i, 1), channels_last=CL),
     ]
     if dtype.is_floating_point:
-        out.append(Sample("float_value", (x((3, 5)), _index((3, 4), 5)), lambda s, i: s.scatter(1, i, -2.5)))
+        out.append(Sample("float_value", (x((3, 5)), _index((3, 4), 5)),
+                          lambda s, i: s.scatter(1, i, -2.5)))
+    return out
+
+
+def _scatter_reduce(dtype: torch.dtype) -> list[Sample]:
+    def reduce(how, include_self=True, dim=1):
+        return lambda s, i, v: s.scatter_reduce(dim, i, v, how, include_self=include_self)
+
+    x = lambda shape: _near_one(shape, dtype)  # noqa: E731
+    args = lambda: (x((3, 5)), _index((3, 6), 5), x((3, 6)))  # noqa: E731 (repeated targets)
+    out = [
+        Sample("regular", args(), reduce("sum")),
+        Sample("sum_exclude_self", args(), reduce("sum", False)),
+        Sample("prod", args(), reduce("prod")),
+        Sample("prod_exclude_self", args(), reduce("prod", False)),
+        Sample("amax", args(), reduce("amax")),
+        Sample("amax_exclude_self", args(), reduce("amax", False)),
+        Sample("amin_dim0", (x((4, 3)), _index((6, 2), 4), x((6, 3))), reduce("amin", False, 0)),
+        Sample("rank0", (x(()), _index((), 1), x(())), reduce("sum", True, 0)),
+        Sample("channels_last", (x((2, 3, 4, 5)), _index((2, 3, 4, 5), 3), x((2, 3, 4, 5))),
+               reduce("amax"), channels_last=CL),
+    ]
+    if dtype != torch.bool:  # eager has no bool mean
+        out += [Sample("mean", args(), reduce("mean")),
+                Sample("mean_exclude_self", args(), reduce("mean", False))]
+    if dtype.is_floating_point:
+        nan = _special(dtype, 1, math.nan, 3, 0)
+        src = _special(dtype, math.nan, 2, -1, 5)
+        idx = torch.tensor([0, 0, 2, 3])
+        out += [Sample("nan_amax", (nan, idx, src), reduce("amax", True, 0)),
+                Sample("nan_amin", (nan, idx, src), reduce("amin", True, 0))]
     return out
 
 
 SCATTER = [
-    OpSpec("aten::scatter.src_out", None, _scatter_samples(torch.scatter), ALL_DTYPES, Kind.REDUCTION),
+    OpSpec("aten::scatter.src_out", None, _scatter_samples(torch.scatter), ALL_DTYPES,
+           Kind.REDUCTION),
     OpSpec("aten::scatter.value_out", None, _scatter_value, ALL_DTYPES, Kind.REDUCTION),
     OpSpec("aten::scatter_add.out", None, _scatter_samples(torch.scatter_add), ALL_DTYPES,
            Kind.REDUCTION),
+    OpSpec("aten::scatter_reduce.two_out", None, _scatter_reduce, ALL_DTYPES, Kind.REDUCTION),
 ]
 
 SPECS = TRUTH + SPATIAL + REDUCTIONS + SORTING + SCATTER

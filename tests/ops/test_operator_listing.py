@@ -1,7 +1,8 @@
 """kernels/portable/operators.toml against the runtime, the op table and the docs.
 
 The listing may not drift: its names are exactly the kernels linked into
-the runtime, each in the group of the .inc file that registers it; every
+the runtime, each in the group of the .inc file that registers it
+(kernels/portable/<group>_kernels.inc, or "prim" for kernels/prim); every
 (operator, dtype) pair it lists has op-table samples, which
 test_portable_ops.py runs against eager; and docs/operators.md is what
 scripts/generate_operator_docs.py makes of it.
@@ -9,7 +10,6 @@ scripts/generate_operator_docs.py makes of it.
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,21 +19,15 @@ import torch
 
 import harness
 import op_table
+from discover_dtypes import registered_by_group
 from torchedge import operators, runtime
 
 REPO = Path(__file__).resolve().parents[2]
-KERNELS = REPO / "kernels" / "portable"
 
 
 def _registering_groups() -> dict[str, str]:
-    """kernel name -> group, from kernel_list.inc and the <group>_kernels.inc files."""
-    groups: dict[str, str] = {}
-    for group in re.findall(r'#include "kernels/portable/(\w+)_kernels\.inc"',
-                            (KERNELS / "kernel_list.inc").read_text()):
-        text = (KERNELS / f"{group}_kernels.inc").read_text()
-        for name in re.findall(r'^TE_PORTABLE_KERNEL\("([^"]+)"', text, re.M):
-            groups[name] = group
-    return groups
+    """kernel name -> group, from the .inc files that register kernels."""
+    return dict(registered_by_group())
 
 
 def test_listing_names_are_exactly_the_registered_kernels():

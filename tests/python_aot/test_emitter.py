@@ -63,10 +63,16 @@ def _schema(qualified_name: str) -> torch.FunctionSchema:
 
 def _check_returns(plan, instruction):
     """add.out: [..., out, out]; layer_norm.out: [..., o0, o1, o2, TensorList(o0, o1, o2)];
-    split_with_sizes_copy.out (-> ()): nothing after the out TensorList."""
+    split_with_sizes_copy.out (-> ()): [..., TensorList(o...), TensorList(o...)], a second
+    list of the same tensors (upstream's runtime expects that slot)."""
     schema = _schema(plan.operators[instruction.op_index].qualified_name)
     n_args, n_returns = len(schema.arguments), len(schema.returns)
     args = instruction.args
+    if n_returns == 0:
+        assert len(args) == n_args + 1
+        assert plan.values[args[-1]] == plan.values[args[-2]]
+        assert isinstance(plan.values[args[-1]], s.TensorList)
+        return
     assert len(args) == n_args + min(n_returns, 1)
     if n_returns == 1:
         assert args[-1] == args[n_args - 1]

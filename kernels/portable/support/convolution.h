@@ -203,7 +203,9 @@ void conv_depthwise(const ConvGeometry& g, const T* x, const T* w, const T* bias
                   hi = hi < c1 ? hi : c1;
                   if (stride_w == 1 && sw == 1) {
                     const T* xp = xrow + shift;
-                    for (int64_t ow = lo; ow < hi; ++ow) row[ow - c0] += wv * static_cast<Acc>(xp[ow]);
+                    for (int64_t ow = lo; ow < hi; ++ow) {
+                      row[ow - c0] += wv * static_cast<Acc>(xp[ow]);
+                    }
                   } else {
                     for (int64_t ow = lo; ow < hi; ++ow) {
                       row[ow - c0] += wv * static_cast<Acc>(xrow[(ow * stride_w + shift) * sw]);
@@ -213,7 +215,9 @@ void conv_depthwise(const ConvGeometry& g, const T* x, const T* w, const T* bias
               }
             }
             T* yrow = yc + od * g.y_strides[2] + oh * g.y_strides[3];
-            for (int64_t ow = c0; ow < c1; ++ow) yrow[ow * g.y_strides[4]] = static_cast<T>(row[ow - c0]);
+            for (int64_t ow = c0; ow < c1; ++ow) {
+              yrow[ow * g.y_strides[4]] = static_cast<T>(row[ow - c0]);
+            }
           }
         }
       }

@@ -50,7 +50,9 @@ struct KeyedLane {
   int64_t* indices;
   int64_t index_stride;
 
-  compute_t<T> value(int64_t i) const { return static_cast<compute_t<T>>(values[i * value_stride]); }
+  compute_t<T> value(int64_t i) const {
+    return static_cast<compute_t<T>>(values[i * value_stride]);
+  }
   int64_t index(int64_t i) const { return indices[i * index_stride]; }
   void set(int64_t i, T v, int64_t index) const {
     values[i * value_stride] = v;
@@ -127,7 +129,8 @@ class TopK {
     if (count_ < k_) {
       lane_.set(count_, v, index);
       keyed_sort_internal::sift_up(lane_, order_, count_++);
-    } else if (k_ > 0 && order_(static_cast<compute_t<T>>(v), index, lane_.value(0), lane_.index(0))) {
+    } else if (k_ > 0 &&
+               order_(static_cast<compute_t<T>>(v), index, lane_.value(0), lane_.index(0))) {
       lane_.set(0, v, index);  // replaces the latest of the kept entries
       keyed_sort_internal::sift_down(lane_, order_, 0, k_);
     }

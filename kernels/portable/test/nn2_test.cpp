@@ -5,6 +5,7 @@
 // harness (tests/ops/test_nn2_ops.py) covers every dtype and shape case.
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -195,7 +196,8 @@ TEST(Nn2Scatter, SrcAddValueAndBadIndex) {
   // torch.zeros(2, 4).scatter(1, index, src): the last write wins
   EXPECT_EQ(out.values<float>(), as<float>({2, 0, 0, 3, 0, 5, 6, 0}));
   ASSERT_EQ(Args().t(self).i(1).t(index).t(src).t(out).run(native::scatter_add_out), Error::Ok);
-  EXPECT_EQ(out.values<float>(), as<float>({2, 0, 0, 4, 0, 9, 6, 0}));  // .scatter_add(1, index, src)
+  // torch.zeros(2, 4).scatter_add(1, index, src)
+  EXPECT_EQ(out.values<float>(), as<float>({2, 0, 0, 4, 0, 9, 6, 0}));
   ASSERT_EQ(Args().t(self).i(1).t(index).d(7.0).t(out).run(native::scatter_value_out), Error::Ok);
   EXPECT_EQ(out.values<float>(), as<float>({7, 0, 0, 7, 0, 7, 7, 0}));  // .scatter(1, index, 7.)
   index.fill(std::vector<int64_t>{3, 0, 4, 1, 1, 2});
@@ -204,6 +206,40 @@ TEST(Nn2Scatter, SrcAddValueAndBadIndex) {
   index.fill(std::vector<int64_t>{3, 0, -1, 1, 1, 2});
   EXPECT_EQ(Args().t(self).i(1).t(index).t(src).t(out).run(native::scatter_add_out),
             Error::InvalidArgument);  // ATen takes no negative index
+}
+
+TEST(Nn2Scatter, ReduceMeanFloorsAndNeedsScratch) {
+  TestTensor self(ScalarType::Int, {3});
+  self.fill(std::vector<int32_t>{5, -3, 4});
+  TestTensor index(ScalarType::Long, {4});
+  index.fill(std::vector<int64_t>{0, 0, 1, 0});
+  TestTensor src(ScalarType::Int, {4});
+  src.fill(std::vector<int32_t>{2, 2, 3, -9});
+  TestTensor out(ScalarType::Int, {3});
+  // Args has no string argument, so this call is boxed by hand.
+  auto run = [&](const char* reduce, bool include_self, bool with_temp = true) {
+    EValue values[] = {EValue(self.get()),  EValue(int64_t{0}),
+                       EValue(index.get()), EValue(src.get()),
+                       EValue(StringView{reduce, std::strlen(reduce)}),
+                       EValue(include_self), EValue(out.get())};
+    EValue* ptrs[7];
+    for (int i = 0; i < 7; ++i) ptrs[i] = &values[i];
+    std::vector<unsigned char> arena(1 << 12);
+    MemoryAllocator temp(arena.data(), arena.size());
+    KernelContext ctx(with_temp ? &temp : nullptr);
+    return native::scatter_reduce_two_out(ctx, {ptrs, 7});
+  };
+  // self.scatter_reduce(0, index, src, reduce, include_self=...)
+  ASSERT_EQ(run("mean", true), Error::Ok);
+  EXPECT_EQ(out.values<int32_t>(), as<int32_t>({0, 0, 4}));
+  ASSERT_EQ(run("mean", false), Error::Ok);
+  EXPECT_EQ(out.values<int32_t>(), as<int32_t>({-2, 3, 4}));  // floor(-5 / 3)
+  ASSERT_EQ(run("amax", false), Error::Ok);
+  EXPECT_EQ(out.values<int32_t>(), as<int32_t>({2, 3, 4}));
+  ASSERT_EQ(run("prod", true), Error::Ok);
+  EXPECT_EQ(out.values<int32_t>(), as<int32_t>({-180, -9, 4}));
+  EXPECT_EQ(run("mean", true, /*with_temp=*/false), Error::MemoryAllocationFailed);
+  EXPECT_EQ(run("median", true), Error::InvalidArgument);
 }
 
 TEST(Nn2Pooling, AdaptiveMaxPoolWindowsAndIndices) {

@@ -1,8 +1,11 @@
-"""Run one measured child process and read its peak RSS from the kernel.
+"""Run one measured child process; also read its rusage from the kernel.
 
 Every configuration runs in a process of its own so that its memory is its
-own: `os.wait4` returns the resource usage of exactly that child (unlike
-RUSAGE_CHILDREN, which is the maximum over all children reaped so far).
+own. `os.wait4` returns the resource usage of exactly that child (unlike
+RUSAGE_CHILDREN, the maximum over all children reaped so far), but on Linux
+its ru_maxrss also counts the memory image the child was forked from (this
+parent, torch included) before it exec'd, so the children report their own
+peak (VmHWM) and wait4's figure is only a fallback.
 stdout/stderr go to temporary files, not pipes, so a chatty child can never
 block on a full pipe while we poll.
 """

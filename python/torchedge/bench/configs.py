@@ -27,6 +27,10 @@ class Config:
     # requested count anyway, and the table says the runtime is single-threaded).
     threads_apply: bool = True
     host: str = ""     # what else the measured process holds (for the RSS column)
+    # Largest max|out - eager| / max|eager| over the outputs still called a
+    # match (int8 configurations will compare with a looser bound).
+    tolerance: float = 1e-3
+    child_args: tuple[str, ...] = ()  # extra arguments for a Python child script
 
 
 CONFIGS: tuple[Config, ...] = (
@@ -36,7 +40,7 @@ CONFIGS: tuple[Config, ...] = (
     Config("torchedge-xnnpack", "torchedge", "torchedge, XNNPACK CPU delegate", "pte_xnnpack",
            "torchedge_cli", "native", host="C++ CLI (build/torchedge_run), no Python"),
     Config("eager", "peer", "eager PyTorch", "eager_module", "run_eager.py", "product",
-           host="Python + torch"),
+           host="Python + torch", child_args=("--preimport", "torchedge.models")),
     Config("onnxruntime", "peer", "ONNX Runtime (CPU EP)", "onnx", "run_onnxruntime.py", "peers",
            host="Python + numpy + onnxruntime"),
     Config("executorch-xnnpack", "peer", "upstream ExecuTorch + XNNPACK", "executorch_pte",

@@ -31,7 +31,10 @@ def lower_xnnpack(module: torch.nn.Module, inputs: tuple) -> tuple[PteProgram, d
     except ImportError as e:
         raise NotAvailable(f"torchedge.backends.xnnpack does not import ({e})") from None
     edge = torchedge.to_edge(torchedge.export_methods(module, inputs))
-    edge = edge.to_backend(XnnpackPartitioner())
+    try:
+        edge = edge.to_backend(XnnpackPartitioner())
+    except NotImplementedError as e:
+        raise NotAvailable(f"EdgeProgram.to_backend is not implemented in this checkout ({e})") from None
     return edge.to_pte(), delegation_summary(edge)
 
 

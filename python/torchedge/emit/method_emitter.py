@@ -320,9 +320,15 @@ class MethodEmitter:
     def _returns(self, out_op: OpOverload, out_values: list[int]) -> list[int]:
         """The ET12 return slots after the arguments: an out-variant returns its
         out arguments, so one return repeats the out value, several returns are
-        one TensorList of them, and `-> ()` adds nothing."""
+        one TensorList of them. A `Tensor(a!)[] out` variant declared `-> ()`
+        (split_with_sizes_copy.out) still gets one slot, a second TensorList
+        of the same tensors: the node's result, as upstream emits it (its
+        runtime's unboxing expects the slot)."""
         count = len(out_op._schema.returns)
         if count == 0:
+            last = self.values.values[out_values[-1]] if out_values else None
+            if isinstance(last, s.TensorList):
+                return [self.values.add(s.TensorList(list(last.items)))]
             return []
         if count == 1:
             return out_values[-1:]

@@ -21,7 +21,7 @@ from torchedge.backends.xnnpack.blob_writer import NO_VALUE, BlobWriter, OpCode
 from torchedge.backends.xnnpack.layout import NHWC_ORDER, plan_layouts
 from torchedge.backends.xnnpack.lowering_context import INF, NHWC, PLAIN, LoweringContext
 from torchedge.backends.xnnpack.op_support import (
-    _UNARY, _clamp_bounds, _pair, _pool_geometry, arguments, node_view, result_node, shape_of,
+    clamp_bounds, pair, pool_geometry, arguments, node_view, result_node, shape_of,
 )
 
 aten = torch.ops.aten
@@ -90,9 +90,9 @@ def _convolution(ctx: LoweringContext, node, a) -> None:
     bias = bias if bias is not None else torch.zeros(out_ch)
     groups = a["groups"]
     channels = shape_of(a["input"])[1]
-    sh, sw = _pair(a["stride"], 1)
-    ph, pw = _pair(a["padding"], 0)
-    dh, dw = _pair(a["dilation"], 1)
+    sh, sw = pair(a["stride"], 1)
+    ph, pw = pair(a["padding"], 0)
+    dh, dw = pair(a["dilation"], 1)
     x = ctx.read(a["input"], NHWC)
     out = ctx.result(node, NHWC)
     window = [ph, pw, ph, pw, kh, kw, sh, sw, dh, dw]
@@ -107,14 +107,14 @@ def _convolution(ctx: LoweringContext, node, a) -> None:
 
 
 def _max_pool(ctx, node, a) -> None:
-    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = _pool_geometry(a, dilation=True)
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = pool_geometry(a, dilation=True)
     x = ctx.read(a["self"], NHWC)
     out = ctx.result(result_node(node), NHWC)
     ctx.node(OpCode.MAX_POOL2D, [x, out], [ph, pw, ph, pw, kh, kw, sh, sw, dh, dw] + NO_CLAMP)
 
 
 def _avg_pool(ctx, node, a) -> None:
-    (kh, kw), (sh, sw), (ph, pw), _ = _pool_geometry(a, dilation=False)
+    (kh, kw), (sh, sw), (ph, pw), _ = pool_geometry(a, dilation=False)
     x = ctx.read(a["self"], NHWC)
     out = ctx.result(node, NHWC)
     ctx.node(OpCode.AVG_POOL2D, [x, out], [ph, pw, ph, pw, kh, kw, sh, sw] + NO_CLAMP)
@@ -189,17 +189,20 @@ def _binary(ctx, node, a) -> None:
 
 
 def _clamp(ctx, node, a) -> None:
-    low, high = _clamp_bounds(node, a)
+    low, high = clamp_bounds(node, a)
     layout = ctx.layout(node)
     x = ctx.read(node.args[0], layout)
     bounds = [-INF if low is None else low, INF if high is None else high]
     ctx.node(OpCode.CLAMP, [x, ctx.result(node, layout)], bounds)
 
 
-_UNARY_OPS = {
-    "hardswish": OpCode.HARDSWISH, "sigmoid": OpCode.SIGMOID, "abs": OpCode.ABS,
-    "negate": OpCode.NEGATE, "floor": OpCode.FLOOR, "ceiling": OpCode.CEILING,
-    "square_root": OpCode.SQUARE_ROOT,
+_UNARY_OPCODES = {
+    aten.hardswish.default: OpCode.HARDSWISH, aten.sigmoid.default: OpCode.SIGMOID,
+    aten.abs.default: OpCode.ABS, aten.neg.default: OpCode.NEGATE,
+    aten.floor.default: OpCode.FLOOR, aten.ceil.default: OpCode.CEILING,
+    aten.sqrt.default: OpCode.SQUARE_ROOT, aten.round.default: OpCode.BANKERS_ROUNDING,
+    aten.pow.Tensor_Scalar: OpCode.SQUARE,  # exponent 2 (op_support checked)
+    aten.clone.default: OpCode.RESHAPE,     # a copy with the same dims
 }
 
 
@@ -211,14 +214,8 @@ def _unary(ctx, node, a) -> None:
         ctx.node(OpCode.LEAKY_RELU, [x, out], [float(a["negative_slope"])])
     elif node.target is aten.elu.default:
         ctx.node(OpCode.ELU, [x, out], [float(a["alpha"])])
-    elif node.target is aten.round.default:
-        ctx.node(OpCode.BANKERS_ROUNDING, [x, out])
-    elif node.target is aten.pow.Tensor_Scalar:
-        ctx.node(OpCode.SQUARE, [x, out])
-    elif node.target is aten.clone.default:
-        ctx.node(OpCode.RESHAPE, [x, out])
     else:
-        ctx.node(_UNARY_OPS[_UNARY[node.target]], [x, out])
+        ctx.node(_UNARY_OPCODES[node.target], [x, out])
 
 
 def _constant_pad(ctx, node, a) -> None:
@@ -263,6 +260,10 @@ def _fully_connected(ctx, node, x, weight_out_in: torch.Tensor, bias: Optional[o
         addend = ctx.add_constant(bias_const * bias_scale)
     else:
         addend = ctx.read(bias, PLAIN)
+        if bias_scale != 1:
+            scaled = ctx.internal(ctx.writer.dims(addend))
+            ctx.node(OpCode.MULTIPLY, [addend, ctx.scalar(bias_scale), scaled], NO_CLAMP)
+            addend = scaled
     ctx.node(OpCode.ADD, [product, addend, ctx.result(node, PLAIN)], NO_CLAMP)
 
 
@@ -291,8 +292,7 @@ _EMITTERS: dict[object, Emitter] = {
     aten.relu.default: _clamp,
     aten.hardtanh.default: _clamp,
     aten.clamp.default: _clamp,
-    **{op: _unary for op in (*_UNARY, aten.elu.default, aten.round.default,
-                              aten.pow.Tensor_Scalar, aten.clone.default)},
+    **{op: _unary for op in (*_UNARY_OPCODES, aten.leaky_relu.default, aten.elu.default)},
     aten.constant_pad_nd.default: _constant_pad,
     aten.view_copy.default: _reshape,
     aten.squeeze_copy.dims: _reshape,

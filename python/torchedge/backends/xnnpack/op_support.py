@@ -84,8 +84,8 @@ def check_node(node: torch.fx.Node, constant: ConstantLookup) -> Optional[str]:
     if rule is None:
         return _MISSING.get(node.target, f"no XNNPACK operator for {node.target}")
     out = result_node(node)
-    if out is None:
-        return "its result is unused"
+    if out is None:  # e.g. only max pooling's indices are used: let the rule say why
+        return rule.check(node, arguments(node), constant) or "its tensor result is unused"
     problem = tensor_problem(out, "the result")
     if problem:
         return problem
@@ -100,7 +100,7 @@ def check_node(node: torch.fx.Node, constant: ConstantLookup) -> Optional[str]:
 # ---- per-operator checks ---------------------------------------------------------
 
 
-def _pair(value: Any, default: int) -> tuple[int, int]:
+def pair(value: Any, default: int) -> tuple[int, int]:
     if value is None or (isinstance(value, (list, tuple)) and len(value) == 0):
         return (default, default)
     if isinstance(value, int):
@@ -160,13 +160,13 @@ def _check_plain_unary(node, a, constant) -> Optional[str]:
 
 
 def _check_clamp(node, a, constant) -> Optional[str]:
-    low, high = _clamp_bounds(node, a)
+    low, high = clamp_bounds(node, a)
     if low is not None and high is not None and low > high:
         return "clamp with min > max"
     return None
 
 
-def _clamp_bounds(node, a) -> tuple[Optional[float], Optional[float]]:
+def clamp_bounds(node, a) -> tuple[Optional[float], Optional[float]]:
     if node.target is aten.relu.default:
         return 0.0, None
     if node.target is aten.hardtanh.default:
@@ -202,12 +202,12 @@ def _check_mean(node, a, constant) -> Optional[str]:
     return None
 
 
-def _pool_geometry(a, dilation: bool) -> Optional[tuple]:
-    kernel = _pair(a["kernel_size"], 1)
-    stride = _pair(a["stride"], 0)
+def pool_geometry(a, dilation: bool) -> Optional[tuple]:
+    kernel = pair(a["kernel_size"], 1)
+    stride = pair(a["stride"], 0)
     stride = kernel if stride == (0, 0) else stride
-    padding = _pair(a["padding"], 0)
-    dil = _pair(a["dilation"], 1) if dilation else (1, 1)
+    padding = pair(a["padding"], 0)
+    dil = pair(a["dilation"], 1) if dilation else (1, 1)
     if min(kernel + stride + dil) < 1 or min(padding) < 0:
         return None
     return kernel, stride, padding, dil
@@ -223,9 +223,12 @@ def _ceil_mode_changes_shape(node, a, kernel, stride, padding, dil) -> bool:
 
 
 def _check_max_pool(node, a, constant) -> Optional[str]:
+    for user in node.users:
+        if user.target is operator.getitem and user.args[1] == 1 and user.users:
+            return "the max-pooling indices are used; XNNPACK's max pooling does not produce them"
     if len(shape_of(a["self"])) != 4:
         return "max pooling of a 3-D (unbatched) input"
-    geometry = _pool_geometry(a, dilation=True)
+    geometry = pool_geometry(a, dilation=True)
     if geometry is None:
         return "unusual pooling parameters"
     kernel, stride, padding, dil = geometry
@@ -235,16 +238,13 @@ def _check_max_pool(node, a, constant) -> Optional[str]:
         return "ceil_mode changes the output size; XNNPACK pooling has no ceil mode"
     if padding[0] >= kernel[0] or padding[1] >= kernel[1]:
         return "padding as large as the pooling window"
-    for user in node.users:
-        if user.target is operator.getitem and user.args[1] == 1 and user.users:
-            return "the max-pooling indices are used; XNNPACK's max pooling does not produce them"
     return None
 
 
 def _check_avg_pool(node, a, constant) -> Optional[str]:
     if len(shape_of(a["self"])) != 4:
         return "average pooling of a 3-D (unbatched) input"
-    geometry = _pool_geometry(a, dilation=False)
+    geometry = pool_geometry(a, dilation=False)
     if geometry is None:
         return "unusual pooling parameters"
     kernel, stride, padding, _ = geometry
@@ -298,8 +298,6 @@ def _check_addmm(node, a, constant) -> Optional[str]:
                 "weights only (no batched/dynamic matmul)")
     if constant(a["mat1"]) is not None:
         return "the left operand is a constant (left for constant folding)"
-    if a["beta"] != 1 and constant(a["self"]) is None:
-        return "addmm with beta != 1 and a run-time bias"
     return None
 
 
@@ -333,16 +331,11 @@ def _check_upsample_bilinear(node, a, constant) -> Optional[str]:
     return None
 
 
-_UNARY = {
-    aten.hardswish.default: "hardswish",
-    aten.sigmoid.default: "sigmoid",
-    aten.abs.default: "abs",
-    aten.neg.default: "negate",
-    aten.floor.default: "floor",
-    aten.ceil.default: "ceiling",
-    aten.sqrt.default: "square_root",
-    aten.leaky_relu.default: "leaky_relu",
-}
+# Elementwise operators without attributes to check (leaky_relu's slope is any float).
+UNARY_OPS = frozenset({
+    aten.hardswish.default, aten.sigmoid.default, aten.abs.default, aten.neg.default,
+    aten.floor.default, aten.ceil.default, aten.sqrt.default, aten.leaky_relu.default,
+})
 
 RULES: dict[Any, Rule] = {
     aten.convolution.default: Rule(SPATIAL, _check_conv),
@@ -370,7 +363,7 @@ RULES: dict[Any, Rule] = {
     aten.pow.Tensor_Scalar: Rule(AGNOSTIC, _check_pow),
     aten.constant_pad_nd.default: Rule(AGNOSTIC, _check_pad),
     aten.clone.default: Rule(AGNOSTIC, _check_plain_unary),
-    **{op: Rule(AGNOSTIC, _check_plain_unary) for op in _UNARY},
+    **{op: Rule(AGNOSTIC, _check_plain_unary) for op in UNARY_OPS},
     aten.view_copy.default: Rule(PLAIN, _check_reshape),
     aten.squeeze_copy.dims: Rule(PLAIN, _check_reshape),
     aten.squeeze_copy.dim: Rule(PLAIN, _check_reshape),

@@ -30,7 +30,7 @@ rows = {(r["model"], r["config"], r["threads"]): r for r in data["results"]}
 
 columns = min(3, len(models))
 panel_rows = math.ceil(len(models) / columns)
-fig, axes = plt.subplots(panel_rows, columns, figsize=(5.5 * columns, 4.2 * panel_rows), squeeze=False)
+fig, axes = plt.subplots(panel_rows, columns, figsize=(max(7.0, 5.5 * columns), 4.2 * panel_rows), squeeze=False)
 width = 0.8 / max(1, len(threads))
 for index, model in enumerate(models):
     ax = axes[index // columns][index % columns]
@@ -54,6 +54,6 @@ for index, model in enumerate(models):
     ax.legend(fontsize=8)
 for index in range(len(models), panel_rows * columns):
     axes[index // columns][index % columns].axis("off")
-fig.suptitle("torchedge benchmark: median latency per configuration (lower is better)")
+fig.suptitle("torchedge bench: median latency per configuration (lower is better)", fontsize=11)
 fig.tight_layout()
 fig.savefig(args.out, dpi=110)

@@ -6,9 +6,10 @@ calls `run_timed(call, ...)` and `emit(...)`:
 
     BENCH_RESULT {"load_ms": ..., "latencies_ms": [...], ...}
 
-is printed as the last line on stdout; the parent parses that line and
-reads the child's peak RSS from the operating system (wait4), so the child
-need not measure memory itself.
+is printed as the last line on stdout; the parent parses that line. The
+peak RSS it carries is this process image's own (Linux VmHWM, which starts
+afresh at exec): the rusage the parent gets from wait4 would also count the
+size of the parent it was forked from.
 """
 
 from __future__ import annotations
@@ -59,6 +60,19 @@ def run_timed(call: Callable[[], Any], iterations: int, warmup: int, min_iterati
     return latencies, outputs
 
 
+def peak_rss_bytes() -> int:
+    """This process image's peak resident memory (VmHWM), or -1 where unknown."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return -1
+
+
 def emit(**fields: Any) -> None:
+    fields.setdefault("peak_rss_bytes", peak_rss_bytes())
     sys.stdout.write(RESULT_PREFIX + json.dumps(fields) + "\n")
     sys.stdout.flush()

@@ -1,0 +1,63 @@
+"""Command line: python -m torchedge.bench [options] (make bench runs it with defaults)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from torchedge.bench.configs import CONFIGS
+from torchedge.bench.measure import Plan
+from torchedge.bench.report import ratio_table_text
+from torchedge.bench.suite import DEFAULT_MODELS, BenchOptions, run, write_outputs
+
+
+def parse_args(argv: list[str]) -> BenchOptions:
+    p = argparse.ArgumentParser(prog="python -m torchedge.bench", description=__doc__)
+    p.add_argument("--models", nargs="+", default=DEFAULT_MODELS,
+                   help=f"zoo models (default: {' '.join(DEFAULT_MODELS)})")
+    p.add_argument("--configs", nargs="+", default=[],
+                   help=f"configurations (default all: {' '.join(c.name for c in CONFIGS)})")
+    p.add_argument("--threads", nargs="+", type=int, default=[1, 2])
+    p.add_argument("--iterations", type=int, default=20, help="timed runs per configuration (pooled over rounds)")
+    p.add_argument("--warmup", type=int, default=3, help="untimed runs per round")
+    p.add_argument("--rounds", type=int, default=2, help="interleaved rounds per configuration")
+    p.add_argument("--min-iterations", type=int, default=5,
+                   help="timed runs a slow configuration still gets past --max-seconds")
+    p.add_argument("--max-seconds", type=float, default=120.0,
+                   help="timing budget per configuration and round (0: none)")
+    p.add_argument("--out", default=None, help="output folder (default out/bench)")
+    p.add_argument("--cli", default=None, help="torchedge_run binary (default build/torchedge_run)")
+    p.add_argument("--peers-python", default=None, help="interpreter of the peers (default .venv-peers/bin/python)")
+    p.add_argument("--no-chart", action="store_true")
+    a = p.parse_args(argv)
+    if min(a.threads) < 1 or a.iterations < 1 or a.rounds < 1:
+        p.error("--threads, --iterations and --rounds must be at least 1")
+    options = BenchOptions(models=a.models, configs=a.configs, threads=a.threads, rounds=a.rounds,
+                           plan=Plan(iterations=a.iterations, warmup=a.warmup,
+                                     min_iterations=min(a.min_iterations, a.iterations),
+                                     max_seconds=a.max_seconds),
+                           cli=a.cli, peers_python=a.peers_python, chart=not a.no_chart)
+    if a.out:
+        options.out_dir = Path(a.out)
+    return options
+
+
+def main(argv: list[str]) -> int:
+    options = parse_args(argv)
+    start = time.monotonic()
+    data = run(options)
+    paths = write_outputs(data, options.out_dir, data["host"]["peers_python"], options.chart)
+    print()
+    print("torchedge best / peer, median latency (lower is better):")
+    print(ratio_table_text(data))
+    print()
+    for kind, path in paths.items():
+        print(f"{kind}: {path}")
+    print(f"benchmark took {time.monotonic() - start:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

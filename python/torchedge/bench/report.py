@@ -1,0 +1,146 @@
+"""results.json -> the Markdown report and the console ratio table."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from torchedge.bench.aggregate import RATIO_TARGETS
+
+# This machine's measured float32 peak (from the performance issue), for context.
+PEAK_GFLOPS = {1: 213.0, 2: 427.0}
+
+
+def _ms(x: Optional[float]) -> str:
+    if x is None:
+        return "-"
+    return f"{x:.3g}" if x < 10 else f"{x:.1f}"
+
+
+def _size(n: int) -> str:
+    return f"{n / 2**10:.0f} KiB" if n < 2**20 else f"{n / 2**20:.1f} MiB"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return lines
+
+
+def ratio_rows(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    peers = []
+    for row in data["ratios"]:
+        peers += [p for p in row["peers"] if p not in peers]
+    header = ["model", "threads", "precision", "torchedge best"] + [
+        f"/ {p} (target ≤ {RATIO_TARGETS[p]})" if p in RATIO_TARGETS else f"/ {p}" for p in peers]
+    rows = []
+    for row in data["ratios"]:
+        best = (f"{row['torchedge_best']} {_ms(row['torchedge_ms'])} ms" if row["torchedge_best"]
+                else "none ran correctly")
+        cells = [row["model"], str(row["threads"]), row["precision"], best]
+        for p in peers:
+            e = row["peers"].get(p)
+            if e is None:
+                cells.append("peer not run")
+            elif "ratio" not in e:
+                cells.append(f"- (peer {_ms(e['peer_ms'])} ms)")
+            else:
+                mark = "ok" if e["meets_target"] else "MISSED"
+                cells.append(f"{e['ratio']:.2f} ({_ms(e['peer_ms'])} ms, {mark})")
+        rows.append(cells)
+    return header, rows
+
+
+def ratio_table_text(data: dict[str, Any]) -> str:
+    header, rows = ratio_rows(data)
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    fmt = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths))  # noqa: E731
+    return "\n".join([fmt(header), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows])
+
+
+def _latency_rows(data: dict[str, Any]) -> list[list[str]]:
+    rows = []
+    for r in data["results"]:
+        if r["status"] != "ok":
+            rows.append([r["model"], r["config"], str(r["threads"]), "-", "-", "-", "-", "-", "-", "-",
+                         f"{r['status']} (see below)"])
+            continue
+        acc = r["accuracy"]
+        err = (f"{acc['max_rel_err']:.1e}" if "max_rel_err" in acc else "-") + ("" if acc["ok"] else " MISMATCH")
+        notes = [r["note"]] if r.get("note") else []
+        if r["iterations"] < data["options"]["plan"]["iterations"]:
+            notes.append(f"only {r['iterations']} runs (slow)")
+        rows.append([r["model"], r["config"], str(r["threads"]), _ms(r["median_ms"]), _ms(r["min_ms"]),
+                     str(r["iterations"]), _ms(r["load_ms"]), _size(r["peak_rss_bytes"]),
+                     _size(r["file_bytes"]), err, "; ".join(notes)])
+    return rows
+
+
+def _gflops_rows(data: dict[str, Any], model: str) -> list[list[str]]:
+    rows = []
+    for r in data["results"]:
+        if r["model"] == model and r["status"] == "ok" and "gflops_per_s" in r:
+            peak = PEAK_GFLOPS.get(r["threads"])
+            share = f"{100 * r['gflops_per_s'] / peak:.0f}%" if peak else "-"
+            rows.append([r["config"], str(r["threads"]), _ms(r["median_ms"]),
+                         f"{r['gflops_per_s']:.1f}", share])
+    return rows
+
+
+def markdown_report(data: dict[str, Any]) -> str:
+    host = data["host"]
+    opts = data["options"]
+    lines = [
+        "# torchedge benchmark results",
+        "",
+        f"Run {data['created']} on {host['cpu']} ({host['logical_cpus']} logical CPUs), "
+        f"load average {host['load_average_at_start'][0]:.1f} at start and "
+        f"{host.get('load_average_at_end', [float('nan')])[0]:.1f} at end. "
+        f"torch {host['torch']}; peers: "
+        + ", ".join(f"{k} {v}" for k, v in sorted(host.get("peer_versions", {}).items())) + ".",
+        "",
+        f"Median of {opts['plan']['iterations']} timed runs (pooled over {opts['rounds']} interleaved "
+        f"rounds, {opts['plan']['warmup']} warm-up runs per round) unless the table says fewer; every "
+        "configuration in its own process. Load = the runtime's own load step (not process start); "
+        "peak RSS = the whole child process (Python-hosted runtimes include the interpreter, and "
+        "eager/ExecuTorch include torch). The machine is shared, so absolute numbers are noisy; "
+        "ratios come from the same invocation.",
+        "",
+        "## Ratios: best torchedge configuration / peer (median latency, lower is better)",
+        "",
+    ]
+    header, rows = ratio_rows(data)
+    lines += _table(header, rows)
+    lines += ["", "## Latency, load time, memory, size", ""]
+    lines += _table(["model", "config", "threads", "median ms", "min ms", "runs", "load ms",
+                     "peak RSS", "file", "max rel err", "notes"], _latency_rows(data))
+    for model in ("resnet50",):
+        flops = data["models"].get(model, {}).get("flops")
+        if flops:
+            lines += ["", f"## Achieved GFLOP/s on {model} ({flops / 1e9:.2f} GFLOP per run, "
+                          "convolutions and matrix products only)", ""]
+            lines += _table(["config", "threads", "median ms", "GFLOP/s", "of fp32 peak (213/core)"],
+                            _gflops_rows(data, model))
+    problems = [r for r in data["results"] if r["status"] != "ok"]
+    seen = set()
+    if problems:
+        lines += ["", "## Not run", ""]
+        for r in problems:
+            key = (r["model"], r["config"], r["reason"])
+            if key in seen:
+                continue
+            seen.add(key)
+            reason = " ".join(r["reason"].split())[:600]
+            lines.append(f"- {r['model']} / {r['config']}: {r['status']}: {reason}")
+    lines += ["", "## Delegation", ""]
+    for model, summary in data["models"].items():
+        notes = summary.get("notes", {}) if isinstance(summary, dict) else {}
+        ours = notes.get("torchedge_xnnpack_delegation")
+        if ours:
+            lines.append(f"- {model}: torchedge XNNPACK took {ours['delegated']} of {ours['nodes']} "
+                         f"operator nodes; kept: {', '.join(ours['operators_kept']) or 'none'}")
+        et = notes.get("executorch_pte")
+        if et:
+            lines.append(f"- {model}: ExecuTorch XNNPACK: {et.get('delegate_calls')} delegate calls, "
+                         f"{et.get('kernel_calls')} kernel calls outside "
+                         f"({', '.join(et.get('operators_outside_delegate', [])) or 'none'})")
+    return "\n".join(lines) + "\n"
