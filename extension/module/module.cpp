@@ -14,7 +14,8 @@ namespace torchedge {
 
 // Everything one method needs, owned together so addresses stay stable.
 struct Module::LoadedMethod {
-  std::vector<uint64_t> method_pool;
+  // Not std::vector: pages a delegate's reserve never touches stay uncommitted.
+  std::unique_ptr<uint64_t[]> method_pool;
   std::vector<uint64_t> temp_pool;
   std::vector<std::vector<uint64_t>> arena_storage;
   std::vector<Span<uint8_t>> arenas;
@@ -79,8 +80,11 @@ Error Module::load_method(const std::string& name) {
   TE_ASSIGN_OR_RETURN(MethodMeta meta, program_->method_meta(name.c_str()));
   auto loaded = std::make_unique<LoadedMethod>();
   const size_t method_bytes = meta.method_allocator_bytes();
-  loaded->method_pool.resize(method_bytes / 8 + 2);
-  loaded->method_allocator = MemoryAllocator(loaded->method_pool.data(), method_bytes);
+  const size_t method_bytes_with_delegates =
+      method_bytes + meta.num_delegates() * options_.delegate_reserve_bytes;
+  loaded->method_pool.reset(new uint64_t[method_bytes_with_delegates / 8 + 2]);
+  loaded->method_allocator =
+      MemoryAllocator(loaded->method_pool.get(), method_bytes_with_delegates);
   loaded->temp_pool.resize(options_.temp_allocator_bytes / 8 + 1);
   loaded->temp_allocator = MemoryAllocator(loaded->temp_pool.data(), options_.temp_allocator_bytes);
   for (size_t i = 0; i < meta.num_planned_buffers(); ++i) {

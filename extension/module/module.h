@@ -31,6 +31,10 @@ struct ModuleOptions {
   LoadMode load_mode = LoadMode::Mmap;
   Verification verification = Verification::Full;
   size_t temp_allocator_bytes = size_t{8} << 20;  // kernel scratch
+  // Method-allocator space reserved per backend delegate for its state
+  // (packed weights live in the backend's own memory; this covers plans,
+  // staging buffers and tables). Untouched pages are never committed.
+  size_t delegate_reserve_bytes = size_t{64} << 20;
 };
 
 class Module final {

@@ -83,6 +83,10 @@ size_t MethodMeta::num_instructions() const {
   return chains->Get(0)->instructions()->size();
 }
 
+size_t MethodMeta::num_delegates() const {
+  return plan_->delegates() == nullptr ? 0 : plan_->delegates()->size();
+}
+
 size_t MethodMeta::method_allocator_bytes() const {
   // Mirrors the allocations of value_parser.cpp and Method::build_steps();
   // every allocation may waste up to 15 bytes of alignment padding.
@@ -114,6 +118,13 @@ size_t MethodMeta::method_allocator_bytes() const {
   }
   const size_t num_ops = plan_->operators() == nullptr ? 0 : plan_->operators()->size();
   total += (num_ops + 1) * sizeof(void*) + kPad;
+  // BackendDelegate objects (3 pointers each) and their compile-spec tables.
+  const auto* delegates = plan_->delegates();
+  total += (num_delegates() + 1) * 3 * sizeof(void*) + kPad;
+  for (size_t i = 0; i < num_delegates(); ++i) {
+    const auto* specs = delegates->Get(i)->compile_specs();
+    total += ((specs == nullptr ? 0 : specs->size()) + 1) * 3 * sizeof(void*) + kPad;
+  }
   const auto* chains = plan_->chains();
   if (chains != nullptr && chains->size() > 0) {
     const auto* instructions = chains->Get(0)->instructions();

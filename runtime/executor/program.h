@@ -68,6 +68,10 @@ class MethodMeta final {
   /// method (values, tensor metadata, instruction tables), so callers can
   /// size the allocator exactly instead of guessing.
   size_t method_allocator_bytes() const;
+  /// Number of backend delegates the method initializes at load. Their own
+  /// state comes from the method allocator too, in amounts only the backend
+  /// knows, so callers add a reserve per delegate to method_allocator_bytes().
+  size_t num_delegates() const;
 
  private:
   friend class Program;

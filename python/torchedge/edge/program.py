@@ -37,6 +37,7 @@ class EdgeProgram:
         if not programs:
             raise ValueError("an EdgeProgram needs at least one method")
         self._programs = dict(programs)
+        self.delegation_report: Any = None  # set by to_backend
 
     @property
     def methods(self) -> tuple[str, ...]:
@@ -61,7 +62,26 @@ class EdgeProgram:
         return build_pte(self, PteOptions(**options))
 
     def to_backend(self, partitioner: Any) -> "EdgeProgram":
-        raise NotImplementedError("delegation (to_backend) is not implemented yet")
+        """Delegates what `partitioner` supports, in every method.
+
+        Returns a new EdgeProgram whose methods call LoweredModules for the
+        delegated partitions (the inputs are not modified), and whose
+        `delegation_report` says, per operator node, what was delegated and,
+        if not, why.
+        """
+        import copy
+
+        from torchedge.backends import DelegationReport, to_backend
+
+        report = DelegationReport()
+        lowered = {}
+        for name, ep in self._programs.items():
+            ep = copy.deepcopy(ep)
+            report.decisions[name] = to_backend(ep, partitioner)
+            lowered[name] = ep
+        result = EdgeProgram(lowered)
+        result.delegation_report = report
+        return result
 
     def __repr__(self) -> str:
         return f"EdgeProgram(methods={list(self._programs)})"

@@ -34,6 +34,8 @@ import warnings
 from typing import Any, Optional, Union
 
 import torch
+
+from torchedge.backends.lowered_module import LoweredModule
 import torch.fx
 from torch._ops import OpOverload
 from torch.export import ExportedProgram
@@ -74,6 +76,7 @@ class MethodEmitter:
         include_stacktrace: bool = True,
         mutable_data: Optional[ConstantTable] = None,
         input_guards: bool = True,
+        delegate_blobs: Optional[list[bytes]] = None,
     ) -> None:
         self.name = name
         self.program = program
@@ -94,6 +97,10 @@ class MethodEmitter:
         self._operator_index: dict[tuple[str, str], int] = {}
         self._instructions: list[s.InstructionArguments] = []
         self._frames: list[s.FrameList] = []
+        # Program-wide list of delegate blobs; BackendDelegate.processed.index
+        # is a position in it until the program emitter assigns segments.
+        self.delegate_blobs = delegate_blobs if delegate_blobs is not None else []
+        self._delegates: list[s.BackendDelegate] = []
 
     # -- NodeValues protocol (argument_encoding) ---------------------------------
 
@@ -147,7 +154,7 @@ class MethodEmitter:
             outputs=outputs,
             chains=[chain],
             operators=self._operators,
-            delegates=[],
+            delegates=self._delegates,
             non_const_buffer_sizes=[0, 0],
         )
 
@@ -271,10 +278,26 @@ class MethodEmitter:
             self._kernel_call(SYMBOLIC_OPERATORS[torch.sym_not], [holds, self._results(node)], node)
         elif target is COND:
             emit_cond(self, node)
+        elif isinstance(target, LoweredModule):
+            self._delegate_call(node, target)
         elif isinstance(target, OpOverload):
             self._aten_call(node, target)
         else:
             raise EmitError(f"cannot emit call to {target!r} (node '{node.name}')")
+
+    def _delegate_call(self, node: torch.fx.Node, lowered: LoweredModule) -> None:
+        """DelegateCall(delegate, [inputs..., outputs...]); the blob becomes a segment."""
+        inputs = [self.value_of(a) for a in node.args]
+        results = self._results(node)
+        outputs = results if isinstance(results, list) else [results]
+        self.delegate_blobs.append(lowered.processed)
+        self._delegates.append(s.BackendDelegate(
+            id=lowered.backend_id,
+            processed=s.BackendDelegateDataReference(s.DataLocation.SEGMENT,
+                                                     len(self.delegate_blobs) - 1),
+            compile_specs=[s.CompileSpec(c.key, c.value) for c in lowered.compile_specs],
+        ))
+        self.append(s.DelegateCall(len(self._delegates) - 1, inputs + outputs), node)
 
     def _scalar_arg(self, value: Any) -> int:
         if isinstance(value, torch.fx.Node):

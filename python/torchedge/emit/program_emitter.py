@@ -45,10 +45,12 @@ def emit_program(
     constants = ConstantTable(constant_tensor_alignment)
     mutable_data = ConstantTable(constant_tensor_alignment)
     plans, memory = [], {}
+    delegate_blobs: list[bytes] = []
     for name, program in methods.items():
         emitter = MethodEmitter(
             name, program, constants, include_stacktrace,
             mutable_data=mutable_data, input_guards=input_guards,
+            delegate_blobs=delegate_blobs,
         )
         plan = emitter.emit()
         memory[name] = plan_memory(plan, memory_alignment)
@@ -60,6 +62,11 @@ def emit_program(
         initial, initial_offsets = mutable_data.segment()
         mutable_data_segments = [s.SubsegmentOffsets(len(segments), initial_offsets)]
         segments.append(initial)
+    # Delegate blobs follow, one segment each; point each reference at its segment.
+    for plan in plans:
+        for delegate in plan.delegates:
+            delegate.processed.index += len(segments)
+    segments.extend(delegate_blobs)
     program = s.Program(
         version=PROGRAM_VERSION,
         execution_plan=plans,
