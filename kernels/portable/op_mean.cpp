@@ -1,10 +1,11 @@
 // aten::mean.out(Tensor self, int[1]? dim, bool keepdim=False, *,
 //     ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+// aten::mean.dtype_out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
 //
 // Mean over `dim` (None or [] = every dim) into out's floating dtype
 // (which `dtype`, if given, must equal), accumulated in double. An integer
 // or bool self needs an explicit dtype, as in ATen. An empty reduction
-// gives NaN.
+// gives NaN. mean.dtype_out is the full reduction (dim=None, keepdim=False).
 #include "kernels/portable/support/dtype_dispatch.h"
 #include "kernels/portable/support/elementwise.h"  // switch_dtype_only
 #include "kernels/portable/support/kernel_args.h"
@@ -50,6 +51,14 @@ Error mean_out(KernelContext& ctx, Span<EValue*> args) {
       return Error::Ok;
     });
   });
+}
+
+Error mean_dtype_out(KernelContext& ctx, Span<EValue*> args) {
+  TE_RETURN_IF_ERROR(expect_arg_count(args, 3));
+  EValue all_dims;
+  EValue keepdim(false);
+  EValue* forwarded[] = {args[0], &all_dims, &keepdim, args[1], args[2]};
+  return mean_out(ctx, forwarded);
 }
 
 }  // namespace native

@@ -1,5 +1,6 @@
 // aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *,
 //     ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+// aten::sum.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
 //
 // Sums over `dim` (None or [] = every dim) into out's dtype (which
 // `dtype`, if given, must equal). As in ATen, each element is converted
@@ -7,6 +8,7 @@
 // (ATen: float; double keeps float32 sums at least as accurate as its
 // cascade sum), int64 for integer outs (truncating floats, wrapping like
 // ATen), int64-then-"any" for a bool out. Every dtype in, every dtype out.
+// sum.out is the full reduction (dim=None, keepdim=False).
 #include "kernels/portable/support/dtype_dispatch.h"
 #include "kernels/portable/support/kernel_args.h"
 #include "kernels/portable/support/reduction.h"
@@ -48,6 +50,14 @@ Error sum_intlist_out(KernelContext& ctx, Span<EValue*> args) {
       return Error::Ok;
     });
   });
+}
+
+Error sum_out(KernelContext& ctx, Span<EValue*> args) {
+  TE_RETURN_IF_ERROR(expect_arg_count(args, 3));
+  EValue all_dims;
+  EValue keepdim(false);
+  EValue* forwarded[] = {args[0], &all_dims, &keepdim, args[1], args[2]};
+  return sum_intlist_out(ctx, forwarded);
 }
 
 }  // namespace native

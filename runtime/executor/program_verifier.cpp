@@ -1,5 +1,7 @@
 #include "runtime/executor/program_verifier.h"
 
+#include <cstdint>
+
 #include "runtime/core/error_message.h"
 #include "runtime/core/scalar_type.h"
 #include "runtime/core/tensor.h"
@@ -12,6 +14,16 @@ namespace fb = executorch_flatbuffer;
 namespace {
 
 #define TE_INVALID(cond, ...) TE_CHECK_OR_RETURN(cond, Error::InvalidProgram, __VA_ARGS__)
+
+// Whether a vector of 8-byte elements is 8-byte aligned. The flatbuffers
+// verifier only checks a vector's 4-byte length prefix, so a corrupted
+// offset can leave int64/uint64/double elements misaligned, which is
+// undefined behaviour to read (and a fault on strict-alignment cores).
+// Writers (torchedge's and upstream's) always align them.
+template <typename T>
+bool elements_aligned(const flatbuffers::Vector<T>* v) {
+  return v == nullptr || reinterpret_cast<uintptr_t>(v->data()) % alignof(T) == 0;
+}
 
 // Checks a segment-like (offset, size) range fits in `limit` bytes.
 bool range_fits(uint64_t offset, uint64_t size, uint64_t limit) {
@@ -80,6 +92,10 @@ Error verify_tensor(const fb::Program* program, const fb::Tensor* t,
                "value %zu: memory id %u names no planned arena", index, id);
     const uint64_t offset = (static_cast<uint64_t>(alloc->memory_offset_high()) << 32) |
                             alloc->memory_offset_low();
+    // Kernels access elements in place: the planner aligns every tensor.
+    TE_INVALID(offset % elem == 0, "value %zu: planned offset %llu is not aligned for %s", index,
+               static_cast<unsigned long long>(offset),
+               to_string(static_cast<ScalarType>(t->scalar_type())));
     const int64_t arena_size = arenas->Get(id);
     TE_INVALID(arena_size >= 0 && range_fits(offset, nbytes, static_cast<uint64_t>(arena_size)),
                "value %zu: %llu bytes at offset %llu do not fit arena %u of %lld bytes", index,
@@ -107,6 +123,10 @@ Error check_value_ref(const fb::ExecutionPlan* plan, int64_t v, fb::KernelTypes 
 Error verify_value(const fb::Program* program, const fb::ExecutionPlan* plan, size_t i) {
   const fb::EValue* value = plan->values()->Get(i);
   TE_INVALID(value != nullptr, "value %zu missing", i);
+  // The flatbuffers verifier accepts a union whose type is set but whose
+  // table is absent; every val_as_*() below would then be null.
+  TE_INVALID(value->val_type() == fb::KernelTypes::NONE || value->val() != nullptr,
+             "value %zu: kind %d without its data", i, static_cast<int>(value->val_type()));
   switch (value->val_type()) {
     case fb::KernelTypes::NONE:
     case fb::KernelTypes::Null:
@@ -122,6 +142,7 @@ Error verify_value(const fb::Program* program, const fb::ExecutionPlan* plan, si
     case fb::KernelTypes::IntList: {
       const auto* items = value->val_as_IntList()->items();
       TE_INVALID(items != nullptr, "value %zu: int list without items", i);
+      TE_INVALID(elements_aligned(items), "value %zu: misaligned int list", i);
       for (auto item : *items) {
         TE_RETURN_IF_ERROR(check_value_ref(plan, item, fb::KernelTypes::Int, "int list value", i));
       }
@@ -129,6 +150,8 @@ Error verify_value(const fb::Program* program, const fb::ExecutionPlan* plan, si
     }
     case fb::KernelTypes::DoubleList:
       TE_INVALID(value->val_as_DoubleList()->items() != nullptr, "value %zu: null list", i);
+      TE_INVALID(elements_aligned(value->val_as_DoubleList()->items()),
+                 "value %zu: misaligned double list", i);
       return Error::Ok;
     case fb::KernelTypes::BoolList: {
       const auto* items = value->val_as_BoolList()->items();
@@ -164,6 +187,10 @@ Error verify_value(const fb::Program* program, const fb::ExecutionPlan* plan, si
 Error verify_instruction(const fb::ExecutionPlan* plan, const fb::Chain* chain, size_t i) {
   const fb::Instruction* instr = chain->instructions()->Get(i);
   TE_INVALID(instr != nullptr, "instruction %zu missing", i);
+  TE_INVALID(instr->instr_args_type() == fb::InstructionArguments::NONE ||
+                 instr->instr_args() != nullptr,
+             "instruction %zu: kind %d without its arguments", i,
+             static_cast<int>(instr->instr_args_type()));
   const size_t num_ops = plan->operators() == nullptr ? 0 : plan->operators()->size();
   const size_t num_delegates = plan->delegates() == nullptr ? 0 : plan->delegates()->size();
   switch (instr->instr_args_type()) {
@@ -226,6 +253,7 @@ Error verify_instruction(const fb::ExecutionPlan* plan, const fb::Chain* chain, 
 Error verify_plan(const fb::Program* program, const fb::ExecutionPlan* plan) {
   TE_INVALID(plan->name() != nullptr, "method without a name");
   TE_INVALID(plan->values() != nullptr, "no values table");
+  TE_INVALID(elements_aligned(plan->non_const_buffer_sizes()), "misaligned planned arena sizes");
   for (size_t i = 0; i < plan->values()->size(); ++i) {
     TE_RETURN_IF_ERROR(verify_value(program, plan, i));
   }
@@ -282,6 +310,7 @@ Error verify_program(const fb::Program* program, size_t segment_bytes) {
     }
   }
   const fb::SubsegmentOffsets* cs = program->constant_segment();
+  TE_INVALID(cs == nullptr || elements_aligned(cs->offsets()), "misaligned constant offsets");
   if (cs != nullptr && cs->offsets() != nullptr && cs->offsets()->size() > 1) {
     TE_INVALID(program->segments() != nullptr && cs->segment_index() < program->segments()->size(),
                "constant segment index %u out of range", cs->segment_index());
@@ -293,6 +322,7 @@ Error verify_program(const fb::Program* program, size_t segment_bytes) {
       TE_INVALID(table != nullptr && table->segment_index() < num_segments,
                  "mutable data segment %zu names segment %u of %zu", i,
                  table == nullptr ? 0u : table->segment_index(), num_segments);
+      TE_INVALID(elements_aligned(table->offsets()), "misaligned mutable data offsets");
     }
   }
   for (size_t p = 0; p < program->execution_plan()->size(); ++p) {

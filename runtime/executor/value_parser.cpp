@@ -1,5 +1,6 @@
 #include "runtime/executor/value_parser.h"
 
+#include <cstdint>
 #include <cstring>
 #include <new>
 
@@ -89,6 +90,10 @@ Result<void*> tensor_data(const Program& program, const fb::Tensor* t, size_t nb
   if (t->data_buffer_idx() > 0) {
     // Kernels never write to constants; the cast only satisfies Tensor's API.
     TE_ASSIGN_OR_RETURN(const void* data, program.constant_data(t->data_buffer_idx(), nbytes));
+    // Kernels read elements in place; writers align every constant.
+    const size_t alignment = element_size(static_cast<ScalarType>(t->scalar_type()));
+    TE_CHECK_OR_RETURN(reinterpret_cast<uintptr_t>(data) % alignment == 0, Error::InvalidProgram,
+                       "value %zu: constant data is not aligned for its dtype", index);
     return const_cast<void*>(data);
   }
   return static_cast<void*>(nullptr);

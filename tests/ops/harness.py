@@ -36,96 +36,29 @@ NaN must match NaN, shapes and dtypes must be equal):
 The tolerance is chosen by the dtype of each output (an integer argmax of a
 float input is exact).
 
-Kernels the exporter never emits on its own are reached in four declared
-ways (OpSpec fields): `keep` leaves torch ops out of the decomposition table
-(such programs skip the core-ATen verifier, since kept ops are not core),
-`keep_copies` keeps the same-layout clones to_edge would drop, `rewrite`
-edits the edge graph (e.g. view_copy -> _unsafe_view) and `rename` renames a
-kernel in the finished file (upstream's executorch_prim names).
+Modules: op_spec.py (Sample, OpSpec, dtypes, tolerances), op_program.py
+(building and lowering the one-op program, including the four declared ways
+to reach kernels the exporter never emits: keep, keep_copies, rewrite,
+rename), this file (running, comparing, isolating failures, reports).
 """
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
-import enum
 import os
 import zlib
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping, Optional, Sequence
+from dataclasses import dataclass
+from typing import Any, Optional, Sequence
 
 import torch
-import torch.fx
-from torch._ops import OpOverload
 from torch.utils import _pytree as pytree
 
-import torchedge
-import torchedge.edge.program as edge_program_module
 from torchedge import runtime
-from torchedge.aten.out_variants import kernel_name, out_variant
 
-ALL_DTYPES = (
-    torch.float32, torch.float64, torch.float16, torch.bfloat16,
-    torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8, torch.bool,
+from op_program import BatchModule, HarnessError, SampleModule, flat_inputs, lower_samples, node_kernel  # noqa: F401
+from op_spec import (  # noqa: F401 (the op tables import these from here)
+    ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, REAL_DTYPES, Kind, OpSpec, Sample, dtype_from_name, dtype_name,
+    replace_calls, tolerance,
 )
-FLOAT_DTYPES = ALL_DTYPES[:4]
-INT_DTYPES = ALL_DTYPES[4:9]
-REAL_DTYPES = ALL_DTYPES[:9]  # everything but bool
-
-
-def dtype_name(dtype: torch.dtype) -> str:
-    return str(dtype).replace("torch.", "")
-
-
-def dtype_from_name(name: str) -> torch.dtype:
-    return getattr(torch, name)
-
-
-class Kind(enum.Enum):
-    ELEMENTWISE = "elementwise"
-    REDUCTION = "reduction"  # reductions, matmul, conv, normalization, pooling
-
-
-def tolerance(dtype: torch.dtype, kind: Kind) -> tuple[float, float]:
-    """(rtol, atol) of the table in this file's docstring."""
-    if dtype in (torch.float32, torch.float64):
-        return (1e-5, 1e-6) if kind is Kind.ELEMENTWISE else (1e-4, 1e-5)
-    if dtype == torch.float16:
-        return 1e-3, 1e-3
-    if dtype == torch.bfloat16:
-        return 1e-2, 1e-2
-    return 0.0, 0.0
-
-
-@dataclass(frozen=True)
-class Sample:
-    """One shape case of one dtype: `fn(*inputs)` (fn defaults to the OpSpec's).
-
-    Inputs listed in `channels_last` are converted to channels-last inside
-    the lowered graph (the runtime's Python inputs are contiguous), so the
-    kernel sees a channels-last dim order.
-    """
-
-    case: str
-    inputs: tuple[torch.Tensor, ...]
-    fn: Optional[Callable[..., Any]] = None
-    channels_last: tuple[int, ...] = ()
-
-
-@dataclass(frozen=True)
-class OpSpec:
-    """How the harness reaches and checks one kernel (an OpInfo-lite entry)."""
-
-    name: str                                          # kernel name, "aten::add.out"
-    fn: Callable[..., Any]                             # builds the op from torch
-    samples: Callable[[torch.dtype], list[Sample]]     # shape cases per dtype
-    dtypes: tuple[torch.dtype, ...] = ALL_DTYPES       # dtypes worth trying
-    kind: Kind = Kind.ELEMENTWISE
-    keep: tuple[OpOverload, ...] = ()                  # ops kept out of decomposition
-    rewrite: Optional[Callable[[torch.fx.GraphModule], None]] = None
-    rename: Mapping[str, str] = field(default_factory=dict)  # emitted name -> kernel name
-    keep_copies: bool = False   # keep same-layout clones (to_edge drops them otherwise)
-    notes: str = ""
 
 
 @dataclass
@@ -165,151 +98,6 @@ class OpReport:
         return "\n".join(lines)
 
 
-class HarnessError(Exception):
-    """Samples (by index in the batch) that do not call the kernel under test."""
-
-    def __init__(self, message: str, missing: Sequence[int]) -> None:
-        super().__init__(message)
-        self.missing = list(missing)
-
-
-# -- building the batched module ----------------------------------------------
-
-
-class _SampleModule(torch.nn.Module):
-    def __init__(self, fn: Callable[..., Any], channels_last: tuple[int, ...]) -> None:
-        super().__init__()
-        self.fn = fn
-        self.channels_last = channels_last
-
-    def forward(self, *inputs: torch.Tensor) -> Any:
-        inputs = tuple(
-            x.contiguous(memory_format=torch.channels_last) if i in self.channels_last else x
-            for i, x in enumerate(inputs)
-        )
-        return self.fn(*inputs)
-
-
-class _BatchModule(torch.nn.Module):
-    """All samples side by side; returns every sample's outputs, flattened."""
-
-    def __init__(self, spec: OpSpec, samples: Sequence[Sample]) -> None:
-        super().__init__()
-        self.samples = torch.nn.ModuleList(
-            _SampleModule(s.fn or spec.fn, s.channels_last) for s in samples
-        )
-        self.arity = [len(s.inputs) for s in samples]
-
-    def forward(self, *flat: torch.Tensor) -> tuple:
-        outputs, start = [], 0
-        for module, n in zip(self.samples, self.arity):
-            outputs.extend(pytree.tree_leaves(module(*flat[start:start + n])))
-            start += n
-        return tuple(outputs)
-
-
-def _flat_inputs(samples: Sequence[Sample]) -> tuple[torch.Tensor, ...]:
-    return tuple(x for s in samples for x in s.inputs)
-
-
-@contextlib.contextmanager
-def _lowering_for(spec: OpSpec) -> Iterator[None]:
-    """to_edge as usual, except (for the duration) its decomposition table
-    lacks spec.keep and, with spec.keep_copies, same-layout copies stay."""
-    original_table = edge_program_module.edge_decompositions
-    original_removal = torchedge.passes.remove_redundant_copies
-
-    def table():
-        t = original_table()
-        for op in spec.keep:
-            if op in t:
-                del t[op]
-        return t
-
-    if spec.keep:
-        edge_program_module.edge_decompositions = table
-    if spec.keep_copies:
-        torchedge.passes.remove_redundant_copies = lambda gm: False
-    try:
-        yield
-    finally:
-        edge_program_module.edge_decompositions = original_table
-        torchedge.passes.remove_redundant_copies = original_removal
-
-
-def node_kernel(node: torch.fx.Node) -> Optional[str]:
-    """The kernel name an edge-graph call node lowers to, if it is an op call."""
-    if node.op != "call_function" or not isinstance(node.target, OpOverload):
-        return None
-    out = out_variant(node.target)
-    if out is None:
-        return None
-    name, overload = kernel_name(out)
-    return f"{name}.{overload}"
-
-
-def _tensor_dtypes(value: Any) -> set[torch.dtype]:
-    leaves = pytree.tree_leaves(value)
-    metas = [leaf.meta.get("val") if isinstance(leaf, torch.fx.Node) else leaf for leaf in leaves]
-    return {t.dtype for t in pytree.tree_leaves(metas) if isinstance(t, torch.Tensor)}
-
-
-def _samples_missing_kernel(gm: torch.fx.GraphModule, spec: OpSpec,
-                            dtypes: Sequence[Optional[torch.dtype]]) -> list[int]:
-    """Indices of samples that do not call spec.name with their dtype: no
-    node of the sample lowers to the kernel, or none of those nodes has a
-    tensor of the sample's dtype among its operands and results (a
-    conversion inserted around the op would test another dtype)."""
-    seen: dict[int, set[torch.dtype]] = {}
-    for node in gm.graph.nodes:
-        kernel = node_kernel(node)
-        if kernel is None or spec.rename.get(kernel, kernel) != spec.name:
-            continue
-        types = _tensor_dtypes((node.args, node.kwargs, node.meta.get("val")))
-        for path, _ in (node.meta.get("nn_module_stack") or {}).values():
-            if path.startswith("samples."):
-                seen.setdefault(int(path.split(".")[1]), set()).update(types)
-    return [i for i, dtype in enumerate(dtypes)
-            if i not in seen or (dtype is not None and dtype not in seen[i])]
-
-
-def _rename_kernels(buffer: bytes, rename: Mapping[str, str]) -> bytes:
-    from torchedge.serialize import deserialize_pte, serialize_pte
-    from torchedge.serialize import schema as s
-
-    pte = deserialize_pte(buffer)
-    for plan in pte.program.execution_plan:
-        for i, op in enumerate(plan.operators):
-            full = rename.get(f"{op.name}.{op.overload}")
-            if full is not None:
-                name, overload = full.rsplit(".", 1)
-                plan.operators[i] = s.Operator(name, overload)
-    return serialize_pte(pte.program, pte.segments)
-
-
-def lower_samples(spec: OpSpec, samples: Sequence[Sample],
-                  dtypes: Optional[Sequence[torch.dtype]] = None) -> tuple[torch.nn.Module, bytes]:
-    """The batched module and its .pte bytes. HarnessError if a sample does
-    not call the kernel (with its entry of `dtypes`, when given)."""
-    module = _BatchModule(spec, samples).eval()
-    with _lowering_for(spec):
-        ep = torch.export.export(module, _flat_inputs(samples))
-        edge = torchedge.to_edge(ep, verify=not spec.keep, fold_constants=False)
-    gm = edge.exported_program().graph_module
-    if spec.rewrite is not None:
-        spec.rewrite(gm)
-        gm.graph.lint()
-        gm.recompile()
-    missing = _samples_missing_kernel(gm, spec, list(dtypes) if dtypes else [None] * len(samples))
-    if missing:
-        emitted = sorted({k for k in map(node_kernel, gm.graph.nodes) if k})
-        raise HarnessError(f"the program calls {emitted}", missing)
-    buffer = edge.to_pte().buffer
-    if spec.rename:
-        buffer = _rename_kernels(buffer, spec.rename)
-    return module, buffer
-
-
 # -- comparing ------------------------------------------------------------------
 
 
@@ -336,7 +124,7 @@ def _eager(spec: OpSpec, sample: Sample) -> Optional[str]:
     """None when eager PyTorch accepts the sample, else its error."""
     try:
         with torch.no_grad():
-            _SampleModule(sample.fn or spec.fn, sample.channels_last)(*sample.inputs)
+            SampleModule(sample.fn or spec.fn, sample.channels_last)(*sample.inputs)
     except Exception as error:  # eager's own dtype/shape checks
         return f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"
     return None
@@ -353,7 +141,7 @@ def _run_batch(spec: OpSpec, batch: Batch, report: OpReport) -> Optional[str]:
         report.exports += 1
         module, buffer = lower_samples(spec, samples, [d for d, _, _ in batch])
         program = runtime.load(buffer)
-        actual = pytree.tree_leaves(program.forward(*_flat_inputs(samples)))
+        actual = pytree.tree_leaves(program.forward(*flat_inputs(samples)))
     except HarnessError as error:  # a spec bug: fail those samples, run the others
         for i in error.missing:
             dtype, index, sample = batch[i]
@@ -458,24 +246,3 @@ def run_op(spec: OpSpec, dtypes: Optional[Sequence[torch.dtype]] = None,
     if batch:
         _run_isolating(spec, batch, report)
     return report
-
-
-def replace_calls(
-    source: OpOverload,
-    target: OpOverload,
-    arguments: Callable[[tuple, dict], tuple[tuple, dict]] = lambda a, k: (a, k),
-) -> Callable[[torch.fx.GraphModule], None]:
-    """A `rewrite` that calls `target` where the edge graph calls `source`
-    (same results; `arguments` maps source's (args, kwargs) to target's)."""
-
-    def rewrite(gm: torch.fx.GraphModule) -> None:
-        for node in gm.graph.nodes:
-            if node.op == "call_function" and node.target == source:
-                node.target = target
-                node.args, node.kwargs = arguments(tuple(node.args), dict(node.kwargs))
-
-    return rewrite
-
-
-def with_dtypes(spec: OpSpec, **changes: Any) -> OpSpec:
-    return dataclasses.replace(spec, **changes)

@@ -11,11 +11,19 @@ bfloat16 1e-2; integers and bool exact). A listed dtype passes only when its
 regular sample runs and matches, no sample fails, and each sample calls the
 kernel with tensors of that dtype.
 
-The last tests check the harness itself: it must catch a kernel computing
-the wrong thing and a sample that never reaches the kernel.
+The operators run in TORCHEDGE_OPS_WORKERS processes (default 2) before the
+tests assert on their reports. The last tests check the harness itself: it
+must catch a kernel computing the wrong thing and a sample that never
+reaches the kernel.
 """
 
 from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import warnings
+from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 import torch
@@ -27,12 +35,42 @@ from torchedge import operators
 
 LISTED = [entry for entry in operators.entries() if entry.dtypes]
 
+# Operators run in this many worker processes (each lowers its own programs);
+# TORCHEDGE_OPS_WORKERS=1 runs them in the test process, one per test.
+WORKERS = int(os.environ.get("TORCHEDGE_OPS_WORKERS", min(2, os.cpu_count() or 1)))
+
+
+def run_listed(name: str, dtype_names: tuple[str, ...]) -> harness.OpReport:
+    """The harness run of one listed operator (in a worker or in-process)."""
+    warnings.filterwarnings("ignore")
+    return harness.run_op(op_table.spec(name), [harness.dtype_from_name(d) for d in dtype_names])
+
+
+@pytest.fixture(scope="module")
+def reports(request) -> dict:
+    """Reports of the selected operators, computed up front by WORKERS processes."""
+    module = sys.modules[__name__]
+    selected = [item.callspec.params["entry"] for item in request.session.items
+                if item.module is module and "entry" in getattr(getattr(item, "callspec", None), "params", {})]
+    if WORKERS <= 1 or len(selected) <= 1:
+        return {}
+    context = multiprocessing.get_context("spawn")  # no fork of a process holding torch threads
+    results: dict = {}
+    with ProcessPoolExecutor(max_workers=WORKERS, mp_context=context) as pool:
+        futures = {e.name: pool.submit(run_listed, e.name, e.dtypes) for e in selected}
+        for name, future in futures.items():
+            try:
+                results[name] = future.result()
+            except Exception as error:  # re-raised by that operator's test
+                results[name] = error
+    return results
+
 
 @pytest.mark.parametrize("entry", LISTED, ids=lambda e: e.name)
-def test_listed_dtypes_match_eager(entry):
-    spec = op_table.spec(entry.name)
-    dtypes = [harness.dtype_from_name(d) for d in entry.dtypes]
-    report = harness.run_op(spec, dtypes)
+def test_listed_dtypes_match_eager(entry, reports):
+    report = reports.get(entry.name) or run_listed(entry.name, entry.dtypes)
+    if isinstance(report, Exception):
+        raise report
     assert not report.failures(), report.describe()
     unproven = sorted(set(entry.dtypes) - {harness.dtype_name(d) for d in report.passing_dtypes()})
     assert not unproven, f"listed but not proven: {unproven}\n{report.describe()}"

@@ -14,9 +14,11 @@ using native::amin_out;
 using native::argmax_out;
 using native::argmin_out;
 using native::log_softmax_out;
+using native::mean_dtype_out;
 using native::mean_out;
 using native::softmax_out;
 using native::sum_intlist_out;
+using native::sum_out;
 using native::var_correction_out;
 
 // x = [[[1, 4, -2, 0], [3, 3, 5, -1], [0.5, -6, 2, 2]],
@@ -48,6 +50,11 @@ TEST(NnReduction, SumDimsKeepdimAndAll) {
   TestTensor all(ScalarType::Float, {});
   ASSERT_EQ(Args().t(f.x).none().b(false).none().t(all).run(sum_intlist_out), Error::Ok);
   expect_near_all(all.values<float>(), {33.5f});  // torch.sum(x)
+  all.fill(std::vector<float>{0});
+  ASSERT_EQ(Args().t(f.x_cl).none().t(all).run(sum_out), Error::Ok);
+  expect_near_all(all.values<float>(), {33.5f});
+  ASSERT_EQ(Args().t(f.x).i(6).t(all).run(mean_dtype_out), Error::Ok);
+  expect_near_all(all.values<float>(), {33.5f / 24});  // torch.mean(x, dtype=torch.float32)
   EXPECT_EQ(Args().t(f.x).ints({1, -2}).b(false).none().t(keep).run(sum_intlist_out),
             Error::InvalidArgument);  // dim 1 twice
 }

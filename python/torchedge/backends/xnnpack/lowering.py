@@ -70,22 +70,28 @@ def _batch_norm_folds(ctx: LoweringContext, nodes: list) -> dict:
 # ---- convolution, pooling ------------------------------------------------------------
 
 
-def _fold(weight: torch.Tensor, bias: Optional[torch.Tensor], bn: dict, ctx):
-    """Conv weight/bias with an inference batch norm applied (in float64)."""
+def _batch_norm_affine(ctx, bn: dict) -> tuple[torch.Tensor, torch.Tensor]:
+    """An inference batch norm as y = x * scale + shift per channel (float64)."""
     mean = ctx.constant(bn["running_mean"]).double()
     var = ctx.constant(bn["running_var"]).double()
     gamma = ctx.constant(bn["weight"]).double() if bn["weight"] is not None else torch.ones_like(mean)
     beta = ctx.constant(bn["bias"]).double() if bn["bias"] is not None else torch.zeros_like(mean)
     scale = gamma / torch.sqrt(var + bn["eps"])
-    b = bias.double() if bias is not None else torch.zeros_like(mean)
-    return (weight.double() * scale.reshape(-1, 1, 1, 1)).float(), ((b - mean) * scale + beta).float()
+    return scale, beta - mean * scale
+
+
+def _fold(ctx, weight: torch.Tensor, bias: Optional[torch.Tensor], bn: dict):
+    """Conv weight and bias with the batch norm after it applied."""
+    scale, shift = _batch_norm_affine(ctx, bn)
+    b = bias.double() if bias is not None else torch.zeros_like(scale)
+    return (weight.double() * scale.reshape(-1, 1, 1, 1)).float(), (b * scale + shift).float()
 
 
 def _convolution(ctx: LoweringContext, node, a) -> None:
     weight = ctx.constant(a["weight"])
     bias = ctx.constant(a["bias"]) if a["bias"] is not None else None
     if "_batch_norm" in a:
-        weight, bias = _fold(weight, bias, a["_batch_norm"], ctx)
+        weight, bias = _fold(ctx, weight, bias, a["_batch_norm"])
     out_ch, group_in, kh, kw = weight.shape
     bias = bias if bias is not None else torch.zeros(out_ch)
     groups = a["groups"]
@@ -146,12 +152,7 @@ def _channel_constant(ctx, values: torch.Tensor, rank: int, layout: str) -> int:
 
 
 def _batch_norm(ctx, node, a) -> None:
-    mean = ctx.constant(a["running_mean"]).double()
-    var = ctx.constant(a["running_var"]).double()
-    gamma = ctx.constant(a["weight"]).double() if a["weight"] is not None else torch.ones_like(mean)
-    beta = ctx.constant(a["bias"]).double() if a["bias"] is not None else torch.zeros_like(mean)
-    scale = gamma / torch.sqrt(var + a["eps"])
-    shift = beta - mean * scale
+    scale, shift = _batch_norm_affine(ctx, a)
     out_node = result_node(node)
     layout = ctx.layout(out_node)
     rank = len(shape_of(out_node))
