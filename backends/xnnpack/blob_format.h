@@ -34,7 +34,7 @@ constexpr uint32_t kMaxDims = 6;
 /// "No value" in an optional node slot (a bias), as XNN_INVALID_VALUE_ID.
 constexpr uint32_t kNoValue = 0xFFFFFFFFu;
 constexpr uint32_t kMaxNodeIds = 4;
-constexpr uint32_t kMaxNodeParams = 16;
+constexpr uint32_t kMaxNodeParams = 20;
 /// Upper bounds that keep every size computation far from overflow.
 constexpr uint32_t kMaxValues = 1u << 20;
 constexpr uint32_t kMaxNodes = 1u << 20;
@@ -88,9 +88,13 @@ enum class OpCode : uint32_t {
   ConstantPad = 26,       // value, pre[rank], post[rank]
   Reshape = 27,           // (none): the output's dims are the new shape
   ResizeBilinear2d = 28,  // align_corners (0 or 1)
+  // ids: input, filter [groups * group out ch, kh, kw, group in ch], bias
+  // (or kNoValue), output. Padding crops the output, as PyTorch's.
+  Deconv2d = 29,  // pad t r b l, adjustment h w, kernel h w, upsampling h w,
+                  // dilation h w, groups, group in ch, group out ch, min, max
 };
 
-constexpr uint32_t kMaxOpCode = 28;
+constexpr uint32_t kMaxOpCode = 29;
 
 }  // namespace xnnpack
 }  // namespace torchedge

@@ -48,6 +48,7 @@ constexpr OpSpec kSpecs[kMaxOpCode + 1] = {
     {"static_constant_pad", 1, -1, 0, 0},
     {"static_reshape", 1, 0, 0, 0},
     {"static_resize_bilinear_2d", 1, 1, 0, 0},
+    {"deconv2d", 3, 17, 0b110, 0b100},
 };
 
 bool same_dims(const ValueInfo& a, const ValueInfo& b) {
@@ -98,6 +99,30 @@ bool check_conv(const NodeInfo& n, const ValueInfo& in, const ValueInfo& filter,
   const uint64_t filter_dims[4] = {groups * goc, p[4], p[5], gic};
   const uint64_t bias_dims[1] = {groups * goc};
   const uint64_t out_dims[4] = {in.dims[0], oh, ow, groups * goc};
+  return has_dims(filter, 4, filter_dims) && (bias == nullptr || has_dims(*bias, 1, bias_dims)) &&
+         has_dims(out, 4, out_dims);
+}
+
+// Transposed convolution: out = up * (in - 1) + adjustment + effective
+// kernel - padding, as XNNPACK and PyTorch both compute it.
+bool check_deconv(const NodeInfo& n, const ValueInfo& in, const ValueInfo& filter,
+                  const ValueInfo* bias, const ValueInfo& out) {
+  const uint32_t* p = n.params;
+  if (in.rank != 4) return false;
+  uint64_t extent[2];
+  for (int a = 0; a < 2; ++a) {
+    const uint64_t adjustment = p[4 + a], kernel = p[6 + a], up = p[8 + a], dilation = p[10 + a];
+    const uint64_t pad = uint64_t{a == 0 ? p[0] : p[3]} + (a == 0 ? p[2] : p[1]);
+    if (kernel == 0 || up == 0 || dilation == 0 || adjustment >= up) return false;
+    const uint64_t full = up * (in.dims[1 + a] - 1) + adjustment + (kernel - 1) * dilation + 1;
+    if (full <= pad) return false;
+    extent[a] = full - pad;
+  }
+  const uint64_t groups = p[12], gic = p[13], goc = p[14];
+  if (groups == 0 || gic == 0 || goc == 0 || groups * gic != in.dims[3]) return false;
+  const uint64_t filter_dims[4] = {groups * goc, p[6], p[7], gic};
+  const uint64_t bias_dims[1] = {groups * goc};
+  const uint64_t out_dims[4] = {in.dims[0], extent[0], extent[1], groups * goc};
   return has_dims(filter, 4, filter_dims) && (bias == nullptr || has_dims(*bias, 1, bias_dims)) &&
          has_dims(out, 4, out_dims);
 }
@@ -166,6 +191,8 @@ bool check_shapes(const NodeInfo& n, const ValueInfo* const* in, const ValueInfo
       return check_conv(n, *in[0], *in[1], in[2], out);
     case OpCode::DepthwiseConv2d:
       return check_depthwise(n, *in[0], *in[1], in[2], out);
+    case OpCode::Deconv2d:
+      return check_deconv(n, *in[0], *in[1], in[2], out);
     case OpCode::FullyConnected:
       return check_fully_connected(*in[0], *in[1], in[2], out);
     case OpCode::Add:

@@ -71,6 +71,10 @@ xnn_status define_node(const NodeInfo& n, const ParsedBlob& p, xnn_subgraph_t s)
       return xnn_define_depthwise_convolution_2d(s, q[0], q[1], q[2], q[3], q[4], q[5], q[6],
                                                  q[7], q[8], q[9], q[10], q[11], f(12), f(13),
                                                  id(0), id(1), id(2), id(3), 0);
+    case OpCode::Deconv2d:
+      return xnn_define_deconvolution_2d(s, q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], q[8],
+                                         q[9], q[10], q[11], q[12], q[13], q[14], f(15), f(16),
+                                         id(0), id(1), id(2), id(3), 0);
     case OpCode::FullyConnected:
       return xnn_define_fully_connected(s, f(0), f(1), id(0), id(1), id(2), id(3), 0);
     case OpCode::Add:

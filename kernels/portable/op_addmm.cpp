@@ -65,7 +65,7 @@ Error addmm_out(KernelContext& ctx, Span<EValue*> args) {
     scalars.alpha = scalar_as_acc<Acc>(*alpha);
     scalars.beta = scalar_as_acc<Acc>(*beta);
     matmul<T>(m, n, k, matrix_ref<const T>(*mat1, 0, 1), matrix_ref<const T>(*mat2, 0, 1),
-              matrix_ref<T>(*out, 0, 1), addend, scalars, matmul_partial_strip<T>(ctx, m, k));
+              matrix_ref<T>(*out, 0, 1), addend, scalars, gemm::partial_strip<T>(ctx, m, k));
     return Error::Ok;
   });
 }

@@ -31,7 +31,7 @@ Error bmm_out(KernelContext& ctx, Span<EValue*> args) {
   TE_RETURN_IF_ERROR(resize_to(*out, out_sizes));
   return switch_dtype_only<kRealTypes>(out->dtype(), "bmm.out", [&](auto tag) {
     using T = decltype(tag);
-    gemm::acc_t<T>* strip = matmul_partial_strip<T>(ctx, m, k);
+    gemm::acc_t<T>* strip = gemm::partial_strip<T>(ctx, m, k);
     for (int64_t b = 0; b < batch; ++b) {
       matmul<T>(m, n, k, matrix_ref<const T>(*self, 1, 2, b * self->stride(0)),
                 matrix_ref<const T>(*mat2, 1, 2, b * mat2->stride(0)),

@@ -6,7 +6,10 @@
 // dilation and groups; bias optional. transposed=True is NotSupported.
 // input, weight, bias and out share one dtype: float32, float64, float16,
 // bfloat16 (computed in float) or an integer type (computed in int64, wrapping
-// like ATen). Algorithms: support/convolution.h.
+// like ATen). Algorithms: support/convolution.h. Scratch: none, except that
+// 16-bit floats with more than one K block take (Cout / groups) * 16 floats
+// from the temp allocator to round once; without it partial sums are
+// rounded per K block.
 #include "kernels/portable/support/convolution.h"
 #include "kernels/portable/support/dtype_dispatch.h"
 #include "kernels/portable/support/elementwise.h"  // switch_dtype_only
@@ -112,17 +115,12 @@ Error convolution_out(KernelContext& ctx, Span<EValue*> args) {
   copy_strides(*out, g.y_strides);
   return switch_dtype_only<kRealTypes>(x->dtype(), "convolution.out", [&](auto tag) {
     using T = decltype(tag);
-    using Acc = gemm::acc_t<T>;
-    Acc* strip = nullptr;
-    const int64_t k = g.in_channels / g.groups * g.kernel_volume();
-    if (sizeof(T) == 2 && sizeof(Acc) == 4 && k > gemm::block_k<Acc>()) {
-      const size_t m = static_cast<size_t>(g.out_channels / g.groups);
-      strip = static_cast<Acc*>(ctx.allocate_temp(m * gemm::kNr * sizeof(Acc), 64));
-    }
     const T* b = bias == nullptr ? nullptr : bias->data_as<T>();
     if (g.in_channels == g.groups) {
       conv_depthwise<T>(g, x->data_as<T>(), w->data_as<T>(), b, out->mutable_data_as<T>());
     } else {
+      const int64_t k = g.in_channels / g.groups * g.kernel_volume();
+      gemm::acc_t<T>* strip = gemm::partial_strip<T>(ctx, g.out_channels / g.groups, k);
       conv_gemm<T>(g, x->data_as<T>(), w->data_as<T>(), b, out->mutable_data_as<T>(), strip);
     }
     return Error::Ok;

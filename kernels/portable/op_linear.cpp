@@ -118,7 +118,7 @@ Error linear_out(KernelContext& ctx, Span<EValue*> args) {
     const int64_t in_row = rows.in_stride[rows.count - 1];
     const int64_t out_row = rows.out_stride[rows.count - 1];
     const int64_t out_col = vector_weight ? 0 : out->stride(-1);
-    gemm::acc_t<T>* strip = matmul_partial_strip<T>(ctx, m, k);
+    gemm::acc_t<T>* strip = gemm::partial_strip<T>(ctx, m, k);
     for (int64_t b = 0, batch = rows.batch(); b < batch; ++b) {
       int64_t in_off = 0, out_off = 0;
       rows.offsets(b, &in_off, &out_off);

@@ -31,7 +31,7 @@ Error mm_out(KernelContext& ctx, Span<EValue*> args) {
   return switch_dtype_only<kRealTypes>(out->dtype(), "mm.out", [&](auto tag) {
     using T = decltype(tag);
     matmul<T>(m, n, k, matrix_ref<const T>(*self, 0, 1), matrix_ref<const T>(*mat2, 0, 1),
-              matrix_ref<T>(*out, 0, 1), {}, {}, matmul_partial_strip<T>(ctx, m, k));
+              matrix_ref<T>(*out, 0, 1), {}, {}, gemm::partial_strip<T>(ctx, m, k));
     return Error::Ok;
   });
 }

@@ -273,8 +273,9 @@ Error Method::set_input(size_t index, const EValue& value) {
                      "method '%s' input %zu: expected shape %s, got %s (rank %d vs %d)", name(),
                      index, format_sizes(dst.sizes(), want, sizeof(want)),
                      format_sizes(src.sizes(), got, sizeof(got)), dst.dim(), src.dim());
-  TE_CHECK_OR_RETURN(memcmp(src.dim_order().data(), dst.dim_order().data(),
-                            static_cast<size_t>(src.dim())) == 0,
+  TE_CHECK_OR_RETURN(src.dim() == 0 ||  // rank 0: no dim order (null arrays)
+                         memcmp(src.dim_order().data(), dst.dim_order().data(),
+                                static_cast<size_t>(src.dim())) == 0,
                      Error::InvalidArgument, "method '%s' input %zu: dim order differs from the "
                      "exported one (e.g. channels-last vs contiguous)", name(), index);
   TE_CHECK_OR_RETURN(src.nbytes() == 0 || src.data() != nullptr, Error::InvalidArgument,

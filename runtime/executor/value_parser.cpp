@@ -58,6 +58,18 @@ class MutableData {
   FreeableBuffer segment_;
 };
 
+// Kernels read bool tensors as C++ bool, for which any byte other than 0 or
+// 1 is undefined behaviour: a corrupted file must not get that far.
+Error check_bools(const fb::Tensor* t, const void* data, size_t nbytes, size_t index) {
+  if (static_cast<ScalarType>(t->scalar_type()) != ScalarType::Bool) return Error::Ok;
+  const uint8_t* bytes = static_cast<const uint8_t*>(data);
+  for (size_t i = 0; i < nbytes; ++i) {
+    TE_CHECK_OR_RETURN(bytes[i] <= 1, Error::InvalidProgram,
+                       "value %zu: bool data holds byte %u at %zu", index, bytes[i], i);
+  }
+  return Error::Ok;
+}
+
 // Wires a tensor's data: constant -> program data, planned -> arena (a
 // mutable buffer's initial value copied in), otherwise null until an input
 // binds it.
@@ -84,6 +96,7 @@ Result<void*> tensor_data(const Program& program, const fb::Tensor* t, size_t nb
     void* data = bytes.data() + offset;
     if (t->data_buffer_idx() > 0) {
       TE_RETURN_IF_ERROR(mutable_data.copy_into(t, data, nbytes, index));
+      TE_RETURN_IF_ERROR(check_bools(t, data, nbytes, index));
     }
     return data;
   }
@@ -94,6 +107,7 @@ Result<void*> tensor_data(const Program& program, const fb::Tensor* t, size_t nb
     const size_t alignment = element_size(static_cast<ScalarType>(t->scalar_type()));
     TE_CHECK_OR_RETURN(reinterpret_cast<uintptr_t>(data) % alignment == 0, Error::InvalidProgram,
                        "value %zu: constant data is not aligned for its dtype", index);
+    TE_RETURN_IF_ERROR(check_bools(t, data, nbytes, index));
     return const_cast<void*>(data);
   }
   return static_cast<void*>(nullptr);

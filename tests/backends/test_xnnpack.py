@@ -1,11 +1,12 @@
 """The XNNPACK CPU delegate: what it takes, why it refuses, and that it
 computes what eager PyTorch computes.
 
-Until programs with delegates run end to end, each delegate runs through
-the runtime backend directly: `delegates_on_xnnpack()` makes every
-LoweredModule call its blob in C++ (torchedge._C._xnnpack_run_blob: init,
-execute, destroy) instead of its eager subgraph, so `ep.module()(x)` is the
-model with its delegated parts on XNNPACK and the rest in PyTorch.
+Operator tests run each delegate through the runtime backend directly:
+`delegates_on_xnnpack()` makes every LoweredModule call its blob in C++
+(torchedge._C._xnnpack_run_blob: init, execute, destroy) instead of its
+eager subgraph, so `ep.module()(x)` is the model with its delegated parts on
+XNNPACK and the rest in PyTorch (fast, and isolates the delegate). The
+end-to-end tests go through the .pte and the C++ runtime.
 
 Tolerance (float32): torch.testing.assert_close with rtol = atol = 1e-4
 against eager PyTorch.
@@ -98,6 +99,12 @@ SUPPORTED = {
     "grouped_conv": (Lambda(lambda l, x: l[0](x), nn.Conv2d(4, 6, 3, groups=2)), (X,)),
     "depthwise_multiplier": (Lambda(lambda l, x: nn.functional.relu6(l[0](x)),
                                     nn.Conv2d(4, 8, 3, padding=1, groups=4)), (X,)),
+    "transposed_conv_bn": (Lambda(lambda l, x: torch.relu(l[1](l[0](x))),
+                                  nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1,
+                                                     groups=2), _bn(6)), (X,)),
+    "transposed_conv_dilated": (Lambda(lambda l, x: l[0](x),
+                                       nn.ConvTranspose2d(4, 3, (2, 3), stride=(1, 2), dilation=(2, 1),
+                                                          bias=False)), (X,)),
     "batch_norm_alone": (Lambda(lambda l, x: l[0](x + 1), _bn(4)), (X,)),
     "batch_norm_after_add_in_conv_net": (
         Lambda(lambda l, x: l[1](l[0](x) + 1.5), nn.Conv2d(4, 4, 1), _bn(4)), (X,)),
@@ -176,8 +183,9 @@ def test_conv_stack_holds_activations_channels_last_inside_one_delegate():
 REJECTED = {
     "float64": (Lambda(lambda l, x: torch.relu(x)), (torch.randn(3, dtype=torch.float64),),
                 "relu", "float32 only"),
-    "transposed_conv": (Lambda(lambda l, x: l[0](x), nn.ConvTranspose2d(4, 2, 2)), (X,),
-                        "convolution", "transposed"),
+    "transposed_conv_output_padding": (
+        Lambda(lambda l, x: l[0](x), nn.ConvTranspose2d(4, 2, 3, dilation=2, output_padding=1)),
+        (X,), "convolution", "output_padding >= stride"),
     "conv1d": (Lambda(lambda l, x: l[0](x), nn.Conv1d(4, 2, 3)), (torch.randn(1, 4, 9),),
                "convolution", "only 2-D"),
     "runtime_weight": (Lambda(lambda l, x, w: nn.functional.conv2d(x, w)),
@@ -276,19 +284,20 @@ def test_zoo_cnn_is_one_delegate_matching_eager(name, capsys):
     assert_matches_eager(spec.module, program, (torch.randn_like(spec.inputs()[0]),))
 
 
-def test_end_to_end_through_the_pte():
-    """The whole path: to_backend, to_pte (DelegateCall + blob segment), C++ runtime."""
-    spec = models.get("mobilenet_v2")
+@pytest.mark.parametrize("name", ["resnet18", "mobilenet_v2", "detection_head"])
+def test_end_to_end_through_the_pte(name):
+    """The whole path: to_backend, to_pte (DelegateCall + blob segment), C++ runtime,
+    against eager and against the same program on the portable kernels.
+    detection_head leaves concatenations and transposes between its delegates."""
+    spec = models.get(name)
     edge = torchedge.to_edge(torch.export.export(spec.module, spec.inputs()))
-    try:
-        edge = edge.to_backend(XnnpackPartitioner())
-    except NotImplementedError as e:
-        pytest.skip(f"EdgeProgram.to_backend is not available yet: {e}")
-    pte = edge.to_pte()
-    x = torch.randn_like(spec.inputs()[0])
+    delegated = edge.to_backend(XnnpackPartitioner())
+    assert any(d.delegated for d in delegated.delegation_report.decisions["forward"])
+    torch.manual_seed(1)
+    inputs = tuple(torch.randn_like(x) for x in spec.inputs())
     with torch.no_grad():
-        want = spec.module(x)
-    delegated = torchedge.runtime.load(pte.buffer).forward(x)
-    portable = torchedge.runtime.load(torchedge.lower(spec.module, spec.inputs()).buffer).forward(x)
-    torch.testing.assert_close(delegated, want, **TOLERANCE)
-    torch.testing.assert_close(delegated, portable, **TOLERANCE)
+        want = spec.module(*inputs)
+    got = torchedge.runtime.load(delegated.to_pte().buffer).forward(*inputs)
+    portable = torchedge.runtime.load(edge.to_pte().buffer).forward(*inputs)
+    torch.testing.assert_close(got, want, **TOLERANCE)
+    torch.testing.assert_close(got, portable, **TOLERANCE)

@@ -194,7 +194,7 @@ def make_samples(spec: OpSpec, dtype: torch.dtype) -> list[Sample]:
     return spec.samples(dtype)
 
 
-# Dtypes that run every sample; the others run a rotating third (see select).
+# Dtypes that run every sample; the others run a rotating third (see `selected`).
 FULL_CASE_DTYPES = (torch.float32, torch.int64)
 EDGE_CASES = ("special", "extremes")
 

@@ -9,7 +9,7 @@ from typing import Callable
 import torch
 import torch.nn.functional as F
 
-from harness import Kind, OpSpec, Sample, replace_calls
+from harness import FLOAT_DTYPES, Kind, OpSpec, Sample, replace_calls
 from samples import make, special
 
 aten = torch.ops.aten
@@ -137,6 +137,28 @@ def _sum_samples(dtype: torch.dtype) -> list[Sample]:
     return out
 
 
+def _full_reduction(op: Callable, out_dtype: torch.dtype) -> Callable:
+    """Samples of op(x[, dtype=]) over every dim (the overloads without `dim`)."""
+
+    def samples(dtype: torch.dtype) -> list[Sample]:
+        # eager's mean needs a floating dtype= for integer and bool inputs
+        plain = (lambda x: op(x)) if dtype.is_floating_point or op is torch.sum else \
+            (lambda x: op(x, dtype=torch.float32))
+        out = _rows(
+            ("regular", _inputs(m(3, 4)), plain, ()),
+            ("rank0", _inputs(m()), plain, ()),
+            ("empty", _inputs(m(0, 3)), plain, ()),
+            ("channels_last", _inputs(m(2, 3, 4, 5)), plain, (0,)),
+            ("out_dtype", _inputs(m(2, 5)), lambda x: op(x, dtype=out_dtype), ()),
+        )(dtype)
+        edge = special(dtype)
+        if edge is not None:
+            out.append(Sample("special", (edge,), plain))
+        return out
+
+    return samples
+
+
 def _mean(x, dim, keepdim):
     dtype = None if x.dtype.is_floating_point else torch.float32  # eager needs it for integers
     dim = dim if dim is not None else []
@@ -180,6 +202,10 @@ def _arg_samples(op: Callable) -> Callable:
 
 REDUCTIONS = [
     OpSpec("aten::sum.IntList_out", lambda x: x.sum(1), _sum_samples, kind=REDUCTION),
+    OpSpec("aten::sum.out", torch.sum, _full_reduction(torch.sum, torch.float64), kind=REDUCTION,
+           keep=(aten.sum.default,)),
+    OpSpec("aten::mean.dtype_out", torch.mean, _full_reduction(torch.mean, torch.float64), kind=REDUCTION,
+           keep=(aten.mean.default,)),
     OpSpec("aten::mean.out", lambda x: x.mean(1), _with_special(_reduce_rows(_mean), lambda x: _mean(x, 1, False)),
            kind=REDUCTION, notes="integer inputs need dtype= (as in eager)"),
     OpSpec("aten::var.correction_out", lambda x: x.var(1), _var_samples, kind=REDUCTION),
@@ -351,4 +377,25 @@ MISC = [
     ), keep=(aten.upsample_nearest2d.default,)),
 ]
 
-SPECS = MATMUL + REDUCTIONS + NORMALIZATION + POOLING + MISC
+# An nn2 kernel (nn2_kernels.inc) whose overload test_nn2_ops.py does not
+# cover. F.interpolate emits the .vec overload; the rewrite calls the plain
+# one with the output size (and the scales, when the sample passes them).
+def _bilinear_arguments(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    x, output_size, align_corners, scales = args
+    size = list(output_size) if output_size is not None else None
+    return (x, size, align_corners) + (tuple(scales) if scales else ()), kwargs
+
+
+def _bilinear(**kw) -> Callable:
+    return lambda x: F.interpolate(x, mode="bilinear", **kw)
+
+
+BILINEAR_OUT = OpSpec("aten::upsample_bilinear2d.out", _bilinear(size=(8, 10)), _rows(
+    ("regular", _inputs(m(2, 3, 4, 5)), _bilinear(size=(8, 10)), ()),
+    ("align_corners", _inputs(m(1, 2, 3, 4)), _bilinear(size=(5, 7), align_corners=True), ()),
+    ("shrink", _inputs(m(1, 2, 6, 7)), _bilinear(size=(3, 4)), ()),
+    ("channels_last", _inputs(m(2, 3, 4, 5)), _bilinear(size=(6, 6)), (0,)),
+), dtypes=FLOAT_DTYPES, kind=REDUCTION,
+    rewrite=replace_calls(aten.upsample_bilinear2d.vec, aten.upsample_bilinear2d.default, _bilinear_arguments))
+
+SPECS = MATMUL + REDUCTIONS + NORMALIZATION + POOLING + MISC + [BILINEAR_OUT]

@@ -142,5 +142,29 @@ TEST(XnnpackOps, SoftmaxPadReshape) {
   EXPECT_EQ(t_flat.values<float>(), x);
 }
 
+TEST(XnnpackOps, TransposedConvolutionScattersTheKernel) {
+  // 1 channel, 2x2 input, 2x2 kernel, stride 2: each input pixel stamps
+  // input * kernel (+ bias) into its own 2x2 output block.
+  BlobBuilder b;
+  const uint32_t in = b.input({1, 2, 2, 1});
+  const uint32_t out = b.output({1, 4, 4, 1});
+  const uint32_t filter = b.constant({1, 2, 2, 1}, {1.0f, 2.0f, 3.0f, 4.0f});
+  const uint32_t bias = b.constant({1}, {0.5f});
+  b.node(OpCode::Deconv2d, {in, filter, bias, out},
+         {0, 0, 0, 0, 0, 0, 2, 2, 2, 2, 1, 1, 1, 1, 1, BlobBuilder::f(-kInf), BlobBuilder::f(kInf)});
+  LoadedDelegate delegate(b.build());
+  ASSERT_EQ(delegate.init_error(), Error::Ok) << last_error_message();
+  TestTensor tx(ScalarType::Float, {1, 2, 2, 1});
+  tx.fill(std::vector<float>{1.0f, 10.0f, 100.0f, 1000.0f});
+  TestTensor ty(ScalarType::Float, {1, 4, 4, 1});
+  ASSERT_EQ(delegate.execute({&tx, &ty}), Error::Ok) << last_error_message();
+  std::vector<float> want(16);
+  const float xs[4] = {1.0f, 10.0f, 100.0f, 1000.0f};
+  const float k[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+  for (int y = 0; y < 4; ++y)
+    for (int x = 0; x < 4; ++x) want[y * 4 + x] = xs[(y / 2) * 2 + x / 2] * k[(y % 2) * 2 + x % 2] + 0.5f;
+  EXPECT_EQ(ty.values<float>(), want);
+}
+
 }  // namespace
 }  // namespace torchedge

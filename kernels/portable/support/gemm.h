@@ -30,6 +30,7 @@
 #include <cstdint>
 
 #include "runtime/core/half.h"
+#include "runtime/kernel/kernel_context.h"
 
 namespace torchedge {
 namespace gemm {
@@ -172,6 +173,18 @@ struct TileSink {
     }
   }
 };
+
+/// Partial-sum scratch for TileSink::strip: m * kNr Acc from the temp
+/// allocator when T is a 16-bit float and K spans several blocks; null when
+/// not needed or when the allocator has no room (then partial sums are
+/// rounded per block).
+template <typename T>
+acc_t<T>* partial_strip(KernelContext& ctx, int64_t m, int64_t k) {
+  using Acc = acc_t<T>;
+  constexpr bool kNarrowFloat = sizeof(T) == 2 && sizeof(Acc) == 4;
+  if (!kNarrowFloat || k <= block_k<Acc>() || m <= 0) return nullptr;
+  return static_cast<Acc*>(ctx.allocate_temp(static_cast<size_t>(m) * kNr * sizeof(Acc), 64));
+}
 
 }  // namespace gemm
 }  // namespace torchedge

@@ -14,7 +14,6 @@
 #include "kernels/portable/support/gemm.h"
 #include "runtime/core/evalue.h"
 #include "runtime/core/tensor.h"
-#include "runtime/kernel/kernel_context.h"
 
 namespace torchedge {
 
@@ -43,18 +42,6 @@ template <typename Acc>
 Acc scalar_as_acc(const EValue& v) {
   if (Acc(0.5) == Acc(0)) return static_cast<Acc>(v.scalar_as_int());
   return static_cast<Acc>(v.scalar_as_double());
-}
-
-/// Partial-sum scratch for 16-bit floats whose K spans several blocks (see
-/// gemm::TileSink::strip); null when not needed or the temp allocator has
-/// no room, in which case partial sums are rounded per block.
-template <typename T>
-gemm::acc_t<T>* matmul_partial_strip(KernelContext& ctx, int64_t m, int64_t k) {
-  using Acc = gemm::acc_t<T>;
-  constexpr bool kNarrowFloat = sizeof(T) == 2 && sizeof(Acc) == 4;
-  if (!kNarrowFloat || k <= gemm::block_k<Acc>() || m <= 0) return nullptr;
-  return static_cast<Acc*>(
-      ctx.allocate_temp(static_cast<size_t>(m) * gemm::kNr * sizeof(Acc), 64));
 }
 
 /// Packs b[k0:k0+kc, n0:n0+nr] k-major into `packed` (kNr wide, zero-padded).
@@ -130,7 +117,7 @@ void matvec_row(int64_t i, int64_t n, int64_t k, MatrixRef<const T> a, MatrixRef
 }  // namespace matmul_detail
 
 /// out = alpha * a * b + beta * addend (addend.data may be null: no addend).
-/// `strip` is matmul_partial_strip's result (may be null).
+/// `strip` is gemm::partial_strip's result (may be null).
 template <typename T>
 void matmul(int64_t m, int64_t n, int64_t k, MatrixRef<const T> a, MatrixRef<const T> b,
             MatrixRef<T> out, MatrixRef<const T> addend, MatmulScalars<T> scalars,

@@ -8,8 +8,11 @@
 //   log_softmax: y = x - m - log(s)
 //
 // Computed in float for float32/float16/bfloat16 (as ATen's CPU kernels)
-// and double for float64; the sum accumulates in double. half_to_float=True
-// is NotSupported (ATen's CPU kernels reject it too). Any dim order.
+// and double for float64; the sum accumulates in double. Like ATen's
+// last-dim log_softmax kernel, a 16-bit log_softmax whose dims after `dim`
+// are all size 1 rounds s and log(s) to the 16-bit type (so results match
+// eager bit for bit there). half_to_float=True is NotSupported (ATen's CPU
+// kernels reject it too). Any dim order.
 #pragma once
 
 #include <cmath>
@@ -39,6 +42,8 @@ Error softmax_kernel(Span<EValue*> args, const char* op) {
   lanes.bind_output(*out, /*keepdim=*/true);
   const int64_t n = lanes.reduced_numel();
   if (n == 0) return Error::Ok;
+  int64_t trailing = 1;  // elements after `dim` in a row-major view
+  for (int d = dim + 1; d < self->dim(); ++d) trailing *= self->size(d);
   const int64_t in_step = self->dim() == 0 ? 0 : self->stride(dim);
   const int64_t out_step = out->dim() == 0 ? 0 : out->stride(dim);
   return switch_dtype_only<kFloatingTypes>(self->dtype(), op, [&](auto tag) {
@@ -57,7 +62,10 @@ Error softmax_kernel(Span<EValue*> args, const char* op) {
       double s = 0;
       for (int64_t i = 0; i < n; ++i) s += std::exp(static_cast<C>(xl[i * in_step]) - m);
       if (kLog) {
-        const C log_s = static_cast<C>(std::log(s));
+        C log_s = static_cast<C>(std::log(s));
+        if (sizeof(T) == 2 && trailing == 1) {
+          log_s = static_cast<C>(static_cast<T>(std::log(static_cast<C>(static_cast<T>(s)))));
+        }
         for (int64_t i = 0; i < n; ++i) {
           yl[i * out_step] = static_cast<T>(static_cast<C>(xl[i * in_step]) - m - log_s);
         }

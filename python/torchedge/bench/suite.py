@@ -13,6 +13,7 @@ import datetime
 import json
 import math
 import os
+import shutil
 import sys
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -47,12 +48,14 @@ def run(options: BenchOptions, log: Callable[[str], None] = print) -> dict[str, 
         raise FileNotFoundError(f"{env.cli} does not exist: build it first (make build)")
     configs = by_name(options.configs)
     options.out_dir.mkdir(parents=True, exist_ok=True)
+    built_cli = env.cli
+    env = _pin_cli(env, options.out_dir)
     round_plan = replace(options.plan,
                          iterations=max(1, math.ceil(options.plan.iterations / options.rounds)))
     data: dict[str, Any] = {
         "schema": 1,
         "created": datetime.datetime.now().isoformat(timespec="seconds"),
-        "host": env.describe(),
+        "host": {**env.describe(), "cli_copied_from": str(built_cli)},
         "options": {**asdict(options), "out_dir": str(options.out_dir),
                     "plan": asdict(options.plan), "round_plan": asdict(round_plan)},
         "configs": [asdict(c) for c in configs],
@@ -74,6 +77,15 @@ def run(options: BenchOptions, log: Callable[[str], None] = print) -> dict[str, 
     data["ratios"] = ratios(data["results"], configs)
     data["host"]["load_average_at_end"] = list(os.getloadavg())
     return data
+
+
+def _pin_cli(env: Environment, out_dir: Path) -> Environment:
+    """A copy of the CLI for this run: a rebuild of build/ during a long run
+    (others share the checkout) must not change the program being measured."""
+    pinned = out_dir / "bin" / env.cli.name
+    pinned.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(env.cli, pinned)
+    return replace(env, cli=pinned)
 
 
 def _measure_model(model: str, art: Optional[ModelArtifacts], configs: list[Config], threads: int,

@@ -30,8 +30,8 @@ their IEEE-754 float32 bits in u32 slots.
         0xFFFFFFFF for an absent bias), params[num_params]
 
     data section: float32 constants, each 16-aligned, weights already in
-    XNNPACK's layout (OHWI convolution filters, [1, H, W, C*M] depthwise
-    filters, [out, in] fully-connected filters).
+    XNNPACK's layout (OHWI convolution and transposed-convolution filters,
+    [1, H, W, C*M] depthwise filters, [out, in] fully-connected filters).
 
 The opcodes and their parameters are listed in OpCode below and in
 blob_format.h; bump VERSION on any change either side must know about.
@@ -97,6 +97,8 @@ class OpCode(enum.IntEnum):
     CONSTANT_PAD = 26      # value, pre[rank], post[rank]
     RESHAPE = 27
     RESIZE_BILINEAR2D = 28  # align_corners
+    DECONV2D = 29          # pad t r b l, adjustment h w, kernel h w, upsampling h w, dilation h w,
+                           # groups, gic, goc, min, max
 
 
 @dataclass

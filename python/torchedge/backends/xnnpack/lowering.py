@@ -80,36 +80,43 @@ def _batch_norm_affine(ctx, bn: dict) -> tuple[torch.Tensor, torch.Tensor]:
     return scale, beta - mean * scale
 
 
-def _fold(ctx, weight: torch.Tensor, bias: Optional[torch.Tensor], bn: dict):
-    """Conv weight and bias with the batch norm after it applied."""
-    scale, shift = _batch_norm_affine(ctx, bn)
-    b = bias.double() if bias is not None else torch.zeros_like(scale)
-    return (weight.double() * scale.reshape(-1, 1, 1, 1)).float(), (b * scale + shift).float()
-
-
 def _convolution(ctx: LoweringContext, node, a) -> None:
     weight = ctx.constant(a["weight"])
-    bias = ctx.constant(a["bias"]) if a["bias"] is not None else None
-    if "_batch_norm" in a:
-        weight, bias = _fold(ctx, weight, bias, a["_batch_norm"])
-    out_ch, group_in, kh, kw = weight.shape
-    bias = bias if bias is not None else torch.zeros(out_ch)
     groups = a["groups"]
+    kh, kw = weight.shape[2:]
+    if a["transposed"]:  # PyTorch [in, out / groups, kh, kw] -> [out, kh, kw, in / groups]
+        group_in, group_out = weight.shape[0] // groups, weight.shape[1]
+        filt = weight.reshape(groups, group_in, group_out, kh, kw).permute(0, 2, 3, 4, 1)
+        filt = filt.reshape(groups * group_out, kh, kw, group_in)
+    else:  # OIHW -> OHWI
+        group_in, group_out = weight.shape[1], weight.shape[0] // groups
+        filt = weight.permute(0, 2, 3, 1)
+    out_ch = groups * group_out
+    bias = ctx.constant(a["bias"]) if a["bias"] is not None else torch.zeros(out_ch)
+    if "_batch_norm" in a:  # fold: per output channel (dim 0 of the XNNPACK filter)
+        scale, shift = _batch_norm_affine(ctx, a["_batch_norm"])
+        filt = (filt.double() * scale.reshape(-1, 1, 1, 1)).float()
+        bias = (bias.double() * scale + shift).float()
     channels = shape_of(a["input"])[1]
     sh, sw = pair(a["stride"], 1)
     ph, pw = pair(a["padding"], 0)
     dh, dw = pair(a["dilation"], 1)
     x = ctx.read(a["input"], NHWC)
     out = ctx.result(node, NHWC)
+    if a["transposed"]:
+        ah, aw = pair(a["output_padding"], 0)
+        ids = [x, ctx.add_constant(filt), ctx.add_constant(bias), out]
+        params = [ph, pw, ph, pw, ah, aw, kh, kw, sh, sw, dh, dw, groups, group_in, group_out]
+        ctx.node(OpCode.DECONV2D, ids, params + NO_CLAMP)
+        return
     window = [ph, pw, ph, pw, kh, kw, sh, sw, dh, dw]
-    if groups > 1 and group_in == 1 and groups == channels:
-        filt = weight.reshape(out_ch, kh, kw).permute(1, 2, 0).reshape(1, kh, kw, out_ch)
+    if groups > 1 and group_in == 1 and groups == channels:  # depthwise: [1, kh, kw, C * M]
+        filt = filt.reshape(out_ch, kh, kw).permute(1, 2, 0).reshape(1, kh, kw, out_ch)
         ids = [x, ctx.add_constant(filt), ctx.add_constant(bias), out]
-        ctx.node(OpCode.DEPTHWISE_CONV2D, ids, window + [out_ch // groups, channels] + NO_CLAMP)
+        ctx.node(OpCode.DEPTHWISE_CONV2D, ids, window + [group_out, channels] + NO_CLAMP)
     else:
-        filt = weight.permute(0, 2, 3, 1)
         ids = [x, ctx.add_constant(filt), ctx.add_constant(bias), out]
-        ctx.node(OpCode.CONV2D, ids, window + [groups, group_in, out_ch // groups] + NO_CLAMP)
+        ctx.node(OpCode.CONV2D, ids, window + [groups, group_in, group_out] + NO_CLAMP)
 
 
 def _max_pool(ctx, node, a) -> None:

@@ -109,8 +109,9 @@ def pair(value: Any, default: int) -> tuple[int, int]:
 
 
 def _check_conv(node, a, constant) -> Optional[str]:
-    if a["transposed"]:
-        return "transposed convolution is not delegated"
+    if a["transposed"] and any(p >= s for p, s in zip(pair(a["output_padding"], 0),
+                                                       pair(a["stride"], 1))):
+        return "transposed convolution with output_padding >= stride (XNNPACK needs it smaller)"
     weight_shape = shape_of(a["weight"])
     if weight_shape is None or len(weight_shape) != 4:
         return f"{len(weight_shape or ()) - 2}-D convolution: only 2-D convolution is delegated"

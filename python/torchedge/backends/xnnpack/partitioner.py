@@ -42,13 +42,16 @@ class XnnpackPartitioner(Partitioner):
 
     def __init__(self, compile_specs=None) -> None:
         super().__init__(compile_specs)
-        self._graph: Optional[torch.fx.Graph] = None
         self._reasons: dict[torch.fx.Node, Optional[str]] = {}
 
+    def decide(self, program: ExportedProgram):
+        # The layout plan looks at the whole program, so decide all nodes at once.
+        self._reasons = self._decide_all(program)
+        return super().decide(program)
+
     def check(self, node: torch.fx.Node, program: ExportedProgram) -> Optional[str]:
-        if program.graph is not self._graph:
+        if node not in self._reasons:  # check() called on its own
             self._reasons = self._decide_all(program)
-            self._graph = program.graph
         return self._reasons.get(node, "not an operator node")
 
     @staticmethod
