@@ -1,6 +1,7 @@
 #include "extension/module/module.h"
 
 #include <cstring>
+#include <new>
 
 #include "backends/xnnpack/xnnpack_backend.h"
 #include "extension/data_loader/buffer_data_loader.h"
@@ -17,7 +18,7 @@ struct Module::LoadedMethod {
   // Not std::vector: pages a delegate's reserve never touches stay uncommitted.
   std::unique_ptr<uint64_t[]> method_pool;
   std::vector<uint64_t> temp_pool;
-  std::vector<std::vector<uint64_t>> arena_storage;
+  std::vector<std::unique_ptr<uint64_t[]>> arena_storage;
   std::vector<Span<uint8_t>> arenas;
   MemoryAllocator method_allocator;
   MemoryAllocator temp_allocator;
@@ -82,18 +83,29 @@ Error Module::load_method(const std::string& name) {
   const size_t method_bytes = meta.method_allocator_bytes();
   const size_t method_bytes_with_delegates =
       method_bytes + meta.num_delegates() * options_.delegate_reserve_bytes;
-  loaded->method_pool.reset(new uint64_t[method_bytes_with_delegates / 8 + 2]);
+  // nothrow: sizes come from the file, so a corrupted one must be an Error.
+  loaded->method_pool.reset(new (std::nothrow) uint64_t[method_bytes_with_delegates / 8 + 2]);
+  TE_CHECK_OR_RETURN(loaded->method_pool != nullptr, Error::MemoryAllocationFailed,
+                     "cannot allocate %zu bytes for method '%s'", method_bytes_with_delegates,
+                     name.c_str());
   loaded->method_allocator =
       MemoryAllocator(loaded->method_pool.get(), method_bytes_with_delegates);
   loaded->temp_pool.resize(options_.temp_allocator_bytes / 8 + 1);
   loaded->temp_allocator = MemoryAllocator(loaded->temp_pool.data(), options_.temp_allocator_bytes);
   for (size_t i = 0; i < meta.num_planned_buffers(); ++i) {
     TE_ASSIGN_OR_RETURN(size_t size, meta.planned_buffer_size(i));
-    loaded->arena_storage.emplace_back(size / 8 + 2);
+    // +3 words of slack: XNNPACK may read up to 16 bytes past an input.
+    TE_CHECK_OR_RETURN(size < (size_t{1} << 46), Error::MemoryAllocationFailed,
+                       "planned arena %zu of method '%s' claims %zu bytes", i + 1, name.c_str(),
+                       size);
+    const size_t words = size / 8 + 3;
+    loaded->arena_storage.emplace_back(new (std::nothrow) uint64_t[words]);
+    TE_CHECK_OR_RETURN(loaded->arena_storage.back() != nullptr, Error::MemoryAllocationFailed,
+                       "cannot allocate planned arena %zu (%zu bytes) of method '%s'", i + 1,
+                       size, name.c_str());
+    loaded->arenas.emplace_back(reinterpret_cast<uint8_t*>(loaded->arena_storage.back().get()),
+                                words * 8);
     loaded->planned_bytes += size;
-  }
-  for (auto& storage : loaded->arena_storage) {
-    loaded->arenas.emplace_back(reinterpret_cast<uint8_t*>(storage.data()), storage.size() * 8);
   }
   loaded->planned = PlannedMemory({loaded->arenas.data(), loaded->arenas.size()});
   loaded->memory = MemoryManager{&loaded->method_allocator, &loaded->planned,

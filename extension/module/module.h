@@ -34,7 +34,7 @@ struct ModuleOptions {
   // Method-allocator space reserved per backend delegate for its state
   // (packed weights live in the backend's own memory; this covers plans,
   // staging buffers and tables). Untouched pages are never committed.
-  size_t delegate_reserve_bytes = size_t{64} << 20;
+  size_t delegate_reserve_bytes = size_t{16} << 20;
 };
 
 class Module final {

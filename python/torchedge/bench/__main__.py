@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
+from typing import Union
 
 from torchedge.bench.configs import CONFIGS
 from torchedge.bench.measure import Plan
@@ -13,7 +15,7 @@ from torchedge.bench.report import ratio_table_text
 from torchedge.bench.suite import DEFAULT_MODELS, BenchOptions, run, write_outputs
 
 
-def parse_args(argv: list[str]) -> BenchOptions:
+def parse_args(argv: list[str]) -> Union[BenchOptions, str]:
     p = argparse.ArgumentParser(prog="python -m torchedge.bench", description=__doc__)
     p.add_argument("--models", nargs="+", default=DEFAULT_MODELS,
                    help=f"zoo models (default: {' '.join(DEFAULT_MODELS)})")
@@ -31,7 +33,11 @@ def parse_args(argv: list[str]) -> BenchOptions:
     p.add_argument("--cli", default=None, help="torchedge_run binary (default build/torchedge_run)")
     p.add_argument("--peers-python", default=None, help="interpreter of the peers (default .venv-peers/bin/python)")
     p.add_argument("--no-chart", action="store_true")
+    p.add_argument("--report-only", metavar="RESULTS_JSON", default=None,
+                   help="only rewrite results.md and chart.png (next to it) from an earlier results.json")
     a = p.parse_args(argv)
+    if a.report_only:
+        return a.report_only
     if min(a.threads) < 1 or a.iterations < 1 or a.rounds < 1:
         p.error("--threads, --iterations and --rounds must be at least 1")
     options = BenchOptions(models=a.models, configs=a.configs, threads=a.threads, rounds=a.rounds,
@@ -47,8 +53,13 @@ def parse_args(argv: list[str]) -> BenchOptions:
 def main(argv: list[str]) -> int:
     options = parse_args(argv)
     start = time.monotonic()
-    data = run(options)
-    paths = write_outputs(data, options.out_dir, data["host"]["peers_python"], options.chart)
+    if isinstance(options, str):  # --report-only
+        results = Path(options)
+        data = json.loads(results.read_text())
+        paths = write_outputs(data, results.parent, data["host"]["peers_python"], chart=True)
+    else:
+        data = run(options)
+        paths = write_outputs(data, options.out_dir, data["host"]["peers_python"], options.chart)
     print()
     print("torchedge best / peer, median latency (lower is better):")
     print(ratio_table_text(data))

@@ -120,17 +120,17 @@ def markdown_report(data: dict[str, Any]) -> str:
                           "convolutions and matrix products only)", ""]
             lines += _table(["config", "threads", "median ms", "GFLOP/s", "of fp32 peak (213/core)"],
                             _gflops_rows(data, model))
-    problems = [r for r in data["results"] if r["status"] != "ok"]
-    seen = set()
+    problems: dict[tuple[str, str, str], list[str]] = {}
+    for r in data["results"]:
+        if r["status"] != "ok":
+            models = problems.setdefault((r["config"], r["status"], r["reason"]), [])
+            if r["model"] not in models:
+                models.append(r["model"])
     if problems:
         lines += ["", "## Not run", ""]
-        for r in problems:
-            key = (r["model"], r["config"], r["reason"])
-            if key in seen:
-                continue
-            seen.add(key)
-            reason = " ".join(r["reason"].split())[:600]
-            lines.append(f"- {r['model']} / {r['config']}: {r['status']}: {reason}")
+        for (config, status, reason), models in problems.items():
+            short = " ".join(reason.split())[:600]
+            lines.append(f"- {config} on {', '.join(models)}: {status}: {short}")
     lines += ["", "## Delegation", ""]
     for model, summary in data["models"].items():
         notes = summary.get("notes", {}) if isinstance(summary, dict) else {}
