@@ -34,7 +34,9 @@ NaN must match NaN, shapes and dtypes must be equal):
     integers, bool      exact                    exact
 
 The tolerance is chosen by the dtype of each output (an integer argmax of a
-float input is exact).
+float input is exact). A sample marked `float_reference` compares its
+float16/bfloat16 outputs with eager run in float32 and rounded, where eager's
+own 16-bit path rounds partial sums.
 
 Modules: op_spec.py (Sample, OpSpec, dtypes, tolerances), op_program.py
 (building and lowering the one-op program, including the four declared ways
@@ -133,6 +135,19 @@ def _eager(spec: OpSpec, sample: Sample) -> Optional[str]:
 Batch = list[tuple[torch.dtype, int, Sample]]  # (dtype, index in spec.samples(dtype), sample)
 
 
+_HALF_FLOATS = (torch.float16, torch.bfloat16)
+
+
+def _reference(sub: torch.nn.Module, sample: Sample) -> list[Any]:
+    """Eager outputs of one sample (see Sample.float_reference)."""
+    half = [x.dtype for x in sample.inputs if isinstance(x, torch.Tensor) and x.dtype in _HALF_FLOATS]
+    if not (sample.float_reference and half):
+        return pytree.tree_leaves(sub(*sample.inputs))
+    widened = [x.float() if isinstance(x, torch.Tensor) and x.dtype in _HALF_FLOATS else x
+               for x in sample.inputs]
+    return [y.to(half[0]) if y.dtype == torch.float32 else y for y in pytree.tree_leaves(sub(*widened))]
+
+
 def _run_batch(spec: OpSpec, batch: Batch, report: OpReport) -> Optional[str]:
     """Runs `batch` as one program. Records outcomes and returns None, or
     returns the program-level error (lowering or runtime) without recording."""
@@ -155,7 +170,7 @@ def _run_batch(spec: OpSpec, batch: Batch, report: OpReport) -> Optional[str]:
     except Exception as error:  # lowering or runtime failure of the whole program
         return f"{type(error).__name__}: {' '.join(str(error).split())[:600]}"
     with torch.no_grad():
-        expected = [pytree.tree_leaves(sub(*s.inputs)) for sub, s in zip(module.samples, samples)]
+        expected = [_reference(sub, s) for sub, s in zip(module.samples, samples)]
     if len(actual) != sum(map(len, expected)):
         return f"{len(actual)} outputs, expected {sum(map(len, expected))}"
     index = 0

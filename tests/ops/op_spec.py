@@ -67,6 +67,11 @@ class Sample:
     inputs: tuple[torch.Tensor, ...]
     fn: Optional[Callable[..., Any]] = None
     channels_last: tuple[int, ...] = ()
+    # float16/bfloat16 only: compare with eager run in float32 and rounded to
+    # the dtype, for ops whose eager 16-bit CPU path rounds partial sums
+    # (e.g. slow_conv_transpose2d's column buffer) and so is less exact
+    # than a kernel that accumulates in float.
+    float_reference: bool = False
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,13 @@ REDUCTION = Kind.REDUCTION
 NCHW = (2, 3, 6, 7)
 
 
-def _rows(*rows: tuple[str, Callable[[torch.dtype], tuple], Callable, tuple]) -> Callable:
-    """Samples from (case, inputs(dtype), fn, channels_last input indices) rows."""
+def _rows(*rows: tuple) -> Callable:
+    """Samples from (case, inputs(dtype), fn, channels_last input indices[, Sample
+    keyword arguments]) rows."""
 
     def samples(dtype: torch.dtype) -> list[Sample]:
-        return [Sample(case, inputs(dtype), fn, cl) for case, inputs, fn, cl in rows]
+        return [Sample(case, inputs(dtype), fn, cl, **(extra[0] if extra else {}))
+                for case, inputs, fn, cl, *extra in rows]
 
     return samples
 
@@ -37,6 +39,8 @@ def _inputs(*makers: Callable[[torch.dtype], torch.Tensor]) -> Callable[[torch.d
 
 # -- convolution and matrix products ---------------------------------------------------
 
+_FLOAT_REF = {"float_reference": True}  # eager's 16-bit transposed conv rounds its column buffer
+
 CONV = OpSpec("aten::convolution.out", F.conv2d, _rows(
     ("regular", _inputs(m(2, 3, 6, 7), m(4, 3, 3, 3), m(4)), lambda x, w, b: F.conv2d(x, w, b), ()),
     ("stride_padding_dilation", _inputs(m(1, 2, 9, 8), m(3, 2, 3, 2)),
@@ -49,6 +53,16 @@ CONV = OpSpec("aten::convolution.out", F.conv2d, _rows(
     ("empty_batch", _inputs(m(0, 3, 5, 5), m(2, 3, 3, 3)), lambda x, w: F.conv2d(x, w), ()),
     ("channels_last", _inputs(m(2, 3, 6, 7), m(4, 3, 3, 3), m(4)),
      lambda x, w, b: F.conv2d(x, w, b, padding=1), (0, 1)),
+    ("transposed", _inputs(m(2, 4, 5, 6), m(4, 3, 2, 2), m(3)),
+     lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2), (), _FLOAT_REF),
+    ("transposed_groups_padding", _inputs(m(1, 4, 5, 5), m(4, 3, 3, 3), m(6)),
+     lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1, groups=2), (), _FLOAT_REF),
+    ("transposed_1d_dilation", _inputs(m(2, 3, 7), m(3, 2, 3)),
+     lambda x, w: F.conv_transpose1d(x, w, None, stride=3, padding=2, output_padding=1, dilation=2), (), _FLOAT_REF),
+    ("transposed_3d", _inputs(m(1, 2, 3, 4, 3), m(2, 2, 2, 3, 2)),
+     lambda x, w: F.conv_transpose3d(x, w, None, stride=(1, 2, 1)), (), _FLOAT_REF),
+    ("transposed_channels_last", _inputs(m(2, 3, 6, 7), m(3, 4, 3, 3), m(4)),
+     lambda x, w, b: F.conv_transpose2d(x, w, b, padding=1), (0, 1), _FLOAT_REF),
 ), kind=REDUCTION)
 
 
