@@ -28,7 +28,10 @@ using xnnpack::testing::BlobBuilder;
 class LoadedDelegate {
  public:
   explicit LoadedDelegate(const std::vector<uint8_t>& blob, size_t allocator_bytes = 8 << 20)
-      : pool_(allocator_bytes / 8 + 1), allocator_(pool_.data(), allocator_bytes) {
+      // The arena starts 64-aligned so that the bytes init needs do not depend
+      // on where the heap put pool_ (the backend makes 64-aligned requests).
+      : pool_(allocator_bytes / 8 + 9),
+        allocator_(align64(pool_.data()), allocator_bytes) {
     register_xnnpack_backend();
     backend_ = find_backend("XnnpackBackend");
     Result<DelegateHandle*> handle =
@@ -60,6 +63,11 @@ class LoadedDelegate {
   Error execute_prepared() { return backend_->execute(handle_, {ptrs_.data(), ptrs_.size()}); }
 
  private:
+  static void* align64(uint64_t* p) {
+    const uintptr_t address = reinterpret_cast<uintptr_t>(p);
+    return reinterpret_cast<void*>((address + 63) & ~uintptr_t{63});
+  }
+
   std::vector<uint64_t> pool_;
   MemoryAllocator allocator_;
   const BackendInterface* backend_ = nullptr;

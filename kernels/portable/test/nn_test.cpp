@@ -111,6 +111,23 @@ TEST(NnConvolution, Conv1d) {
   expect_near_all(out.values<float>(), {15, 9, -7, 1, 16, 15});
 }
 
+TEST(NnConvolution, TransposedScattersEachInputPixel) {
+  TestTensor x(ScalarType::Float, {1, 1, 2, 2});
+  x.fill(std::vector<float>{1, 2, 3, 4});
+  TestTensor w(ScalarType::Float, {1, 2, 2, 2});  // [in, out, kh, kw]
+  w.fill(std::vector<float>{1, 1, 1, 1, 1, 0, 0, -1});
+  TestTensor b(ScalarType::Float, {2});
+  b.fill(std::vector<float>{0.5f, 0.0f});
+  TestTensor out(ScalarType::Float, {1, 2, 4, 4});
+  ASSERT_EQ(run_conv(x, w, &b, {2, 2}, {0}, {1}, 1, out, /*transposed=*/true), Error::Ok);
+  // Stride 2 with a 2x2 kernel: every input pixel owns one 2x2 output block.
+  expect_near_all(out.values<float>(),
+                  {1.5f, 1.5f, 2.5f, 2.5f, 1.5f, 1.5f, 2.5f, 2.5f,  //
+                   3.5f, 3.5f, 4.5f, 4.5f, 3.5f, 3.5f, 4.5f, 4.5f,  //
+                   1, 0, 2, 0, 0, -1, 0, -2,                        //
+                   3, 0, 4, 0, 0, -3, 0, -4});
+}
+
 TEST(NnConvolution, Int8Wraps) {
   TestTensor x(ScalarType::Char, {1, 1, 4, 4});
   TestTensor w(ScalarType::Char, {1, 1, 2, 2});
@@ -166,8 +183,9 @@ TEST(NnConvolution, LargeMatchesNaiveLoop) {
 TEST(NnConvolution, RejectsBadInput) {
   Conv2dFixture f;
   TestTensor out(ScalarType::Float, {1, 3, 4, 4});
+  // Transposed: the weight [3, 2, 3, 3] reads as 3 input channels, but x has 2.
   EXPECT_EQ(run_conv(f.x, f.w, &f.b, {1, 1}, {1, 1}, {1, 1}, 1, out, /*transposed=*/true),
-            Error::NotSupported);
+            Error::InvalidArgument);
   EXPECT_EQ(run_conv(f.x, f.w, &f.b, {1, 1}, {1, 1}, {1, 1}, 2, out), Error::InvalidArgument);
   EXPECT_EQ(run_conv(f.x, f.w, &f.b, {0, 1}, {1, 1}, {1, 1}, 1, out), Error::InvalidArgument);
   TestTensor tiny(ScalarType::Float, {1, 2, 1, 1});
