@@ -149,6 +149,56 @@ Error Method::check_planned_memory() const {
   return Error::Ok;
 }
 
+namespace {
+
+// Writes the names of the dtypes in `mask` ("float32, int64") into buf.
+void describe_dtypes(DtypeMask mask, char* buf, size_t size) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (size_t t = 0; t < kNumScalarTypeSlots && used < size; ++t) {
+    if ((mask >> t & 1) == 0) continue;
+    const int n = snprintf(buf + used, size - used, used == 0 ? "%s" : ", %s",
+                           to_string(static_cast<ScalarType>(t)));
+    if (n < 0) break;
+    used += static_cast<size_t>(n);
+  }
+}
+
+// Rejects, at load, a call of operator `op_index` none of whose tensor
+// arguments has a dtype its kernel library lists (see kernel_dtypes()):
+// a clear error now instead of a NotSupported from inside execute().
+Error check_call_dtypes(const fb::ExecutionPlan* plan, const EValue* values, size_t op_index,
+                        const char* op_name) {
+  const DtypeMask mask = kernel_dtypes(op_name);
+  if (mask == kAnyDtype) return Error::Ok;
+  const auto* instructions = plan->chains()->Get(0)->instructions();
+  for (size_t i = 0; i < instructions->size(); ++i) {
+    const fb::Instruction* instr = instructions->Get(i);
+    if (instr->instr_args_type() != fb::InstructionArguments::KernelCall) continue;
+    const fb::KernelCall* call = instr->instr_args_as_KernelCall();
+    if (static_cast<size_t>(call->op_index()) != op_index) continue;
+    const Tensor* first = nullptr;
+    bool supported = false;
+    for (int32_t index : *call->args()) {
+      const EValue& v = values[index];
+      if (!v.is_tensor()) continue;
+      const ScalarType dtype = v.to_tensor().dtype();
+      if (first == nullptr) first = &v.to_tensor();
+      const size_t bit = static_cast<size_t>(dtype);
+      supported = supported || (bit < 64 && ((mask >> bit) & 1) != 0);
+    }
+    if (first == nullptr || supported) continue;
+    char listed[256];
+    describe_dtypes(mask, listed, sizeof(listed));
+    record_error_message("instruction %zu (%s): no kernel for dtype %s; the kernel supports %s", i,
+                         op_name, to_string(first->dtype()), listed);
+    return Error::NotSupported;
+  }
+  return Error::Ok;
+}
+
+}  // namespace
+
 Error Method::build_steps() {
   static_assert(sizeof(Step) <= 48, "update kStepBytes in method_meta.cpp");
   TE_CHECK_OR_RETURN(plan_->chains()->size() == 1, Error::NotSupported,
@@ -175,6 +225,7 @@ Error Method::build_steps() {
     Result<KernelFunction> kernel = find_kernel(full_name);
     if (!kernel.ok()) return kernel.error();
     kernels[i] = kernel.get();
+    TE_RETURN_IF_ERROR(check_call_dtypes(plan_, values_, i, full_name));
   }
 
   for (size_t i = 0; i < num_steps_; ++i) {

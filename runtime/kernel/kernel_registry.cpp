@@ -10,6 +10,17 @@ namespace {
 Kernel g_kernels[kMaxRegisteredKernels];
 size_t g_num_kernels = 0;
 
+KernelDtypes g_dtypes[kMaxRegisteredKernels];
+size_t g_num_dtypes = 0;
+bool g_dtype_checks = true;
+
+KernelDtypes* find_dtypes(const char* name) {
+  for (size_t i = 0; i < g_num_dtypes; ++i) {
+    if (strcmp(g_dtypes[i].name, name) == 0) return &g_dtypes[i];
+  }
+  return nullptr;
+}
+
 Kernel* find_slot(const char* name) {
   for (size_t i = 0; i < g_num_kernels; ++i) {
     if (strcmp(g_kernels[i].name, name) == 0) return &g_kernels[i];
@@ -43,6 +54,33 @@ Result<KernelFunction> find_kernel(const char* name) {
                      "operator '%s' has no registered kernel (%zu kernels registered)", name,
                      g_num_kernels);
   return slot->function;
+}
+
+Error register_kernel_dtypes(Span<const KernelDtypes> table) {
+  size_t new_names = 0;
+  for (const KernelDtypes& d : table) {
+    if (find_dtypes(d.name) == nullptr) ++new_names;
+  }
+  TE_CHECK_OR_RETURN(g_num_dtypes + new_names <= kMaxRegisteredKernels, Error::OutOfResources,
+                     "kernel dtype table full: %zu recorded, %zu more requested, capacity %zu",
+                     g_num_dtypes, new_names, kMaxRegisteredKernels);
+  for (const KernelDtypes& d : table) {
+    KernelDtypes* slot = find_dtypes(d.name);
+    if (slot != nullptr) {
+      slot->dtypes = d.dtypes;
+    } else {
+      g_dtypes[g_num_dtypes++] = d;
+    }
+  }
+  return Error::Ok;
+}
+
+void set_kernel_dtype_checks(bool enabled) { g_dtype_checks = enabled; }
+
+DtypeMask kernel_dtypes(const char* name) {
+  if (!g_dtype_checks) return kAnyDtype;
+  const KernelDtypes* slot = find_dtypes(name);
+  return slot == nullptr ? kAnyDtype : slot->dtypes;
 }
 
 size_t num_registered_kernels() { return g_num_kernels; }

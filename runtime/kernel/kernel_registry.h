@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "runtime/core/error.h"
 #include "runtime/core/evalue.h"
@@ -48,6 +49,30 @@ Error register_kernels(Span<const Kernel> kernels);
 
 /// The kernel registered under `name`, or Error::OperatorMissing.
 Result<KernelFunction> find_kernel(const char* name);
+
+/// The dtypes a kernel library proves for one kernel: bit i set means
+/// ScalarType with wire value i. Method load rejects a call none of whose
+/// tensor arguments has a listed dtype, naming the operator, the dtype and
+/// the instruction, instead of failing later inside execute().
+using DtypeMask = uint64_t;
+constexpr DtypeMask kAnyDtype = ~DtypeMask{0};
+
+struct KernelDtypes {
+  const char* name;  // must be a string literal (not copied)
+  DtypeMask dtypes;
+};
+
+/// Records dtype masks (a later entry for the same name replaces the
+/// earlier one). Names need not be registered kernels yet. Fails with
+/// OutOfResources when the table is full, leaving it unchanged.
+Error register_kernel_dtypes(Span<const KernelDtypes> table);
+
+/// The mask recorded for `name`, or kAnyDtype when none was (or checks are off).
+DtypeMask kernel_dtypes(const char* name);
+
+/// On by default. Tools that probe which dtypes a kernel really handles
+/// (tests/ops/discover_dtypes.py) turn the load-time check off.
+void set_kernel_dtype_checks(bool enabled);
 
 /// Number of registered kernels and access by index (for listings).
 size_t num_registered_kernels();

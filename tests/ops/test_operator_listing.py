@@ -76,6 +76,13 @@ def test_docs_page_is_generated_from_the_listing():
     assert result.returncode == 0, result.stderr + " (run scripts/generate_operator_docs.py)"
 
 
+def test_runtime_dtype_table_is_generated_from_the_listing():
+    # kernels/portable/kernel_dtypes.inc: what load_method checks calls against.
+    result = subprocess.run([sys.executable, str(REPO / "scripts" / "generate_kernel_dtypes.py"), "--check"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr + " (run scripts/generate_kernel_dtypes.py)"
+
+
 def test_support_lookup():
     entry = operators.lookup("aten::add.out")
     assert entry is not None and entry.group == "elementwise"

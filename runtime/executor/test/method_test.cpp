@@ -109,6 +109,24 @@ TEST_F(MethodTest, UnregisteredOperatorFailsAtLoadNamingIt) {
   EXPECT_NE(strstr(last_error_message(), "load_method('forward')"), nullptr);
 }
 
+TEST_F(MethodTest, UnsupportedDtypeFailsAtLoadNamingOpDtypeAndInstruction) {
+  // Pretend test::mul's library proves float64 only; the program calls it on float32.
+  const KernelDtypes only_double[] = {{"test::mul.out", DtypeMask{1} << 7}};
+  ASSERT_EQ(register_kernel_dtypes({only_double, 1}), Error::Ok);
+  Harness h(build_mul_add_program());
+  Result<Program> program = Program::load(&h.loader);
+  ASSERT_TRUE(program.ok());
+  const Error error = program->load_method("forward", &h.memory).error();
+  const KernelDtypes any[] = {{"test::mul.out", kAnyDtype}};
+  ASSERT_EQ(register_kernel_dtypes({any, 1}), Error::Ok);  // restore before asserting
+  EXPECT_EQ(error, Error::NotSupported);
+  EXPECT_NE(strstr(last_error_message(), "load_method('forward'): instruction 0 (test::mul.out): "
+                                         "no kernel for dtype float32; the kernel supports float64"),
+            nullptr)
+      << last_error_message();
+  EXPECT_TRUE(program->load_method("forward", &h.memory).ok()) << last_error_message();
+}
+
 TEST_F(MethodTest, WrongInputsAreRejectedWithExpectedVersusFound) {
   Harness h(build_mul_add_program());
   Result<Program> program = Program::load(&h.loader);
