@@ -50,7 +50,8 @@ def delegate(module: nn.Module, inputs: tuple, **export_args):
     """The module's edge program with XNNPACK partitions, and the decisions."""
     ep = torch.export.export(module.eval(), inputs, **export_args)
     program = torchedge.to_edge(ep).exported_program()
-    decisions = to_backend(program, XnnpackPartitioner())
+    # Light groups too: these graphs test each operator's lowering on its own.
+    decisions = to_backend(program, XnnpackPartitioner(delegate_light_groups=True))
     return program, decisions
 
 
@@ -301,3 +302,18 @@ def test_end_to_end_through_the_pte(name):
     portable = torchedge.runtime.load(edge.to_pte().buffer).forward(*inputs)
     torch.testing.assert_close(got, want, **TOLERANCE)
     torch.testing.assert_close(got, portable, **TOLERANCE)
+
+
+def test_light_groups_stay_on_cpu_kernels_by_default():
+    # linear + sigmoid form one group; cumsum (not XNNPACK's) cuts the graph, and
+    # the sigmoid and mul after it are a group without a matrix product, not worth
+    # a delegate of its own.
+    module = Lambda(lambda l, x: torch.sigmoid(torch.cumsum(torch.sigmoid(l[0](x)), 1)) * 2,
+                    nn.Linear(5, 6))
+    inputs = (torch.randn(3, 5),)
+    program = torchedge.to_edge(torch.export.export(module.eval(), inputs)).exported_program()
+    decisions = to_backend(program, XnnpackPartitioner())
+    kept = {d.operator: d.reason for d in decisions if not d.delegated}
+    assert sorted(kept) == ["aten.cumsum.default", "aten.mul.Scalar", "aten.sigmoid.default"], kept
+    assert "without a convolution or matrix product" in kept["aten.mul.Scalar"], kept
+    assert num_delegates(program) == 1

@@ -58,6 +58,12 @@ class Partitioner(ABC):
     def check(self, node: torch.fx.Node, program: ExportedProgram) -> Optional[str]:
         """None when `node` (a call_function) is supported, else the reason it is not."""
 
+    def reject_partition(self, nodes: list[torch.fx.Node]) -> Optional[str]:
+        """None to delegate this connected group of supported nodes, else why
+        not (e.g. too little work to pay for a delegate call); its nodes then
+        stay on the CPU kernels and the report gives the reason."""
+        return None
+
     def decide(self, program: ExportedProgram) -> list[NodeDecision]:
         decisions = []
         for node in program.graph.nodes:

@@ -91,8 +91,20 @@ def to_backend(ep: ExportedProgram, partitioner: Partitioner) -> list[NodeDecisi
     partitions = CapabilityBasedPartitioner(
         gm, _Supported(supported), allows_single_node_partition=True
     ).propose_partitions()
-    constants = _constant_values(ep)
+    by_name = {d.node: d for d in decisions}
+    kept = []
     for partition in partitions:
+        nodes = [n for n in gm.graph.nodes if n in partition.nodes]
+        reason = partitioner.reject_partition(nodes)
+        if reason is None:
+            kept.append(partition)
+            continue
+        for node in nodes:
+            if node.name in by_name:
+                by_name[node.name].delegated = False
+                by_name[node.name].reason = reason
+    constants = _constant_values(ep)
+    for partition in kept:
         subgraph, inputs, outputs = _extract(partition.nodes, constants)
         blob = partitioner.backend.preprocess(subgraph, partitioner.compile_specs)
         lowered = LoweredModule(partitioner.backend.backend_id, blob, partitioner.compile_specs,

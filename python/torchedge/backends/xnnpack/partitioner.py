@@ -35,19 +35,41 @@ def program_constants(ep: ExportedProgram) -> Callable[[torch.fx.Node], Optional
     return lambda node: by_name.get(node.name) if node.op == "placeholder" else None
 
 
+_COMPUTE_HEAVY = {
+    torch.ops.aten.convolution.default,
+    torch.ops.aten.addmm.default,
+    torch.ops.aten.mm.default,
+    torch.ops.aten.linear.default,
+    torch.ops.aten.bmm.default,
+}
+
+
 class XnnpackPartitioner(Partitioner):
     """Delegates float32 CNN/MLP operators to XNNPACK (see op_support.RULES)."""
 
     backend = XnnpackBackend
 
-    def __init__(self, compile_specs=None) -> None:
+    def __init__(self, compile_specs=None, *, delegate_light_groups: bool = False) -> None:
+        """delegate_light_groups: also delegate groups without a convolution or
+        matrix product (by default they stay on the CPU kernels)."""
         super().__init__(compile_specs)
+        self.delegate_light_groups = delegate_light_groups
         self._reasons: dict[torch.fx.Node, Optional[str]] = {}
 
     def decide(self, program: ExportedProgram):
         # The layout plan looks at the whole program, so decide all nodes at once.
         self._reasons = self._decide_all(program)
         return super().decide(program)
+
+    def reject_partition(self, nodes: list[torch.fx.Node]) -> Optional[str]:
+        # A delegate call plus its layout copies costs microseconds; a group of
+        # elementwise/view operators saves less than that over the CPU kernels
+        # (vit_tiny split into 123 such delegates). Only groups that contain a
+        # convolution or matrix product are worth a delegate.
+        if self.delegate_light_groups or any(n.target in _COMPUTE_HEAVY for n in nodes):
+            return None
+        return (f"a group of {len(nodes)} light operators without a convolution or matrix "
+                "product: a delegate call would cost more than it saves")
 
     def check(self, node: torch.fx.Node, program: ExportedProgram) -> Optional[str]:
         if node not in self._reasons:  # check() called on its own
