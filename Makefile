@@ -35,8 +35,10 @@ test-python: build peers
 
 test: test-cpp test-python
 
+# MODEL=<name> picks any built-in or zoo model (e.g. make demo MODEL=resnet18);
+# DEMO_ARGS passes other options (python -m torchedge.demo --help).
 demo: build
-	$(PY) -m torchedge.demo
+	$(PY) -m torchedge.demo $(if $(MODEL),--model $(MODEL)) $(DEMO_ARGS)
 
 # Not part of `make test`: the zoo on torchedge and its peers (docs/benchmarks.md).
 # BENCH_ARGS passes options, e.g. make bench BENCH_ARGS="--models resnet18 --threads 1".
