@@ -19,7 +19,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
 
-from torchedge.operators import DTYPE_NAMES, OperatorEntry, entries  # noqa: E402
+from torchedge.operators import DTYPE_NAMES, OperatorEntry, entries, parse_listing  # noqa: E402
 
 DOCS_PATH = REPO / "docs" / "operators.md"
 
@@ -77,7 +77,22 @@ def render(listing: tuple[OperatorEntry, ...]) -> str:
             where = f"Registered in `kernels/portable/{name}_kernels.inc`."
         lines += ["", f"## {name}", "", where, ""]
         lines += _group_table(group)
+    lines += _quantized_section()
     return "\n".join(lines) + "\n"
+
+
+def _quantized_section() -> list[str]:
+    """The quantized library's own listing (kernels/quantized/operators.toml)."""
+    path = REPO / "kernels" / "quantized" / "operators.toml"
+    if not path.exists():
+        return []
+    listing = parse_listing(path.read_text(encoding="utf-8"), str(path))
+    return ["", "## quantized (kernels/quantized)", "",
+            "Registered in `kernels/quantized/quantized_kernels.inc`, listed in "
+            "`kernels/quantized/operators.toml`: quantize/dequantize bit-exact with eager's "
+            "`quantized_decomposed` reference, and the int8 / 4-bit linear kernels "
+            "(numerics: `docs/quantization-kernels.md`). dtypes: of the quantized tensor (or the "
+            f"float input where noted there). **{len(listing)} kernels.**", ""] + _group_table(list(listing))
 
 
 def main(argv: list[str]) -> int:

@@ -1,14 +1,12 @@
 // torchedge/backends/xnnpack/threadpool.h
 //
-// The threads XNNPACK delegates run on. One process-wide setting (default
-// 1 thread) decides the pool a delegate gets when it is initialized; pools
-// are shared by every delegate initialized with the same thread count and
-// destroyed when the last of them goes away. A delegate keeps its pool for
-// its lifetime, so a new setting applies to programs loaded afterwards.
-//
-// Thread-safe: the setting and the pool table are guarded by a mutex.
-// Two methods executing at once on one shared pool are serialized by
-// pthreadpool itself.
+// The threads XNNPACK delegates run on: the process-wide pool shared with the
+// optimized kernels (kernels/optimized/threadpool/threadpool.h). A delegate
+// acquires the pool of the current setting when it is initialized and keeps
+// it for its lifetime, so a new setting applies to programs loaded
+// afterwards; the pool is destroyed when neither the setting nor any
+// delegate names it. set_xnnpack_num_threads() is an alias of
+// torchedge::set_num_threads().
 #pragma once
 
 #include <cstddef>
@@ -20,9 +18,8 @@
 namespace torchedge {
 namespace xnnpack {
 
-/// A pool for the current setting, or nullptr when it is 1 thread (XNNPACK
-/// then runs on the caller's thread). Pair with release_threadpool().
-/// OutOfResources when too many distinct thread counts are live at once.
+/// The shared pool for the current setting, or nullptr when it is 1 thread
+/// (XNNPACK then runs on the caller's thread). Pair with release_threadpool().
 Result<pthreadpool_t> acquire_threadpool();
 
 /// Gives back a pool from acquire_threadpool() (nullptr is a no-op).

@@ -7,8 +7,10 @@
 #include "extension/data_loader/buffer_data_loader.h"
 #include "extension/data_loader/file_data_loader.h"
 #include "extension/data_loader/mmap_data_loader.h"
+#include "kernels/optimized/register_optimized_kernels.h"
 #include "kernels/portable/portable_kernels.h"
 #include "kernels/prim/prim_kernels.h"
+#include "kernels/quantized/register_quantized_kernels.h"
 #include "runtime/core/error_message.h"
 
 namespace torchedge {
@@ -28,6 +30,14 @@ struct Module::LoadedMethod {
   size_t planned_bytes = 0;
 };
 
+Error register_kernel_library(KernelLibrary kernels) {
+  TE_RETURN_IF_ERROR(register_portable_kernels());
+  TE_RETURN_IF_ERROR(register_prim_kernels());
+  TE_RETURN_IF_ERROR(register_quantized_kernels());  // unique names: both libraries
+  if (kernels == KernelLibrary::Optimized) TE_RETURN_IF_ERROR(register_optimized_kernels());
+  return Error::Ok;
+}
+
 Module::Module(std::string path, ModuleOptions options)
     : path_(std::move(path)), options_(options) {}
 
@@ -40,8 +50,7 @@ Module::~Module() = default;
 
 Error Module::load() {
   if (program_ != nullptr) return Error::Ok;
-  TE_RETURN_IF_ERROR(register_portable_kernels());
-  TE_RETURN_IF_ERROR(register_prim_kernels());
+  TE_RETURN_IF_ERROR(register_kernel_library(options_.kernels));
   TE_RETURN_IF_ERROR(register_xnnpack_backend());
   if (path_.empty()) {
     loader_ = std::make_unique<BufferDataLoader>(bytes_.data(), bytes_size_);
@@ -110,6 +119,9 @@ Error Module::load_method(const std::string& name) {
   loaded->planned = PlannedMemory({loaded->arenas.data(), loaded->arenas.size()});
   loaded->memory = MemoryManager{&loaded->method_allocator, &loaded->planned,
                                  &loaded->temp_allocator};
+  // Kernels are bound here; another Module may have registered the other
+  // library since load().
+  TE_RETURN_IF_ERROR(register_kernel_library(options_.kernels));
   Result<Method> method = program_->load_method(name.c_str(), &loaded->memory);
   if (!method.ok()) return method.error();
   loaded->method = std::make_unique<Method>(std::move(method.get()));

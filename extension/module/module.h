@@ -2,7 +2,9 @@
 //
 // Module: the high-level C++ API. Loads a .pte (from a path or bytes),
 // provides all the memory a method needs (sized exactly from the program's
-// metadata), registers the portable kernels, and runs methods:
+// metadata), registers the kernel libraries (portable and prim, then the
+// optimized kernels unless ModuleOptions::kernels says Portable), and runs
+// methods:
 //
 //   torchedge::Module module("model.pte");
 //   torchedge::TensorBuffer x(torchedge::ScalarType::Float, {1, 3, 32, 32});
@@ -27,6 +29,13 @@ namespace torchedge {
 
 enum class LoadMode { File, Mmap };
 
+/// Which CPU kernels a Module's methods bind at load_method: the portable
+/// reference kernels only, or the optimized library on top of them
+/// (kernels/optimized; it falls back to portable for what it does not
+/// handle). The kernel registry is process-wide: each load()/load_method()
+/// re-registers its choice, and a method keeps the kernels it bound.
+enum class KernelLibrary { Portable, Optimized };
+
 struct ModuleOptions {
   LoadMode load_mode = LoadMode::Mmap;
   Verification verification = Verification::Full;
@@ -35,7 +44,12 @@ struct ModuleOptions {
   // (packed weights live in the backend's own memory; this covers plans,
   // staging buffers and tables). Untouched pages are never committed.
   size_t delegate_reserve_bytes = size_t{16} << 20;
+  KernelLibrary kernels = KernelLibrary::Optimized;
 };
+
+/// Registers portable + prim kernels and, for Optimized, the optimized
+/// library over them (the last registration of a name wins).
+Error register_kernel_library(KernelLibrary kernels);
 
 class Module final {
  public:

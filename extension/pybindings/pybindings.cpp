@@ -21,8 +21,10 @@
 #include "runtime/core/error_message.h"
 #include "runtime/kernel/kernel_registry.h"
 #include "backends/test_backend/test_backend.h"
+#include "kernels/optimized/cpu/cpu_features.h"
 #include "kernels/portable/portable_kernels.h"
 #include "kernels/prim/prim_kernels.h"
+#include "kernels/quantized/register_quantized_kernels.h"
 
 namespace py = pybind11;
 using namespace torchedge;
@@ -49,6 +51,14 @@ py::str lenient_str(const char* data, size_t size) {
 
 void check(Error err) {
   if (err != Error::Ok) raise(err);
+}
+
+// "portable" or "optimized" (ModuleOptions::kernels); anything else is a
+// ValueError naming the choices.
+KernelLibrary kernel_library(const std::string& name) {
+  if (name == "portable") return KernelLibrary::Portable;
+  if (name == "optimized") return KernelLibrary::Optimized;
+  throw py::value_error("kernels must be 'portable' or 'optimized', got '" + name + "'");
 }
 
 py::dict tensor_info_dict(const TensorInfo& info) {
@@ -193,23 +203,28 @@ PYBIND11_MODULE(_C, m) {
   py::class_<PyProgram>(m, "Program")
       .def_static(
           "from_bytes",
-          [](py::bytes data, bool full_verification) {
+          [](py::bytes data, bool full_verification, const std::string& kernels) {
             std::string_view view = data;
             ModuleOptions options;
             options.verification = full_verification ? Verification::Full : Verification::Minimal;
+            options.kernels = kernel_library(kernels);
             return std::make_unique<PyProgram>(
                 std::make_unique<Module>(view.data(), view.size(), options));
           },
-          py::arg("data"), py::arg("full_verification") = true)
+          py::arg("data"), py::arg("full_verification") = true,
+          py::arg("kernels") = "optimized")
       .def_static(
           "from_file",
-          [](const std::string& path, bool mmap, bool full_verification) {
+          [](const std::string& path, bool mmap, bool full_verification,
+             const std::string& kernels) {
             ModuleOptions options;
             options.load_mode = mmap ? LoadMode::Mmap : LoadMode::File;
             options.verification = full_verification ? Verification::Full : Verification::Minimal;
+            options.kernels = kernel_library(kernels);
             return std::make_unique<PyProgram>(std::make_unique<Module>(path, options));
           },
-          py::arg("path"), py::arg("mmap") = true, py::arg("full_verification") = true)
+          py::arg("path"), py::arg("mmap") = true, py::arg("full_verification") = true,
+          py::arg("kernels") = "optimized")
       .def("method_names", &PyProgram::method_names)
       .def("method_meta", &PyProgram::method_meta)
       .def("load_method", &PyProgram::load_method)
@@ -221,9 +236,15 @@ PYBIND11_MODULE(_C, m) {
   m.def("test_backend_live_delegates", &test_backend_live_delegates);
   bind_xnnpack(m);  // set_num_threads, ... (xnnpack_bindings.cpp)
 
+  m.def("cpu_isa", []() { return std::string(optimized::isa_name(optimized::best_isa())); },
+        "The SIMD instruction set the optimized kernels use here (scalar, avx2, avx512).");
+  m.def("set_kernel_dtype_checks", [](bool enabled) { set_kernel_dtype_checks(enabled); },
+        "Turns load_method's check of call dtypes against the kernels' proven dtypes on or "
+        "off (on by default; tests/ops/discover_dtypes.py turns it off to probe).");
   m.def("registered_kernels", []() {
     check(register_portable_kernels());
     check(register_prim_kernels());
+    check(register_quantized_kernels());
     std::vector<std::string> names;
     for (size_t i = 0; i < num_registered_kernels(); ++i) names.push_back(registered_kernel(i).name);
     return names;

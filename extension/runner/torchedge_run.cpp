@@ -3,6 +3,7 @@
 //   torchedge_run model.pte [--method M] [--input FILE]... [--iterations N]
 //                           [--seed S] [--print-all] [--save-outputs PREFIX]
 //                           [--threads N] [--warmup N] [--json]
+//                           [--kernels portable|optimized]
 //
 // --input FILE supplies one input per flag, in order: raw little-endian
 // bytes of exactly the input's size, or a .npy file of the right dtype and
@@ -11,7 +12,9 @@
 // summary, the latency (min/median over --iterations runs after one warm-up)
 // and the planned memory. --save-outputs writes output i's raw bytes (in
 // its dim order) to PREFIX<i>.bin. Exits non-zero with the runtime's message on any
-// error. --threads N sets the threads of XNNPACK delegates (default 1).
+// error. --threads N sets the shared thread pool of the optimized kernels and
+// XNNPACK delegates (default 1). --kernels picks the CPU kernel library
+// (default optimized; portable = the reference kernels only).
 // --warmup N runs N untimed calls first (default 1). --json replaces the
 // human-readable report on stdout with one JSON object (load time, every
 // iteration's latency in run order, min/median, planned memory) for
@@ -28,6 +31,8 @@
 
 #include "backends/xnnpack/xnnpack_backend.h"
 #include "extension/module/module.h"
+#include "kernels/optimized/cpu/cpu_features.h"
+#include "kernels/optimized/threadpool/threadpool.h"
 #include "runtime/core/error_message.h"
 #include "runtime/platform/platform.h"
 
@@ -44,6 +49,7 @@ struct Options {
   bool print_all = false;
   std::string save_prefix;
   int threads = 1;
+  KernelLibrary kernels = KernelLibrary::Optimized;
   int warmup = 1;
   bool json = false;
 };
@@ -52,7 +58,7 @@ struct Options {
   fprintf(stderr,
           "usage: torchedge_run model.pte [--method M] [--input FILE]... [--iterations N] "
           "[--seed S] [--print-all] [--save-outputs PREFIX] [--threads N] "
-          "[--warmup N] [--json]\n");
+          "[--warmup N] [--json] [--kernels portable|optimized]\n");
   exit(2);
 }
 
@@ -73,6 +79,12 @@ Options parse_args(int argc, char** argv) {
     else if (a == "--threads") o.threads = std::max(1, atoi(next()));
     else if (a == "--warmup") o.warmup = std::max(0, atoi(next()));
     else if (a == "--json") o.json = true;
+    else if (a == "--kernels") {
+      const std::string k = next();
+      if (k == "portable") o.kernels = KernelLibrary::Portable;
+      else if (k == "optimized") o.kernels = KernelLibrary::Optimized;
+      else usage();
+    }
     else if (a == "-h" || a == "--help") usage();
     else if (!a.empty() && a[0] == '-') usage();
     else if (o.path.empty()) o.path = a;
@@ -219,9 +231,11 @@ void print_json(const Options& o, double load_ms, const std::vector<double>& run
     else if (static_cast<unsigned char>(c) < 0x20) printf("\\u%04x", c);
     else putchar(c);
   }
-  printf("\", \"threads\": %d, \"iterations\": %d, \"warmup\": %d, \"load_ms\": %.6f, "
-         "\"latencies_ms\": [",
-         o.threads, o.iterations, std::max(1, o.warmup), load_ms);
+  printf("\", \"threads\": %d, \"kernels\": \"%s\", \"isa\": \"%s\", \"iterations\": %d, "
+         "\"warmup\": %d, \"load_ms\": %.6f, \"latencies_ms\": [",
+         o.threads, o.kernels == KernelLibrary::Portable ? "portable" : "optimized",
+         optimized::isa_name(optimized::best_isa()), o.iterations, std::max(1, o.warmup),
+         load_ms);
   for (size_t i = 0; i < run_order_ms.size(); ++i) {
     printf("%s%.6f", i ? ", " : "", run_order_ms[i]);
   }
@@ -235,9 +249,13 @@ void print_json(const Options& o, double load_ms, const std::vector<double>& run
 
 int main(int argc, char** argv) {
   const Options o = parse_args(argc, argv);
-  set_xnnpack_num_threads(static_cast<size_t>(o.threads));
+  if (set_num_threads(static_cast<size_t>(o.threads)) != Error::Ok) {
+    fail("setting the thread count", Error::InvalidArgument);
+  }
   const uint64_t load_start = platform_now_ns();
-  Module module(o.path);
+  ModuleOptions module_options;
+  module_options.kernels = o.kernels;
+  Module module(o.path, module_options);
   Error err = module.load();
   if (err != Error::Ok) fail("loading the program", err);
   Result<MethodMeta> meta = module.method_meta(o.method);

@@ -11,6 +11,7 @@
 
 #include "extension/module/module.h"
 #include "extension/test/heap_counter.h"
+#include "kernels/optimized/threadpool/threadpool.h"
 #include "runtime/core/error_message.h"
 #include "runtime/executor/test/test_program.h"
 
@@ -68,23 +69,38 @@ TEST(ZeroHeapTest, CounterSeesAllocations) {
   EXPECT_GE(counter.allocations(), 2u);  // the test of the test
 }
 
-TEST(ZeroHeapTest, ExecuteOfExportedModelsDoesNotAllocate) {
+// Every exported model with the given kernel library and thread count
+// (Module registers the optimized kernels by default).
+void expect_exported_models_do_not_allocate(KernelLibrary kernels, size_t threads) {
   const char* dir = getenv("TORCHEDGE_TEST_MODELS");
   ASSERT_NE(dir, nullptr) << "set TORCHEDGE_TEST_MODELS (make test does)";
+  ASSERT_EQ(set_num_threads(threads), Error::Ok);
   DIR* d = opendir(dir);
   ASSERT_NE(d, nullptr) << dir;
   size_t models = 0;
   while (dirent* entry = readdir(d)) {
     const std::string file = entry->d_name;
     if (file.size() < 4 || file.substr(file.size() - 4) != ".pte") continue;
-    Module module(std::string(dir) + "/" + file);
+    ModuleOptions options;
+    options.kernels = kernels;
+    Module module(std::string(dir) + "/" + file, options);
     std::string failure;
-    EXPECT_EQ(allocations_during_execute(module, &failure), 0u) << file;
+    EXPECT_EQ(allocations_during_execute(module, &failure), 0u) << file << ", threads " << threads;
     EXPECT_EQ(failure, "") << file;
     ++models;
   }
   closedir(d);
+  ASSERT_EQ(set_num_threads(1), Error::Ok);
   EXPECT_GE(models, 3u) << "expected the exported test models in " << dir;
+}
+
+TEST(ZeroHeapTest, ExecuteOfExportedModelsDoesNotAllocate) {
+  expect_exported_models_do_not_allocate(KernelLibrary::Optimized, 1);
+  expect_exported_models_do_not_allocate(KernelLibrary::Portable, 1);
+}
+
+TEST(ZeroHeapTest, ExecuteOnTwoThreadsDoesNotAllocate) {
+  expect_exported_models_do_not_allocate(KernelLibrary::Optimized, 2);
 }
 
 }  // namespace

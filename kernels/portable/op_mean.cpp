@@ -4,7 +4,10 @@
 //
 // Mean over `dim` (None or [] = every dim) into out's floating dtype
 // (which `dtype`, if given, must equal), accumulated in double. An integer
-// or bool self needs an explicit dtype, as in ATen. An empty reduction
+// or bool self needs an explicit dtype, as in ATen. Each element is first
+// converted to out's dtype, as ATen converts self to `dtype` before it
+// reduces: an int32 2147483647 summed into float32 counts as 2^31, which
+// is what makes mixed int32 extremes agree with eager. An empty reduction
 // gives NaN. mean.dtype_out is the full reduction (dim=None, keepdim=False).
 #include "kernels/portable/support/dtype_dispatch.h"
 #include "kernels/portable/support/elementwise.h"  // switch_dtype_only
@@ -14,6 +17,19 @@
 
 namespace torchedge {
 namespace native {
+namespace {
+
+// `v` rounded to Out (16-bit floats through float), then widened to double.
+template <typename Out, typename In>
+double as_out_dtype(In v) {
+  if constexpr (sizeof(Out) == 2) {
+    return static_cast<double>(static_cast<float>(Out(static_cast<float>(v))));
+  } else {
+    return static_cast<double>(static_cast<Out>(v));
+  }
+}
+
+}  // namespace
 
 Error mean_out(KernelContext& ctx, Span<EValue*> args) {
   TE_RETURN_IF_ERROR(expect_arg_count(args, 5));
@@ -44,7 +60,7 @@ Error mean_out(KernelContext& ctx, Span<EValue*> args) {
       plan.for_each_output([&](int64_t o, int64_t base) {
         double acc = 0;
         plan.for_each_reduced(base, [&](int64_t i) {
-          acc += static_cast<double>(x[i]);
+          acc += as_out_dtype<Out>(x[i]);
         });
         y[o] = static_cast<Out>(acc / count);
       });

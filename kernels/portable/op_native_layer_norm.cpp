@@ -6,11 +6,13 @@
 //   out0 = (x - mean) * rstd * weight + bias,  rstd = 1 / sqrt(var + eps)
 // with out1 = mean and out2 = rstd shaped like input with the normalized
 // dims set to 1, in the parameters' dtype (input's when there are none), as
-// ATen. Statistics are two-pass in
+// ATen, or in the input's dtype (what export declares for float32
+// parameters of a 16-bit input). Statistics are two-pass in
 // double; the affine step runs in float (double for float64). Floating
 // dtypes; weight/bias match normalized_shape and share input's dtype or are
 // float32 for a 16-bit input. An empty row gives mean 0 and rstd NaN, as ATen.
 #include <cmath>
+#include <initializer_list>
 
 #include "kernels/portable/support/dtype_dispatch.h"
 #include "kernels/portable/support/elementwise.h"  // switch_dtype_only
@@ -111,8 +113,15 @@ Error native_layer_norm_out(KernelContext& ctx, Span<EValue*> args) {
   TE_CHECK_OR_RETURN((w == nullptr || w->dtype() == stat_dtype) &&
                          (b == nullptr || b->dtype() == stat_dtype),
                      Error::InvalidType, "%s: weight and bias must share one dtype", kOp);
-  TE_RETURN_IF_ERROR(expect_dtype(*mean, stat_dtype, "out1 (mean)"));
-  TE_RETURN_IF_ERROR(expect_dtype(*rstd, stat_dtype, "out2 (rstd)"));
+  // Eager returns float32 statistics for a 16-bit input with float32
+  // parameters, but the exporter's meta function declares them in the
+  // input's dtype; either is accepted (each is written in its own dtype).
+  for (const Tensor* stat : {mean, rstd}) {
+    TE_CHECK_OR_RETURN(stat->dtype() == stat_dtype || stat->dtype() == x->dtype(),
+                       Error::InvalidType, "%s: %s must be %s or %s, got %s", kOp,
+                       stat == mean ? "out1 (mean)" : "out2 (rstd)", to_string(stat_dtype),
+                       to_string(x->dtype()), to_string(stat->dtype()));
+  }
   const int k = static_cast<int>(shape.size());
   int64_t dims[kTensorDimensionLimit];
   for (int i = 0; i < k; ++i) dims[i] = x->dim() - k + i;

@@ -167,16 +167,45 @@ def _read_program_data(path: str) -> bytes:
         return f.read(size)
 
 
+KERNEL_LIBRARIES = ("optimized", "portable")
+_default_kernels = "optimized"
+
+
+def set_kernel_library(kernels: str) -> None:
+    """Sets the CPU kernel library that later load() calls use by default.
+
+    "optimized" (the default): SIMD + threaded kernels for the hot operators,
+    falling back to the portable kernels for everything else; "portable": the
+    reference kernels only. Programs already loaded keep their kernels.
+    """
+    global _default_kernels
+    if kernels not in KERNEL_LIBRARIES:
+        raise ValueError(f"kernels must be one of {KERNEL_LIBRARIES}, got {kernels!r}")
+    _default_kernels = kernels
+
+
+def set_num_threads(num_threads: int) -> None:
+    """Threads of the shared pool (optimized kernels and XNNPACK delegates)."""
+    _C.set_num_threads(num_threads)
+
+
 def load(source: Union[str, os.PathLike, bytes, bytearray], *, mmap: bool = True,
-         full_verification: bool = True) -> Program:
-    """Loads a program from a path or from bytes; raises TorchEdgeRuntimeError."""
+         full_verification: bool = True, kernels: str | None = None) -> Program:
+    """Loads a program from a path or from bytes; raises TorchEdgeRuntimeError.
+
+    `kernels` picks the CPU kernel library ("optimized" or "portable"; default:
+    set_kernel_library()'s setting, initially "optimized").
+    """
+    kernels = _default_kernels if kernels is None else kernels
+    if kernels not in KERNEL_LIBRARIES:
+        raise ValueError(f"kernels must be one of {KERNEL_LIBRARIES}, got {kernels!r}")
     try:
         if isinstance(source, (bytes, bytearray, memoryview)):
             data = bytes(source)
-            native = _C.Program.from_bytes(data, full_verification)
+            native = _C.Program.from_bytes(data, full_verification, kernels)
         else:
             path = os.fspath(source)
-            native = _C.Program.from_file(path, mmap, full_verification)
+            native = _C.Program.from_file(path, mmap, full_verification, kernels)
             data = _read_program_data(path)
     except _C.TorchEdgeError as e:
         raise _translate(e) from None

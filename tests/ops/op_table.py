@@ -2,8 +2,8 @@
 
     spec = op_table.spec("aten::add.out")
 
-Groups mirror kernels/portable/<group>_kernels.inc. The elementwise, shape
-and nn entries live in op_table_<group>.py; the math and nn2 entries are
+Groups mirror kernels/portable/<group>_kernels.inc. The elementwise, shape,
+nn and nn3 entries live in op_table_<group>.py; the math and nn2 entries are
 the SPECS of test_math_ops.py and test_nn2_ops.py, written by the engineers
 of those kernels in the same format. A kernel without an entry here cannot
 be listed with dtypes in kernels/portable/operators.toml
@@ -22,6 +22,7 @@ _GROUP_MODULES = {
     "nn": "op_table_nn",
     "math": "test_math_ops",
     "nn2": "test_nn2_ops",
+    "nn3": "op_table_nn3",
 }
 
 

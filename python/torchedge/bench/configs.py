@@ -30,15 +30,20 @@ class Config:
     # Largest max|out - eager| / max|eager| over the outputs still called a
     # match (int8 configurations will compare with a looser bound).
     tolerance: float = 1e-3
-    child_args: tuple[str, ...] = ()  # extra arguments for a Python child script
+    child_args: tuple[str, ...] = ()  # extra arguments for the child (script or torchedge_run)
 
 
 CONFIGS: tuple[Config, ...] = (
     Config("torchedge-portable", "torchedge", "torchedge, portable kernels", "pte",
            "torchedge_cli", "native", threads_apply=False,
-           host="C++ CLI (build/torchedge_run), no Python"),
+           host="C++ CLI (build/torchedge_run), no Python", child_args=("--kernels", "portable")),
+    Config("torchedge-optimized", "torchedge", "torchedge, optimized kernels (no delegate)", "pte",
+           "torchedge_cli", "native", host="C++ CLI (build/torchedge_run), no Python",
+           child_args=("--kernels", "optimized")),
+    # Non-delegated ops of the XNNPACK program run on the optimized kernels.
     Config("torchedge-xnnpack", "torchedge", "torchedge, XNNPACK CPU delegate", "pte_xnnpack",
-           "torchedge_cli", "native", host="C++ CLI (build/torchedge_run), no Python"),
+           "torchedge_cli", "native", host="C++ CLI (build/torchedge_run), no Python",
+           child_args=("--kernels", "optimized")),
     Config("eager", "peer", "eager PyTorch", "eager_module", "run_eager.py", "product",
            host="Python + torch", child_args=("--preimport", "torchedge.models")),
     Config("onnxruntime", "peer", "ONNX Runtime (CPU EP)", "onnx", "run_onnxruntime.py", "peers",

@@ -169,6 +169,7 @@ def _to_edge_dialect(
         raise
     if fold:
         passes.fold_constants(edge, keep=shared)
+    passes.drop_unused_constants(edge)  # e.g. float weights convert_pt2e replaced by int8 ones
     for module in graph_modules(gm):
         passes.remove_redundant_copies(module)
         module.graph.lint()

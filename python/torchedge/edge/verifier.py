@@ -23,6 +23,7 @@ from torchedge.aten.dtypes import unsupported_dtype_reason
 from torchedge.aten.out_variants import out_variant
 from torchedge.aten.symbolic import NEGATED_COMPARISONS, SIZE_OPERATORS, SYMBOLIC_OPERATORS
 from torchedge.errors import ExportError, Problem
+from torchedge.quantization import QUANTIZED_NAMESPACES
 from torchedge.source_location import describe
 
 COND = torch.ops.higher_order.cond
@@ -146,6 +147,13 @@ def _target_problem(target: Any) -> tuple[str, Optional[str]]:
         name = getattr(target, "__name__", str(target))
         return name, f"'{name}' is not an ATen operator (higher-order ops and Python calls are not supported)"
     name = str(target)
+    if target.namespace in QUANTIZED_NAMESPACES:
+        # Quantize/dequantize and torchedge's 4-bit linear ops: run by the
+        # quantized kernels under their out-variant names (see
+        # torchedge.quantization.out_variant_schemas); not decomposed.
+        if out_variant(target) is None:
+            return name, "has no out variant, so no runtime kernel can run it"
+        return name, None
     if target.namespace != "aten":
         return name, (f"operator of namespace '{target.namespace}' is not a core ATen operator "
                       "and no backend claimed it")

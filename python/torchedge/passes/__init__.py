@@ -6,7 +6,7 @@ Each pass states in its docstring what holds afterwards. `to_edge` runs
 the ExportedProgram, it edits the signature) and `remove_redundant_copies`.
 """
 
-from torchedge.passes.constant_folding import fold_constants
+from torchedge.passes.constant_folding import drop_unused_constants, fold_constants
 from torchedge.passes.fake_tensors import refresh_fake_tensors
 from torchedge.passes.graph_modules import graph_modules
 from torchedge.passes.redundant_copies import remove_redundant_copies
@@ -22,6 +22,7 @@ EDGE_PASSES = (
 
 __all__ = [
     "EDGE_PASSES",
+    "drop_unused_constants",
     "fold_constants",
     "graph_modules",
     "remove_redundant_copies",

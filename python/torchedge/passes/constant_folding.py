@@ -121,12 +121,27 @@ def _lift(ep: ExportedProgram, node: torch.fx.Node, value: torch.Tensor, fake_mo
     specs.insert(position, InputSpec(InputKind.CONSTANT_TENSOR, TensorArgument(placeholder.name), name))
 
 
+def drop_unused_constants(ep: ExportedProgram) -> bool:
+    """Removes parameters, buffers and lifted constants no node reads.
+
+    Afterwards every constant input of the signature has a user, so the
+    emitter stores only what runs (convert_pt2e leaves the float weights it
+    replaced by int8 ones as unused inputs). Returns whether it changed `ep`.
+    """
+    before = len(ep.graph_signature.input_specs)
+    _drop_unused_constants(ep)
+    ep.graph_module.recompile()
+    return len(ep.graph_signature.input_specs) != before
+
+
 def _drop_unused_constants(ep: ExportedProgram) -> None:
     specs = ep.graph_signature.input_specs
     by_name = {s.arg.name: s for s in specs if hasattr(s.arg, "name")}
+    mutated = set(ep.graph_signature.buffers_to_mutate.values())  # state stays, even if unread
     for node in list(ep.graph.nodes):
         spec = by_name.get(node.name)
-        if node.op == "placeholder" and not node.users and spec is not None and spec.kind in _CONSTANT_KINDS:
+        if (node.op == "placeholder" and not node.users and spec is not None
+                and spec.kind in _CONSTANT_KINDS and spec.target not in mutated):
             ep.graph.erase_node(node)
             specs.remove(spec)
     still_used = {s.target for s in specs}

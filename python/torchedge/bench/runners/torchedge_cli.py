@@ -23,7 +23,7 @@ def command(env: Environment, config: Config, artifact: str, input_files: list[s
             plan: Any, outputs: str) -> list[str]:
     argv = [str(env.cli), artifact, "--json", "--threads", str(threads),
             "--iterations", str(plan.iterations), "--warmup", str(plan.warmup),
-            "--save-outputs", outputs]
+            "--save-outputs", outputs, *config.child_args]
     for path in input_files:
         argv += ["--input", path]
     return argv

@@ -1,0 +1,54 @@
+// torchedge/kernels/optimized/conv/conv2d.h
+//
+// Float32 2-D convolution (NCHW, contiguous, not transposed) for the
+// optimized convolution kernel:
+//
+//   conv2d_gemm       any kernel size, stride, padding, dilation and groups:
+//                     per (image, group) one SGEMM  out[Cout/g, OH*OW] =
+//                     weight[Cout/g, Cin/g*KH*KW] x columns, where a 1x1,
+//                     stride-1, unpadded convolution reads its input as the
+//                     column matrix directly and every other one packs im2col
+//                     columns straight from the input (implicit GEMM: no
+//                     column matrix is built). Bias fused in the epilogue.
+//   conv2d_depthwise  groups == Cin == Cout (any kernel size; 3x3 and 5x5 are
+//                     the zoo's): direct loops over a zero-padded copy of each
+//                     channel plane (AVX2 and scalar builds).
+//
+// Both take scratch from ctx's temp allocator and return
+// MemoryAllocationFailed when it is short (the output is then untouched, so
+// the caller can fall back to the portable kernel); conv2d_depthwise returns
+// NotSupported for shapes it does not handle.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/core/error.h"
+#include "runtime/kernel/kernel_context.h"
+
+namespace torchedge {
+namespace optimized {
+
+struct Conv2dShape {
+  int64_t batch, in_channels, in_h, in_w;
+  int64_t out_channels, out_h, out_w;
+  int64_t kernel_h, kernel_w;
+  int64_t stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w;
+  int64_t groups;
+};
+
+Error conv2d_gemm(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
+                  const float* bias, float* y);
+
+Error conv2d_depthwise(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
+                       const float* bias, float* y);
+
+namespace detail {
+// The per-ISA builds of conv2d_depthwise (conv/depthwise_<isa>.cpp).
+Error conv2d_depthwise_avx2(KernelContext& ctx, const Conv2dShape& s, const float* x,
+                            const float* w, const float* bias, float* y);
+Error conv2d_depthwise_scalar(KernelContext& ctx, const Conv2dShape& s, const float* x,
+                              const float* w, const float* bias, float* y);
+}  // namespace detail
+
+}  // namespace optimized
+}  // namespace torchedge

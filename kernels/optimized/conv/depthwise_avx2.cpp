@@ -1,0 +1,15 @@
+// Depthwise convolution, AVX2 build (-mavx2 -mfma): conv/depthwise_loops.h.
+#include "kernels/optimized/conv/depthwise_loops.h"
+
+namespace torchedge {
+namespace optimized {
+namespace detail {
+
+Error conv2d_depthwise_avx2(KernelContext& ctx, const Conv2dShape& s, const float* x,
+                          const float* w, const float* bias, float* y) {
+  return depthwise_loops::run(ctx, s, x, w, bias, y);
+}
+
+}  // namespace detail
+}  // namespace optimized
+}  // namespace torchedge

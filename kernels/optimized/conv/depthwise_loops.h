@@ -1,0 +1,89 @@
+// torchedge/kernels/optimized/conv/depthwise_loops.h
+//
+// Depthwise convolution (groups == Cin == Cout) loops, shared by the AVX2
+// and the scalar builds (conv/depthwise_<isa>.cpp): each channel plane is
+// copied once into a zero-padded scratch plane so the tap loops run without
+// bounds checks; each output row is then accumulated tap by tap (a weight
+// broadcast times a contiguous, or strided, input row), which the compiler
+// vectorizes for the ISA of the including file. Threads take whole planes.
+//
+// Include only from those files: everything here is `static` (each ISA gets
+// its own copy, never merged by the linker into baseline callers).
+#pragma once
+
+#include <cstring>
+
+#include "kernels/optimized/conv/conv2d.h"
+#include "kernels/optimized/threadpool/threadpool.h"
+#include "runtime/core/error_message.h"
+
+namespace torchedge {
+namespace optimized {
+namespace depthwise_loops {
+// One output plane from a padded input plane (row stride `pw`).
+template <int kStride>
+static void depthwise_plane(const Conv2dShape& s, const float* padded, int64_t pw, const float* w,
+                            float b, float* y) {
+  const int64_t sh = kStride == 0 ? s.stride_h : kStride;
+  const int64_t sw = kStride == 0 ? s.stride_w : kStride;
+  for (int64_t oh = 0; oh < s.out_h; ++oh) {
+    float* __restrict out = y + oh * s.out_w;
+    for (int64_t ow = 0; ow < s.out_w; ++ow) out[ow] = b;
+    for (int64_t kh = 0; kh < s.kernel_h; ++kh) {
+      const float* row = padded + (oh * sh + kh * s.dilation_h) * pw;
+      for (int64_t kw = 0; kw < s.kernel_w; ++kw) {
+        const float wv = w[kh * s.kernel_w + kw];
+        const float* __restrict in = row + kw * s.dilation_w;
+        for (int64_t ow = 0; ow < s.out_w; ++ow) out[ow] += wv * in[ow * sw];
+      }
+    }
+  }
+}
+
+static Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
+                 const float* bias, float* y) {
+  if (s.groups != s.in_channels || s.out_channels != s.in_channels) return Error::NotSupported;
+  const int64_t ph = s.in_h + 2 * s.pad_h, pw = s.in_w + 2 * s.pad_w;
+  const int64_t planes = s.batch * s.in_channels;
+  const int64_t parts = static_cast<int64_t>(num_threads()) < planes
+                            ? static_cast<int64_t>(num_threads())
+                            : planes;
+  if (parts == 0) return Error::Ok;
+  const size_t plane_floats = static_cast<size_t>((ph * pw + 15) / 16 * 16);
+  float* scratch = static_cast<float*>(
+      ctx.allocate_temp(sizeof(float) * plane_floats * static_cast<size_t>(parts), 64));
+  TE_CHECK_OR_RETURN(scratch != nullptr, Error::MemoryAllocationFailed,
+                     "convolution (depthwise): no room for %lld padded planes",
+                     static_cast<long long>(parts));
+  const int64_t in_plane = s.in_h * s.in_w, out_plane = s.out_h * s.out_w;
+  parallel_for(0, parts, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t part = begin; part < end; ++part) {
+      float* padded = scratch + static_cast<size_t>(part) * plane_floats;
+      // The border stays zero; only the interior is rewritten per plane.
+      std::memset(padded, 0, sizeof(float) * static_cast<size_t>(ph * pw));
+      for (int64_t plane = part; plane < planes; plane += parts) {
+        const int64_t c = plane % s.in_channels;
+        const float* src = x + plane * in_plane;
+        for (int64_t h = 0; h < s.in_h; ++h) {
+          std::memcpy(padded + (h + s.pad_h) * pw + s.pad_w, src + h * s.in_w,
+                      sizeof(float) * static_cast<size_t>(s.in_w));
+        }
+        const float* wc = w + c * s.kernel_h * s.kernel_w;
+        const float b = bias == nullptr ? 0.0f : bias[c];
+        float* out = y + plane * out_plane;
+        if (s.stride_h == 1 && s.stride_w == 1) {
+          depthwise_plane<1>(s, padded, pw, wc, b, out);
+        } else if (s.stride_h == 2 && s.stride_w == 2) {
+          depthwise_plane<2>(s, padded, pw, wc, b, out);
+        } else {
+          depthwise_plane<0>(s, padded, pw, wc, b, out);
+        }
+      }
+    }
+  });
+  return Error::Ok;
+}
+
+}  // namespace depthwise_loops
+}  // namespace optimized
+}  // namespace torchedge

@@ -1,0 +1,30 @@
+// torchedge/kernels/optimized/cpu/cpu_features.h
+//
+// Which SIMD instruction set the optimized kernels may use on this CPU.
+//
+// best_isa() probes the CPU once (cpuid, plus xgetbv to check that the OS
+// saves the wide registers) and caches the answer. The environment variable
+// TORCHEDGE_ISA=scalar|avx2|avx512 may lower the choice (never raise it), so
+// tests can run the fallbacks on a machine that has more; an unknown value
+// is ignored. Thread-safe.
+//
+// An ISA is reported only when every extension its kernels are compiled for
+// is present: kAvx2 means AVX2 + FMA; kAvx512 means AVX-512 F + DQ + BW + VL.
+#pragma once
+
+namespace torchedge {
+namespace optimized {
+
+enum class Isa { kScalar = 0, kAvx2 = 1, kAvx512 = 2 };
+
+/// The widest ISA the optimized kernels may use here (see the file comment).
+Isa best_isa();
+
+/// "scalar", "avx2" or "avx512".
+const char* isa_name(Isa isa);
+
+/// What the CPU supports, ignoring TORCHEDGE_ISA (for reports and tests).
+Isa detected_isa();
+
+}  // namespace optimized
+}  // namespace torchedge

@@ -1,0 +1,48 @@
+#include "kernels/optimized/gemm/sgemm.h"
+
+#include "runtime/core/error_message.h"
+
+namespace torchedge {
+namespace optimized {
+
+Error sgemm_with_isa(KernelContext& ctx, const SgemmProblem& p, Isa isa) {
+  TE_CHECK_OR_RETURN(p.m >= 0 && p.n >= 0 && p.k >= 0 && p.batch >= 0, Error::InvalidArgument,
+                     "sgemm: negative size (m=%lld, n=%lld, k=%lld, batch=%lld)",
+                     static_cast<long long>(p.m), static_cast<long long>(p.n),
+                     static_cast<long long>(p.k), static_cast<long long>(p.batch));
+  TE_CHECK_OR_RETURN(p.pack_b == nullptr || p.batch <= 1, Error::InvalidArgument,
+                     "sgemm: a custom B packer supports batch 1 only");
+  TE_CHECK_OR_RETURN(static_cast<int>(isa) <= static_cast<int>(detected_isa()),
+                     Error::NotSupported, "sgemm: this CPU cannot run the %s kernel",
+                     isa_name(isa));
+  switch (isa) {
+#ifndef TORCHEDGE_NO_X86_SIMD
+    case Isa::kAvx512: return detail::sgemm_avx512(ctx, p);
+    case Isa::kAvx2: return detail::sgemm_avx2(ctx, p);
+#else
+    case Isa::kAvx512:
+    case Isa::kAvx2:
+#endif
+    case Isa::kScalar: break;
+  }
+  return detail::sgemm_scalar(ctx, p);
+}
+
+size_t sgemm_scratch_bytes(const SgemmProblem& p) {
+  switch (best_isa()) {
+#ifndef TORCHEDGE_NO_X86_SIMD
+    case Isa::kAvx512: return detail::sgemm_scratch_bytes_avx512(p);
+    case Isa::kAvx2: return detail::sgemm_scratch_bytes_avx2(p);
+#else
+    case Isa::kAvx512:
+    case Isa::kAvx2:
+#endif
+    case Isa::kScalar: break;
+  }
+  return detail::sgemm_scratch_bytes_scalar(p);
+}
+
+Error sgemm(KernelContext& ctx, const SgemmProblem& p) { return sgemm_with_isa(ctx, p, best_isa()); }
+
+}  // namespace optimized
+}  // namespace torchedge

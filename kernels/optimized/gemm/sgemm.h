@@ -1,0 +1,101 @@
+// torchedge/kernels/optimized/gemm/sgemm.h
+//
+// Single-precision GEMM for the optimized kernels:
+//
+//   C[b][M x N] = clamp(alpha * A[b][M x K] * B[b][K x N]
+//                       + beta * addend[b] + row_bias[m] + col_bias[n], min, max)
+//
+// for b in [0, batch). A and B are strided views, so transposed operands are
+// handled by the packers, never by copies; B may instead be produced by a
+// caller-supplied packer (convolution gathers im2col columns straight from
+// its input, so no column matrix is ever built). C is row-major with unit
+// column stride and row stride ldc.
+//
+// Algorithm (Goto/BLIS): the N range is cut into panels of NC columns and
+// K into blocks of KC; each KC x NC panel of B is packed into NR-wide strips,
+// each MC x KC block of A into MR-tall strips, and an MR x NR register-tiled
+// micro-kernel (AVX2/FMA 6x16, AVX-512 6x32, scalar 4x16) runs over them.
+// Threads (threadpool.h) take disjoint rectangles of C, or whole batch items
+// when the batch is large. The micro-kernel is chosen by cpu_features'
+// best_isa(); the AVX-512 one is compiled on x86-64 and only entered on a
+// CPU that has AVX-512 F/DQ/BW/VL.
+//
+// Scratch: per thread one packed A block and one packed B panel, from the
+// kernel context's temp allocator (about 1.2 MiB per thread, less for small
+// problems). Returns MemoryAllocationFailed when it cannot get that much, so
+// the caller can fall back to the portable kernel. Never heap-allocates.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "kernels/optimized/cpu/cpu_features.h"
+#include "runtime/core/error.h"
+#include "runtime/kernel/kernel_context.h"
+
+namespace torchedge {
+namespace optimized {
+
+/// Element (i, j) is data[i * row_stride + j * col_stride].
+struct MatrixView {
+  const float* data = nullptr;
+  int64_t row_stride = 0;
+  int64_t col_stride = 0;
+};
+
+/// A custom B packer: writes columns [n0, n0 + nc) of rows [k0, k0 + kc) of
+/// the (virtual) K x N matrix B as ceil(nc / nr) strips; strip s holds kc
+/// rows of nr floats (columns n0 + s*nr ...), columns past n0 + nc are zero.
+/// Called concurrently from several threads with disjoint `dst`.
+using PackBFunction = void (*)(const void* context, int64_t k0, int64_t kc, int64_t n0,
+                               int64_t nc, int nr, float* dst);
+
+struct SgemmProblem {
+  int64_t m = 0, n = 0, k = 0;
+  int64_t batch = 1;
+  MatrixView a;                 // M x K
+  MatrixView b;                 // K x N (ignored when pack_b is set)
+  PackBFunction pack_b = nullptr;
+  const void* pack_b_context = nullptr;  // pack_b supports batch == 1 only
+  float* c = nullptr;           // M x N, row stride ldc, column stride 1
+  int64_t ldc = 0;
+  int64_t batch_stride_a = 0, batch_stride_b = 0, batch_stride_c = 0;
+  // Epilogue. addend is read only when beta != 0 (ATen: NaN there must not
+  // leak through beta == 0); biases may be null.
+  float alpha = 1.0f;
+  float beta = 0.0f;
+  MatrixView addend;
+  int64_t batch_stride_addend = 0;
+  const float* row_bias = nullptr;  // M entries
+  const float* col_bias = nullptr;  // N entries
+  float min = -std::numeric_limits<float>::infinity();
+  float max = std::numeric_limits<float>::infinity();
+};
+
+/// Runs `p` with the micro-kernel of best_isa(). InvalidArgument for
+/// negative sizes or a batched custom packer; MemoryAllocationFailed when
+/// scratch is short (C untouched then).
+Error sgemm(KernelContext& ctx, const SgemmProblem& p);
+
+/// The same with an explicit ISA (tests, benchmarks). NotSupported when this
+/// build or CPU cannot run `isa`.
+Error sgemm_with_isa(KernelContext& ctx, const SgemmProblem& p, Isa isa);
+
+/// Bytes of temp memory sgemm(ctx, p) will take (for callers that run
+/// several GEMMs on one scratch chunk: give each call a fresh KernelContext
+/// over it). Depends on the thread setting and best_isa().
+size_t sgemm_scratch_bytes(const SgemmProblem& p);
+
+namespace detail {
+// One ISA's entry point (gemm/sgemm_<isa>.cpp); arguments already checked.
+Error sgemm_scalar(KernelContext& ctx, const SgemmProblem& p);
+Error sgemm_avx2(KernelContext& ctx, const SgemmProblem& p);
+Error sgemm_avx512(KernelContext& ctx, const SgemmProblem& p);
+size_t sgemm_scratch_bytes_scalar(const SgemmProblem& p);
+size_t sgemm_scratch_bytes_avx2(const SgemmProblem& p);
+size_t sgemm_scratch_bytes_avx512(const SgemmProblem& p);
+}  // namespace detail
+
+}  // namespace optimized
+}  // namespace torchedge

@@ -1,0 +1,296 @@
+// torchedge/kernels/optimized/gemm/sgemm_driver.h
+//
+// The blocked, packed, threaded SGEMM loop nest of sgemm.h, as a template
+// over a micro-kernel description:
+//
+//   struct Kernel {
+//     static constexpr int kMr, kNr;              // register tile
+//     static constexpr int64_t kKc, kMc, kNc;     // cache blocks (kMc % kMr == 0)
+//     // c[i * ldc + j] (+)= sum_k pa[k * kMr + i] * pb[k * kNr + j], full tile.
+//     static void micro(int64_t kc, const float* pa, const float* pb, float* c,
+//                       int64_t ldc, bool accumulate);
+//   };
+//
+// Include this header ONLY from one ISA's translation unit (sgemm_<isa>.cpp)
+// and instantiate it with a Kernel in that file's anonymous namespace: every
+// function here is a template over Kernel, so each ISA gets its own copies,
+// compiled with its own flags, with internal linkage (no ODR mixing of AVX2
+// code into baseline callers).
+//
+// Loop nest per rectangle of C (one per thread):
+//   for each NC panel of columns, for each KC block of K:
+//     pack B panel (KC x NC)  -> NR-wide strips           (L3 / L2)
+//     for each MC block of rows:
+//       pack A block (MC x KC) -> MR-tall strips          (L2)
+//       for each NR strip: for each MR strip: micro-kernel (L1 / registers)
+//         last K block: epilogue on the tile while it is hot
+#pragma once
+
+#include <cstring>
+
+#include "kernels/optimized/gemm/sgemm.h"
+#include "kernels/optimized/threadpool/threadpool.h"
+#include "runtime/core/error_message.h"
+
+namespace torchedge {
+namespace optimized {
+namespace sgemm_driver {
+
+// Non-template helpers are `static` and std:: templates are avoided: an
+// inline function with external linkage compiled here with AVX flags could be
+// the copy the linker keeps for baseline callers too.
+static inline int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+// Packs rows [m0, m0 + mc) x cols [k0, k0 + kc) of A into MR-tall strips:
+// strip s, element (k, i) at dst[s * kc * kMr + k * kMr + i]; rows past M zero.
+template <typename K>
+void pack_a(const MatrixView& a, int64_t m_total, int64_t m0, int64_t mc, int64_t k0, int64_t kc,
+            float* dst) {
+  for (int64_t s = 0; s < mc; s += K::kMr) {
+    const int64_t rows = min64(K::kMr, m_total - (m0 + s));
+    float* out = dst + s * kc;
+    if (a.col_stride == 1) {
+      for (int64_t i = 0; i < K::kMr; ++i) {
+        if (i >= rows) {
+          for (int64_t k = 0; k < kc; ++k) out[k * K::kMr + i] = 0.0f;
+          continue;
+        }
+        const float* row = a.data + (m0 + s + i) * a.row_stride + k0;
+        for (int64_t k = 0; k < kc; ++k) out[k * K::kMr + i] = row[k];
+      }
+    } else {
+      for (int64_t k = 0; k < kc; ++k) {
+        const float* col = a.data + (k0 + k) * a.col_stride + (m0 + s) * a.row_stride;
+        for (int64_t i = 0; i < K::kMr; ++i) {
+          out[k * K::kMr + i] = i < rows ? col[i * a.row_stride] : 0.0f;
+        }
+      }
+    }
+  }
+}
+
+// Packs rows [k0, k0 + kc) x cols [n0, n0 + nc) of a strided B into NR-wide
+// strips (see PackBFunction).
+template <typename K>
+void pack_b(const MatrixView& b, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst) {
+  for (int64_t s = 0; s < nc; s += K::kNr) {
+    const int64_t cols = min64(K::kNr, nc - s);
+    float* out = dst + s * kc;
+    if (b.col_stride == 1) {
+      for (int64_t k = 0; k < kc; ++k) {
+        const float* row = b.data + (k0 + k) * b.row_stride + n0 + s;
+        float* o = out + k * K::kNr;
+        if (cols == K::kNr) {
+          std::memcpy(o, row, sizeof(float) * K::kNr);
+        } else {
+          for (int64_t j = 0; j < K::kNr; ++j) o[j] = j < cols ? row[j] : 0.0f;
+        }
+      }
+    } else {
+      for (int64_t j = 0; j < K::kNr; ++j) {
+        if (j >= cols) {
+          for (int64_t k = 0; k < kc; ++k) out[k * K::kNr + j] = 0.0f;
+          continue;
+        }
+        const float* col = b.data + (n0 + s + j) * b.col_stride + k0 * b.row_stride;
+        for (int64_t k = 0; k < kc; ++k) out[k * K::kNr + j] = col[k * b.row_stride];
+      }
+    }
+  }
+}
+
+// Where one batch item's operands live.
+struct Item {
+  MatrixView a, b, addend;
+  float* c;
+};
+
+// The epilogue on rows [m0, m0 + rows) x cols [n0, n0 + cols) of C.
+template <typename K>
+void epilogue(const SgemmProblem& p, const Item& it, int64_t m0, int64_t rows, int64_t n0,
+              int64_t cols) {
+  const bool use_addend = p.beta != 0.0f && it.addend.data != nullptr;
+  for (int64_t i = 0; i < rows; ++i) {
+    float* c = it.c + (m0 + i) * p.ldc + n0;
+    const float rb = p.row_bias == nullptr ? 0.0f : p.row_bias[m0 + i];
+    const float* cb = p.col_bias == nullptr ? nullptr : p.col_bias + n0;
+    for (int64_t j = 0; j < cols; ++j) {
+      float v = p.alpha * c[j] + rb;
+      if (cb != nullptr) v += cb[j];
+      if (use_addend) {
+        v += p.beta * it.addend.data[(m0 + i) * it.addend.row_stride +
+                                     (n0 + j) * it.addend.col_stride];
+      }
+      v = v < p.min ? p.min : v;
+      c[j] = v > p.max ? p.max : v;
+    }
+  }
+}
+
+template <typename K>
+bool needs_epilogue(const SgemmProblem& p) {
+  return p.alpha != 1.0f || (p.beta != 0.0f && p.addend.data != nullptr) ||
+         p.row_bias != nullptr || p.col_bias != nullptr ||
+         p.min != -std::numeric_limits<float>::infinity() ||
+         p.max != std::numeric_limits<float>::infinity();
+}
+
+// Per-thread scratch: one A block and one B panel.
+struct Scratch {
+  float* a;
+  float* b;
+};
+
+// The serial loop nest (file comment) over rows [m_begin, m_end) and
+// columns [n_begin, n_end) of one batch item.
+template <typename K>
+void run_rectangle(const SgemmProblem& p, const Item& it, int64_t m_begin, int64_t m_end,
+                   int64_t n_begin, int64_t n_end, int64_t nc_max, const Scratch& s) {
+  const bool epi = needs_epilogue<K>(p);
+  alignas(64) float edge[K::kMr * K::kNr];
+  for (int64_t n0 = n_begin; n0 < n_end; n0 += nc_max) {
+    const int64_t nc = min64(nc_max, n_end - n0);
+    int64_t k0 = 0;
+    do {  // K == 0 still runs once so C gets its zeros and epilogue
+      const int64_t kc = min64(K::kKc, p.k - k0);
+      const bool first = k0 == 0, last = k0 + kc >= p.k;
+      if (p.pack_b != nullptr) {
+        p.pack_b(p.pack_b_context, k0, kc, n0, nc, K::kNr, s.b);
+      } else {
+        pack_b<K>(it.b, k0, kc, n0, nc, s.b);
+      }
+      for (int64_t m0 = m_begin; m0 < m_end; m0 += K::kMc) {
+        const int64_t mc = min64(K::kMc, m_end - m0);
+        pack_a<K>(it.a, p.m, m0, round_up(mc, K::kMr), k0, kc, s.a);
+        for (int64_t j = 0; j < nc; j += K::kNr) {
+          const int64_t cols = min64(K::kNr, nc - j);
+          const float* pb = s.b + j * kc;
+          for (int64_t i = 0; i < mc; i += K::kMr) {
+            const int64_t rows = min64(K::kMr, mc - i);
+            const float* pa = s.a + i * kc;
+            float* c = it.c + (m0 + i) * p.ldc + n0 + j;
+            if (rows == K::kMr && cols == K::kNr) {
+              K::micro(kc, pa, pb, c, p.ldc, !first);
+            } else {  // edge tile: through a full-size buffer
+              for (int64_t r = 0; r < rows && !first; ++r) {
+                std::memcpy(edge + r * K::kNr, c + r * p.ldc, sizeof(float) * cols);
+              }
+              K::micro(kc, pa, pb, edge, K::kNr, !first);
+              for (int64_t r = 0; r < rows; ++r) {
+                std::memcpy(c + r * p.ldc, edge + r * K::kNr, sizeof(float) * cols);
+              }
+            }
+            if (last && epi) epilogue<K>(p, it, m0 + i, rows, n0 + j, cols);
+          }
+        }
+      }
+      k0 += kc;
+    } while (k0 < p.k);
+  }
+}
+
+static inline Item item_of(const SgemmProblem& p, int64_t b) {
+  Item it;
+  it.a = p.a;
+  it.a.data = p.a.data + b * p.batch_stride_a;
+  it.b = p.b;
+  it.b.data = p.b.data == nullptr ? nullptr : p.b.data + b * p.batch_stride_b;
+  it.addend = p.addend;
+  it.addend.data = p.addend.data == nullptr ? nullptr : p.addend.data + b * p.batch_stride_addend;
+  it.c = p.c + b * p.batch_stride_c;
+  return it;
+}
+
+// Splits [0, total) into `parts` ranges aligned to `align`; part i is
+// [*begin, *end) (possibly empty).
+static inline void split_range(int64_t total, int64_t parts, int64_t i, int64_t align, int64_t* begin,
+                        int64_t* end) {
+  const int64_t units = (total + align - 1) / align;
+  const int64_t lo = units * i / parts, hi = units * (i + 1) / parts;
+  *begin = min64(total, lo * align);
+  *end = min64(total, hi * align);
+}
+
+// How run() cuts a problem: thread parts, panel width and scratch sizes.
+struct Plan {
+  bool by_batch, split_n;
+  int64_t parts, nc_max;
+  size_t a_floats, b_floats;
+  size_t scratch_bytes() const {
+    return sizeof(float) * (a_floats + b_floats) * static_cast<size_t>(parts);
+  }
+};
+
+template <typename K>
+Plan make_plan(const SgemmProblem& p) {
+  Plan plan;
+  int64_t threads = static_cast<int64_t>(num_threads());
+  // Work too small to pay for waking threads stays on the caller.
+  const double flops = 2.0 * p.m * p.n * max64(p.k, 1) * p.batch;
+  if (flops < 2e5) threads = 1;
+  plan.by_batch = p.batch >= threads || threads == 1;
+  // Split one item's columns among threads when they are plentiful (or rows
+  // are too few to share), else its rows.
+  plan.split_n = !plan.by_batch && (p.n >= threads * 256 || p.m < threads * K::kMr * 4);
+  plan.parts = plan.by_batch ? min64(threads, max64(p.batch, 1)) : threads;
+  int64_t nc_max = K::kNc;
+  if (plan.split_n) nc_max = min64(nc_max, round_up((p.n + threads - 1) / threads, K::kNr));
+  const int64_t kc_max = max64(1, min64(K::kKc, p.k));
+  // Many threads: narrower panels keep the scratch within the Module's
+  // default 8 MiB temp allocator (kScratchBudget for all B panels).
+  constexpr int64_t kScratchBudget = int64_t{5} << 20;
+  const int64_t nc_budget = kScratchBudget / (plan.parts * kc_max * 4) / K::kNr * K::kNr;
+  nc_max = min64(nc_max, max64(K::kNr * 4, nc_budget));
+  plan.nc_max = max64(K::kNr, min64(nc_max, round_up(p.n, K::kNr)));
+  const int64_t mc_max = max64(K::kMr, min64(K::kMc, round_up(p.m, K::kMr)));
+  plan.a_floats = static_cast<size_t>(round_up(mc_max * kc_max, 16));
+  plan.b_floats = static_cast<size_t>(round_up(plan.nc_max * kc_max, 16));
+  return plan;
+}
+
+template <typename K>
+size_t scratch_bytes(const SgemmProblem& p) {
+  return make_plan<K>(p).scratch_bytes() + 64;  // + alignment slack
+}
+
+template <typename K>
+Error run(KernelContext& ctx, const SgemmProblem& p) {
+  if (p.m == 0 || p.n == 0 || p.batch == 0) return Error::Ok;
+  const Plan plan = make_plan<K>(p);
+  const bool by_batch = plan.by_batch, split_n = plan.split_n;
+  const int64_t parts = plan.parts, nc_max = plan.nc_max;
+  const size_t a_floats = plan.a_floats, b_floats = plan.b_floats;
+  float* scratch = static_cast<float*>(ctx.allocate_temp(plan.scratch_bytes(), 64));
+  TE_CHECK_OR_RETURN(scratch != nullptr, Error::MemoryAllocationFailed,
+                     "sgemm: no room for %zu bytes of packing scratch", plan.scratch_bytes());
+  auto slot = [&](int64_t part) {
+    float* base = scratch + static_cast<size_t>(part) * (a_floats + b_floats);
+    return Scratch{base, base + a_floats};
+  };
+  parallel_for(0, parts, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t part = begin; part < end; ++part) {
+      const Scratch s = slot(part);
+      if (by_batch) {
+        for (int64_t b = part; b < p.batch; b += parts) {
+          run_rectangle<K>(p, item_of(p, b), 0, p.m, 0, p.n, nc_max, s);
+        }
+        continue;
+      }
+      int64_t lo = 0, hi = 0;
+      split_range(split_n ? p.n : p.m, parts, part, split_n ? K::kNr : K::kMr, &lo, &hi);
+      if (lo >= hi) continue;
+      if (split_n) {
+        run_rectangle<K>(p, item_of(p, 0), 0, p.m, lo, hi, nc_max, s);
+      } else {
+        run_rectangle<K>(p, item_of(p, 0), lo, hi, 0, p.n, nc_max, s);
+      }
+    }
+  });
+  return Error::Ok;
+}
+
+}  // namespace sgemm_driver
+}  // namespace optimized
+}  // namespace torchedge

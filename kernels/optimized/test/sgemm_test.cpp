@@ -1,0 +1,161 @@
+// SGEMM against a double-precision reference, for every ISA this CPU runs,
+// at 1 and 2 threads: odd sizes and tile edges, K not a multiple of 8, K
+// spanning several KC blocks, transposed operands, batches, the epilogue
+// (alpha, beta/addend, row and column bias, clamp) and a custom B packer.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "kernels/optimized/gemm/sgemm.h"
+#include "kernels/optimized/threadpool/threadpool.h"
+#include "runtime/core/memory_allocator.h"
+
+namespace torchedge {
+namespace optimized {
+namespace {
+
+struct Case {
+  int64_t m, n, k, batch;
+  bool trans_a, trans_b;
+};
+
+std::vector<float> random_vector(size_t n, std::mt19937& rng) {
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = d(rng);
+  return v;
+}
+
+std::vector<Isa> runnable_isas() {
+  std::vector<Isa> isas{Isa::kScalar};
+  if (static_cast<int>(best_isa()) >= static_cast<int>(Isa::kAvx2)) isas.push_back(Isa::kAvx2);
+  if (best_isa() == Isa::kAvx512) isas.push_back(Isa::kAvx512);
+  return isas;
+}
+
+// Runs one case with the full epilogue; `with_epilogue` toggles it.
+void check_case(const Case& cs, Isa isa, bool with_epilogue, std::mt19937& rng) {
+  const int64_t m = cs.m, n = cs.n, k = cs.k, batch = cs.batch;
+  std::vector<float> a = random_vector(static_cast<size_t>(batch * m * k), rng);
+  std::vector<float> b = random_vector(static_cast<size_t>(batch * k * n), rng);
+  std::vector<float> addend = random_vector(static_cast<size_t>(batch * m * n), rng);
+  std::vector<float> row_bias = random_vector(static_cast<size_t>(m), rng);
+  std::vector<float> col_bias = random_vector(static_cast<size_t>(n), rng);
+  const int64_t ldc = n + 3;  // C rows padded: ldc != n is part of the contract
+  std::vector<float> c(static_cast<size_t>(batch * m * ldc), 12345.0f);
+  SgemmProblem p;
+  p.m = m, p.n = n, p.k = k, p.batch = batch;
+  // A stored [m, k] (or [k, m] when transposed); B [k, n] (or [n, k]).
+  p.a = cs.trans_a ? MatrixView{a.data(), 1, m} : MatrixView{a.data(), k, 1};
+  p.b = cs.trans_b ? MatrixView{b.data(), 1, k} : MatrixView{b.data(), n, 1};
+  p.c = c.data();
+  p.ldc = ldc;
+  p.batch_stride_a = m * k, p.batch_stride_b = k * n, p.batch_stride_c = m * ldc;
+  if (with_epilogue) {
+    p.alpha = 0.75f, p.beta = -0.5f;
+    p.addend = MatrixView{addend.data(), n, 1};
+    p.batch_stride_addend = m * n;
+    p.row_bias = row_bias.data();
+    p.col_bias = col_bias.data();
+    p.min = -3.0f, p.max = 2.5f;
+  }
+  std::vector<uint8_t> temp(size_t{16} << 20);
+  MemoryAllocator allocator(temp.data(), temp.size());
+  KernelContext ctx(&allocator);
+  ASSERT_EQ(sgemm_with_isa(ctx, p, isa), Error::Ok);
+  for (int64_t bi = 0; bi < batch; ++bi) {
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0, mag = 0;
+        for (int64_t kk = 0; kk < k; ++kk) {
+          const double av = a[bi * m * k + (cs.trans_a ? kk * m + i : i * k + kk)];
+          const double bv = b[bi * k * n + (cs.trans_b ? j * k + kk : kk * n + j)];
+          sum += av * bv;
+          mag += std::fabs(av * bv);
+        }
+        double ref = sum;
+        if (with_epilogue) {
+          ref = 0.75 * sum - 0.5 * addend[bi * m * n + i * n + j] + row_bias[i] + col_bias[j];
+          ref = std::min(2.5, std::max(-3.0, ref));
+        }
+        const double got = c[bi * m * ldc + i * ldc + j];
+        ASSERT_NEAR(got, ref, 1e-5 + 1e-4 * (mag + std::fabs(ref)))
+            << "isa " << isa_name(isa) << " m=" << m << " n=" << n << " k=" << k << " b=" << bi
+            << " at (" << i << ", " << j << ")";
+      }
+      // The padding between rows of C is never written.
+      for (int64_t j = n; j < ldc; ++j) ASSERT_EQ(c[bi * m * ldc + i * ldc + j], 12345.0f);
+    }
+  }
+}
+
+const Case kCases[] = {
+    {1, 1, 1, 1, false, false},      {6, 16, 8, 1, false, false},
+    {7, 17, 9, 1, false, false},     {5, 15, 7, 1, true, false},
+    {13, 33, 300, 1, false, true},   {121, 50, 27, 1, true, true},
+    {130, 1600, 5, 1, false, false}, {64, 49, 520, 1, false, false},
+    {3, 70, 0, 1, false, false},     {37, 23, 65, 3, false, true},
+    {17, 31, 19, 5, true, false},    {200, 40, 40, 1, false, false},
+};
+
+class SgemmTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(SgemmTest, MatchesReference) {
+  ASSERT_EQ(set_num_threads(static_cast<size_t>(GetParam())), Error::Ok);
+  std::mt19937 rng(42);
+  for (Isa isa : runnable_isas()) {
+    for (const Case& cs : kCases) {
+      check_case(cs, isa, false, rng);
+      check_case(cs, isa, true, rng);
+    }
+  }
+  ASSERT_EQ(set_num_threads(1), Error::Ok);
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, SgemmTest, ::testing::Values(1, 2));
+
+// A custom packer that produces B = the K x N matrix with b[k][n] = k - n,
+// like convolution's implicit im2col.
+void pack_k_minus_n(const void*, int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr,
+                    float* dst) {
+  for (int64_t s = 0; s < nc; s += nr) {
+    for (int64_t k = 0; k < kc; ++k) {
+      for (int j = 0; j < nr; ++j) {
+        dst[s * kc + k * nr + j] = s + j < nc ? static_cast<float>(k0 + k - (n0 + s + j)) : 0.0f;
+      }
+    }
+  }
+}
+
+TEST(Sgemm, CustomPackerAndErrors) {
+  const int64_t m = 9, n = 37, k = 300;
+  std::vector<float> a(m * k, 0.0f), c(m * n);
+  for (int64_t i = 0; i < m; ++i) a[i * k + i] = 1.0f;  // row i picks B row i
+  std::vector<uint8_t> temp(size_t{8} << 20);
+  MemoryAllocator allocator(temp.data(), temp.size());
+  KernelContext ctx(&allocator);
+  SgemmProblem p;
+  p.m = m, p.n = n, p.k = k;
+  p.a = MatrixView{a.data(), k, 1};
+  p.pack_b = &pack_k_minus_n;
+  p.c = c.data();
+  p.ldc = n;
+  ASSERT_EQ(sgemm(ctx, p), Error::Ok);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) EXPECT_EQ(c[i * n + j], static_cast<float>(i - j));
+  }
+  p.batch = 2;
+  EXPECT_EQ(sgemm(ctx, p), Error::InvalidArgument);
+  p.batch = 1;
+  p.m = -1;
+  EXPECT_EQ(sgemm(ctx, p), Error::InvalidArgument);
+  p.m = m;
+  KernelContext no_scratch(nullptr);
+  EXPECT_EQ(sgemm(no_scratch, p), Error::MemoryAllocationFailed);
+}
+
+}  // namespace
+}  // namespace optimized
+}  // namespace torchedge

@@ -1,0 +1,113 @@
+// torchedge/kernels/optimized/threadpool/threadpool.h
+//
+// The process-wide thread pool shared by the optimized kernels and the
+// XNNPACK delegate (one setting, one set of worker threads).
+//
+//   set_num_threads(n)      threads for kernels and for delegates initialized
+//                           afterwards (default 1; 0 is read as 1).
+//   shared_threadpool()     the pool of the current setting, or nullptr for 1
+//                           thread. The pointer stays valid until the next
+//                           set_num_threads(); holders that outlive that (an
+//                           XNNPACK delegate) use acquire_threadpool().
+//   parallel_for(b, e, grain, fn)
+//                           calls fn(chunk_begin, chunk_end) over disjoint
+//                           chunks covering [b, e), each at least `grain`
+//                           long (except the last), on the pool's threads
+//                           and the caller's. Runs fn(b, e) inline when the
+//                           setting is 1, the range is at most one grain, or
+//                           the caller is already inside a parallel_for
+//                           (nested calls never deadlock; they run serially).
+//                           Never allocates on the heap. Returns when every
+//                           chunk is done.
+//
+// Thread-safety: the setting is guarded by a mutex. set_num_threads() must
+// not race with a method's execute() (change threads between runs). Two
+// threads running parallel_for at once on one pool are serialized by
+// pthreadpool.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <pthreadpool.h>
+
+#include "runtime/core/error.h"
+#include "runtime/core/result.h"
+
+namespace torchedge {
+
+/// Sets the thread count (0 is read as 1). InvalidArgument above
+/// kMaxThreads; OutOfResources when the
+/// pool cannot be started (the old setting then stays).
+Error set_num_threads(size_t n);
+
+/// The current setting (>= 1).
+size_t num_threads();
+
+/// The pool of the current setting; nullptr when it is 1 thread.
+pthreadpool_t shared_threadpool();
+
+/// Upper bound of set_num_threads().
+constexpr size_t kMaxThreads = 256;
+
+namespace threadpool_detail {
+
+/// A reference-counted handle on the current pool (nullptr for 1 thread);
+/// pair with release_pool(). Keeps the pool alive across set_num_threads().
+pthreadpool_t acquire_pool();
+void release_pool(pthreadpool_t pool);
+
+/// Whether the calling thread is inside a parallel_for chunk.
+bool in_parallel_region();
+
+/// Runs task(context, i) for i in [0, count) on `pool`, marking every
+/// participating thread as inside a parallel region.
+void run_on_pool(pthreadpool_t pool, void (*task)(void*, size_t), void* context, size_t count);
+
+template <typename F>
+struct ChunkTask {
+  const F* fn;
+  int64_t begin, end, chunk;
+  static void run(void* self, size_t index) {
+    const ChunkTask* t = static_cast<const ChunkTask*>(self);
+    const int64_t b = t->begin + static_cast<int64_t>(index) * t->chunk;
+    const int64_t e = t->end - b < t->chunk ? t->end : b + t->chunk;
+    (*t->fn)(b, e);
+  }
+};
+
+}  // namespace threadpool_detail
+
+/// Acquire/release for holders that outlive a setting (XNNPACK delegates).
+/// acquire_threadpool() returns nullptr for 1 thread.
+inline pthreadpool_t acquire_threadpool() { return threadpool_detail::acquire_pool(); }
+inline void release_threadpool(pthreadpool_t pool) { threadpool_detail::release_pool(pool); }
+
+template <typename F>
+void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& fn) {
+  if (end <= begin) return;
+  if (grain < 1) grain = 1;
+  const int64_t range = end - begin;
+  if (range <= grain || threadpool_detail::in_parallel_region()) {
+    fn(begin, end);
+    return;
+  }
+  pthreadpool_t pool = threadpool_detail::acquire_pool();
+  if (pool == nullptr) {
+    fn(begin, end);
+    return;
+  }
+  // A few chunks per thread balance uneven chunks without tiny tasks.
+  const int64_t threads = static_cast<int64_t>(pthreadpool_get_threads_count(pool));
+  int64_t chunks = (range + grain - 1) / grain;
+  if (chunks > 4 * threads) chunks = 4 * threads;
+  int64_t chunk = (range + chunks - 1) / chunks;
+  if (chunk < grain) chunk = grain;
+  chunks = (range + chunk - 1) / chunk;
+  threadpool_detail::ChunkTask<F> task{&fn, begin, end, chunk};
+  threadpool_detail::run_on_pool(pool, &threadpool_detail::ChunkTask<F>::run, &task,
+                                 static_cast<size_t>(chunks));
+  threadpool_detail::release_pool(pool);
+}
+
+}  // namespace torchedge

@@ -1,0 +1,74 @@
+// torchedge/kernels/optimized/vec/vec_kernels.h
+//
+// The float32 inner loops of the optimized transformer kernels, one table
+// per instruction set. The op files (kernels/optimized/ops/op_*.cpp) check
+// arguments, split the work across threads and call these on contiguous
+// runs; the tables hold no state and are safe to call from any thread.
+//
+//   const VecKernels& k = active_vec_kernels();   // best_isa()'s table
+//   k.gelu_erf(x, y, n);
+//
+// Every pointer names `n` contiguous floats (n >= 0); outputs may alias
+// their own input exactly (in place) but must not partially overlap.
+// Semantics follow the portable kernels (kernels/portable): NaN propagates,
+// softmax/log_softmax subtract the row max (no overflow for large inputs),
+// a row containing +inf or NaN gives NaN as the portable kernel does.
+// Accuracy of the AVX2 table is stated in vec_math_avx2.h; the scalar
+// table calls the C library.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/optimized/cpu/cpu_features.h"
+
+namespace torchedge {
+namespace optimized {
+
+enum class BinaryOp { kAdd, kSub, kMul, kDiv };
+
+/// y[i] = f(x[i]).
+using UnaryLoop = void (*)(const float* x, float* y, int64_t n);
+
+struct VecKernels {
+  UnaryLoop exp;
+  UnaryLoop tanh;
+  UnaryLoop erf;
+  UnaryLoop gelu_erf;   // x/2 (1 + erf(x / sqrt 2))
+  UnaryLoop gelu_tanh;  // x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+  UnaryLoop sigmoid;    // 1 / (1 + exp(-x))
+  UnaryLoop silu;       // x / (1 + exp(-x))
+  UnaryLoop relu;       // x < 0 ? 0 : x (NaN and -0 kept)
+
+  /// y[i] = a[i] op (alpha * b[i]) for kAdd/kSub, a[i] op b[i] otherwise
+  /// (alpha ignored). `a_scalar` / `b_scalar`: that operand is one float
+  /// broadcast over all n (its pointer names 1 float).
+  void (*binary)(BinaryOp op, const float* a, bool a_scalar, const float* b, bool b_scalar,
+                 float alpha, float* y, int64_t n);
+
+  float (*sum)(const float* x, int64_t n);
+  /// Largest element; NaN when any element is NaN. n >= 1.
+  float (*max)(const float* x, int64_t n);
+
+  /// One softmax / log_softmax row of n >= 1 elements.
+  void (*softmax_row)(const float* x, float* y, int64_t n);
+  void (*log_softmax_row)(const float* x, float* y, int64_t n);
+
+  /// One layer-norm row of n >= 1 elements: *mean, *rstd = 1/sqrt(var + eps)
+  /// (biased variance) and y = (x - mean) * rstd * w + b; w and b may be null.
+  void (*layer_norm_row)(const float* x, const float* w, const float* b, double eps, int64_t n,
+                         float* y, float* mean, float* rstd);
+};
+
+/// The table for `isa`; an ISA this build or CPU lacks gives the widest
+/// one below it that both have (so kAvx512 gives the AVX2 table today).
+const VecKernels& vec_kernels(Isa isa);
+
+/// vec_kernels(best_isa()), looked up once.
+const VecKernels& active_vec_kernels();
+
+/// The tables themselves (vec_kernels_scalar.cpp, vec_kernels_avx2.cpp).
+const VecKernels& scalar_vec_kernels();
+const VecKernels& avx2_vec_kernels();
+
+}  // namespace optimized
+}  // namespace torchedge

@@ -1,0 +1,267 @@
+// The AVX2 + FMA table (compiled with -mavx2 -mfma; vec_kernels() hands it
+// out only when the CPU has both). Loops run 8 floats at a time and finish
+// a tail with masked loads/stores, so no element is touched twice.
+#include <cmath>
+
+#include "kernels/optimized/vec/vec_kernels.h"
+#include "kernels/optimized/vec/vec_math_avx2.h"
+
+namespace torchedge {
+namespace optimized {
+namespace {
+
+namespace v = vec_avx2;
+
+template <typename F>
+inline void map(const float* x, float* y, int64_t n, F f) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {  // two independent vectors per step hide the latency
+    const __m256 a = f(_mm256_loadu_ps(x + i));
+    const __m256 b = f(_mm256_loadu_ps(x + i + 8));
+    _mm256_storeu_ps(y + i, a);
+    _mm256_storeu_ps(y + i + 8, b);
+  }
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, f(_mm256_loadu_ps(x + i)));
+  if (i < n) {
+    const __m256i mask = v::tail_mask(n - i);
+    _mm256_maskstore_ps(y + i, mask, f(_mm256_maskload_ps(x + i, mask)));
+  }
+}
+
+void exp_loop(const float* x, float* y, int64_t n) { map(x, y, n, [](__m256 a) { return v::exp(a); }); }
+void tanh_loop(const float* x, float* y, int64_t n) { map(x, y, n, [](__m256 a) { return v::tanh(a); }); }
+void erf_loop(const float* x, float* y, int64_t n) { map(x, y, n, [](__m256 a) { return v::erf(a); }); }
+void gelu_erf_loop(const float* x, float* y, int64_t n) {
+  map(x, y, n, [](__m256 a) { return v::gelu_erf(a); });
+}
+
+// x/2 (1 + tanh(u)) = x / (1 + e^{-2u}): one exp, no cancellation for x < 0.
+void gelu_tanh_loop(const float* x, float* y, int64_t n) {
+  map(x, y, n, [](__m256 a) {
+    const __m256 minus_two_beta = _mm256_set1_ps(static_cast<float>(-2.0 * M_SQRT2 * M_2_SQRTPI * 0.5));
+    const __m256 cube = _mm256_mul_ps(_mm256_mul_ps(a, a), a);
+    const __m256 inner = _mm256_fmadd_ps(_mm256_set1_ps(0.044715f), cube, a);
+    const __m256 e = v::exp(_mm256_mul_ps(minus_two_beta, inner));
+    return _mm256_div_ps(a, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
+  });
+}
+
+void sigmoid_loop(const float* x, float* y, int64_t n) {
+  map(x, y, n, [](__m256 a) { return v::sigmoid(a); });
+}
+void silu_loop(const float* x, float* y, int64_t n) {
+  map(x, y, n, [](__m256 a) {
+    const __m256 e = v::exp(_mm256_sub_ps(_mm256_setzero_ps(), a));
+    return _mm256_div_ps(a, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
+  });
+}
+void relu_loop(const float* x, float* y, int64_t n) {
+  map(x, y, n, [](__m256 a) {
+    // Only lanes strictly below zero become 0, so NaN and -0 pass through.
+    return _mm256_blendv_ps(a, _mm256_setzero_ps(), _mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_LT_OQ));
+  });
+}
+
+template <BinaryOp kOp>
+inline __m256 apply(__m256 a, __m256 b, __m256 alpha, bool scaled) {
+  if constexpr (kOp == BinaryOp::kAdd) return _mm256_add_ps(a, scaled ? _mm256_mul_ps(alpha, b) : b);
+  if constexpr (kOp == BinaryOp::kSub) return _mm256_sub_ps(a, scaled ? _mm256_mul_ps(alpha, b) : b);
+  if constexpr (kOp == BinaryOp::kMul) return _mm256_mul_ps(a, b);
+  return _mm256_div_ps(a, b);
+}
+
+template <BinaryOp kOp, bool kAScalar, bool kBScalar>
+void binary_loop(const float* a, const float* b, float alpha, float* y, int64_t n) {
+  const __m256 va = _mm256_set1_ps(a[0]), vb = _mm256_set1_ps(b[0]), valpha = _mm256_set1_ps(alpha);
+  const bool scaled = alpha != 1.0f;
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 xa = kAScalar ? va : _mm256_loadu_ps(a + i);
+    const __m256 xb = kBScalar ? vb : _mm256_loadu_ps(b + i);
+    _mm256_storeu_ps(y + i, apply<kOp>(xa, xb, valpha, scaled));
+  }
+  if (i < n) {
+    const __m256i mask = v::tail_mask(n - i);
+    const __m256 xa = kAScalar ? va : _mm256_maskload_ps(a + i, mask);
+    // Masked-off lanes of b load as 0; for kDiv they give inf/NaN in lanes never stored.
+    const __m256 xb = kBScalar ? vb : _mm256_maskload_ps(b + i, mask);
+    _mm256_maskstore_ps(y + i, mask, apply<kOp>(xa, xb, valpha, scaled));
+  }
+}
+
+template <BinaryOp kOp>
+void binary_for(const float* a, bool a_scalar, const float* b, bool b_scalar, float alpha,
+                float* y, int64_t n) {
+  if (a_scalar && b_scalar) return binary_loop<kOp, true, true>(a, b, alpha, y, n);
+  if (a_scalar) return binary_loop<kOp, true, false>(a, b, alpha, y, n);
+  if (b_scalar) return binary_loop<kOp, false, true>(a, b, alpha, y, n);
+  return binary_loop<kOp, false, false>(a, b, alpha, y, n);
+}
+
+void binary(BinaryOp op, const float* a, bool a_scalar, const float* b, bool b_scalar,
+            float alpha, float* y, int64_t n) {
+  switch (op) {
+    case BinaryOp::kAdd: return binary_for<BinaryOp::kAdd>(a, a_scalar, b, b_scalar, alpha, y, n);
+    case BinaryOp::kSub: return binary_for<BinaryOp::kSub>(a, a_scalar, b, b_scalar, alpha, y, n);
+    case BinaryOp::kMul: return binary_for<BinaryOp::kMul>(a, a_scalar, b, b_scalar, alpha, y, n);
+    case BinaryOp::kDiv: return binary_for<BinaryOp::kDiv>(a, a_scalar, b, b_scalar, alpha, y, n);
+  }
+}
+
+float sum(const float* x, int64_t n) {
+  __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    s0 = _mm256_add_ps(s0, _mm256_loadu_ps(x + i));
+    s1 = _mm256_add_ps(s1, _mm256_loadu_ps(x + i + 8));
+  }
+  for (; i + 8 <= n; i += 8) s0 = _mm256_add_ps(s0, _mm256_loadu_ps(x + i));
+  if (i < n) s1 = _mm256_add_ps(s1, _mm256_maskload_ps(x + i, v::tail_mask(n - i)));
+  return v::hsum(_mm256_add_ps(s0, s1));
+}
+
+float max(const float* x, int64_t n) {
+  __m256 m = _mm256_set1_ps(-__builtin_inff());
+  __m256 nan = _mm256_setzero_ps();  // all-ones lanes where a NaN was seen
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 a = _mm256_loadu_ps(x + i);
+    m = _mm256_max_ps(m, a);
+    nan = _mm256_or_ps(nan, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
+  }
+  if (i < n) {
+    const __m256i mask = v::tail_mask(n - i);
+    const __m256 a = _mm256_blendv_ps(_mm256_set1_ps(-__builtin_inff()), _mm256_maskload_ps(x + i, mask),
+                                      _mm256_castsi256_ps(mask));
+    m = _mm256_max_ps(m, a);
+    nan = _mm256_or_ps(nan, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
+  }
+  if (_mm256_movemask_ps(nan) != 0) return __builtin_nanf("");
+  return v::hmax(m);
+}
+
+// y = e^{x - m} and returns the sum of y (y may be null: sum only).
+float exp_shifted(const float* x, float m, float* y, int64_t n) {
+  const __m256 vm = _mm256_set1_ps(m);
+  __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256 a = v::exp(_mm256_sub_ps(_mm256_loadu_ps(x + i), vm));
+    const __m256 b = v::exp(_mm256_sub_ps(_mm256_loadu_ps(x + i + 8), vm));
+    if (y != nullptr) {
+      _mm256_storeu_ps(y + i, a);
+      _mm256_storeu_ps(y + i + 8, b);
+    }
+    s0 = _mm256_add_ps(s0, a);
+    s1 = _mm256_add_ps(s1, b);
+  }
+  for (; i + 8 <= n; i += 8) {
+    const __m256 a = v::exp(_mm256_sub_ps(_mm256_loadu_ps(x + i), vm));
+    if (y != nullptr) _mm256_storeu_ps(y + i, a);
+    s0 = _mm256_add_ps(s0, a);
+  }
+  if (i < n) {
+    const __m256i mask = v::tail_mask(n - i);
+    // Masked-off lanes hold e^{0 - m}; zero them before summing.
+    const __m256 a = _mm256_and_ps(v::exp(_mm256_sub_ps(_mm256_maskload_ps(x + i, mask), vm)),
+                                   _mm256_castsi256_ps(mask));
+    if (y != nullptr) _mm256_maskstore_ps(y + i, mask, a);
+    s1 = _mm256_add_ps(s1, a);
+  }
+  return v::hsum(_mm256_add_ps(s0, s1));
+}
+
+void scale(float* y, float factor, int64_t n) {
+  const float one = 1.0f;
+  binary_loop<BinaryOp::kMul, false, true>(y, &factor, one, y, n);
+}
+
+void softmax_row(const float* x, float* y, int64_t n) {
+  const float m = max(x, n);
+  const float s = exp_shifted(x, m, y, n);
+  scale(y, static_cast<float>(1.0 / static_cast<double>(s)), n);
+}
+
+void log_softmax_row(const float* x, float* y, int64_t n) {
+  const float m = max(x, n);
+  const float log_s = static_cast<float>(std::log(static_cast<double>(exp_shifted(x, m, nullptr, n))));
+  // (x - m) - log_s, rounded twice as the portable kernel does.
+  const __m256 vm = _mm256_set1_ps(m), vl = _mm256_set1_ps(log_s);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    _mm256_storeu_ps(y + i, _mm256_sub_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), vm), vl));
+  }
+  if (i < n) {
+    const __m256i mask = v::tail_mask(n - i);
+    _mm256_maskstore_ps(y + i, mask, _mm256_sub_ps(_mm256_sub_ps(_mm256_maskload_ps(x + i, mask), vm), vl));
+  }
+}
+
+// Sum in double (a float sum of values near 1000 would lose the 1e-5 the
+// normalized output needs), 4 + 4 lanes per step.
+double sum_double(const float* x, int64_t n) {
+  __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 a = _mm256_loadu_ps(x + i);
+    s0 = _mm256_add_pd(s0, _mm256_cvtps_pd(_mm256_castps256_ps128(a)));
+    s1 = _mm256_add_pd(s1, _mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)));
+  }
+  __m128d h = _mm_add_pd(_mm256_castpd256_pd128(_mm256_add_pd(s0, s1)),
+                         _mm256_extractf128_pd(_mm256_add_pd(s0, s1), 1));
+  double s = _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
+  for (; i < n; ++i) s += x[i];
+  return s;
+}
+
+void layer_norm_row(const float* x, const float* w, const float* b, double eps, int64_t n,
+                    float* y, float* mean, float* rstd) {
+  const double mu = sum_double(x, n) / static_cast<double>(n);
+  const float m = static_cast<float>(mu);
+  // Centered second pass in float: (x - m) is exact to within rounding of m.
+  const __m256 vm = _mm256_set1_ps(m);
+  __m256 q0 = _mm256_setzero_ps(), q1 = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256 d0 = _mm256_sub_ps(_mm256_loadu_ps(x + i), vm);
+    const __m256 d1 = _mm256_sub_ps(_mm256_loadu_ps(x + i + 8), vm);
+    q0 = _mm256_fmadd_ps(d0, d0, q0);
+    q1 = _mm256_fmadd_ps(d1, d1, q1);
+  }
+  for (; i + 8 <= n; i += 8) {
+    const __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + i), vm);
+    q0 = _mm256_fmadd_ps(d, d, q0);
+  }
+  double squares = v::hsum(_mm256_add_ps(q0, q1));
+  for (; i < n; ++i) squares += (static_cast<double>(x[i]) - m) * (static_cast<double>(x[i]) - m);
+  const double inv = 1.0 / std::sqrt(squares / static_cast<double>(n) + eps);
+  const float r = static_cast<float>(inv);
+  const __m256 vr = _mm256_set1_ps(r);
+  auto affine = [&](__m256 a, int64_t at, __m256i mask, bool tail) {
+    __m256 t = _mm256_mul_ps(_mm256_sub_ps(a, vm), vr);
+    if (w != nullptr) t = _mm256_mul_ps(t, tail ? _mm256_maskload_ps(w + at, mask) : _mm256_loadu_ps(w + at));
+    if (b != nullptr) t = _mm256_add_ps(t, tail ? _mm256_maskload_ps(b + at, mask) : _mm256_loadu_ps(b + at));
+    return t;
+  };
+  const __m256i all = _mm256_set1_epi32(-1);
+  for (i = 0; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, affine(_mm256_loadu_ps(x + i), i, all, false));
+  if (i < n) {
+    const __m256i mask = v::tail_mask(n - i);
+    _mm256_maskstore_ps(y + i, mask, affine(_mm256_maskload_ps(x + i, mask), i, mask, true));
+  }
+  *mean = m;
+  *rstd = r;
+}
+
+}  // namespace
+
+const VecKernels& avx2_vec_kernels() {
+  static const VecKernels kTable = {exp_loop,       tanh_loop,       erf_loop,     gelu_erf_loop,
+                                    gelu_tanh_loop, sigmoid_loop,    silu_loop,    relu_loop,
+                                    binary,         sum,             max,          softmax_row,
+                                    log_softmax_row, layer_norm_row};
+  return kTable;
+}
+
+}  // namespace optimized
+}  // namespace torchedge

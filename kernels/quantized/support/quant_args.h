@@ -1,0 +1,59 @@
+// torchedge/kernels/quantized/support/quant_args.h
+//
+// Argument checks shared by the quantize/dequantize kernels, worded like
+// eager's quantized_decomposed reference (torch/ao/quantization/fx/_decomposed.py)
+// so a failing call names the same rule eager would have raised:
+//
+//   TE_ASSIGN_OR_RETURN(ScalarType qtype, quant_dtype_arg(args, 5, "dtype", kOp));
+//   TE_RETURN_IF_ERROR(check_quant_range(qmin, qmax, qtype, kOp));
+//
+// Quantized dtypes are eager's _INTEGER_DTYPES: uint8, int8, uint16, int16,
+// int32. Float dtypes for outputs are float32, float64, float16, bfloat16.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/portable/support/kernel_args.h"
+#include "runtime/core/scalar_type.h"
+
+namespace torchedge {
+namespace quantized {
+
+/// True for the integer dtypes eager quantizes to.
+bool is_quant_dtype(ScalarType t);
+
+/// True for float32, float64, float16, bfloat16.
+bool is_float_dtype(ScalarType t);
+
+/// A `ScalarType` argument that must be a quantized dtype.
+Result<ScalarType> quant_dtype_arg(Span<EValue*> args, size_t index, const char* name,
+                                   const char* op);
+
+/// A `ScalarType` (or `ScalarType?` with `fallback` for None) that must be a
+/// float dtype: the output dtype of the dequantize kernels.
+Result<ScalarType> float_dtype_arg(Span<EValue*> args, size_t index, const char* name,
+                                   const char* op, ScalarType fallback);
+
+/// eager's _quant_min_max_bounds_check (quant_min >= dtype min, quant_max <=
+/// dtype max) plus quant_min <= quant_max, which eager leaves unchecked (its
+/// clamp would then silently return quant_max everywhere).
+Error check_quant_range(int64_t quant_min, int64_t quant_max, ScalarType dtype, const char* op);
+
+/// Fails unless `t` is float32, float16 or bfloat16 (the inputs eager's
+/// quantize ops accept; 16-bit floats are widened to float32 first).
+Error expect_quantizable_input(const Tensor& t, const char* op);
+
+/// Fails unless `in` and `out` have the same dim order (the elementwise
+/// kernels walk both in memory order).
+Error expect_same_layout(const Tensor& in, const Tensor& out, const char* op);
+
+/// Fails unless `t` uses the default (row-major) dim order.
+Error expect_row_major(const Tensor& t, const char* what, const char* op);
+
+/// Element `i` (memory order) of an integral or floating tensor as int64 /
+/// double. Used for quantization parameters, read once per channel/row.
+int64_t read_int(const Tensor& t, size_t i);
+double read_double(const Tensor& t, size_t i);
+
+}  // namespace quantized
+}  // namespace torchedge

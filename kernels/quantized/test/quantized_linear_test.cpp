@@ -1,0 +1,100 @@
+// torchedge::quantized_linear.out (int8 GEMM + requantization): every ISA
+// path gives the same bytes as the scalar path (same exact int32 sums), and
+// the result is within one quantization step of the unfused float
+// reference dequantize -> linear -> quantize (as eager computes it).
+#include "kernels/quantized/support/int8_gemm.h"
+#include "kernels/quantized/support/quant_isa.h"
+#include "kernels/quantized/test/quant_test_harness.h"
+
+namespace torchedge {
+namespace {
+
+struct Case {
+  int32_t m, k, n;
+};
+
+TEST(QuantizedLinear, MatchesDequantLinearQuantizeWithinOneStep) {
+  const Case cases[] = {{1, 64, 7}, {3, 100, 33}, {17, 256, 9}, {4, 15, 5}};
+  uint32_t seed = 1;
+  for (const Case& c : cases) {
+    std::mt19937 gen(seed++);
+    std::uniform_int_distribution<int> i8(-128, 127), w8(-127, 127);
+    std::vector<int8_t> xq(c.m * c.k), wq(c.n * c.k);
+    for (int8_t& v : xq) v = static_cast<int8_t>(i8(gen));
+    for (int8_t& v : wq) v = static_cast<int8_t>(w8(gen));
+    const std::vector<float> ws = random_floats(c.n, 0.001f, 0.01f, seed);
+    const std::vector<float> b = random_floats(c.n, -1.0f, 1.0f, seed + 7);
+    const double in_scale = 0.05, out_scale = 0.4;
+    const int64_t in_zp = 5, out_zp = -3;
+    TestTensor x(ScalarType::Char, {c.m, c.k}), w(ScalarType::Char, {c.n, c.k});
+    x.fill(xq);
+    w.fill(wq);
+    TestTensor s(ScalarType::Float, {c.n}), bias(ScalarType::Float, {c.n});
+    s.fill(ws);
+    bias.fill(b);
+    TestTensor out(ScalarType::Char, {c.m, c.n});
+    ASSERT_EQ(Args().t(x).d(in_scale).i(in_zp).t(w).t(s).t(bias).d(out_scale).i(out_zp).i(-128)
+                  .i(127).t(out).run(native::quantized_linear_out),
+              Error::Ok);
+    const std::vector<int8_t> got = out.values<int8_t>();
+    int off_by_one = 0;
+    for (int64_t r = 0; r < c.m; ++r) {
+      for (int64_t col = 0; col < c.n; ++col) {
+        // eager: (xq - zp) * s_x and wq * s_w in float32, float linear, then
+        // quantize_per_tensor (x * float(1 / out_scale), round, + zp, clamp).
+        float y = b[col];
+        for (int64_t i = 0; i < c.k; ++i) {
+          const float xd = static_cast<float>(xq[r * c.k + i] - in_zp) * static_cast<float>(in_scale);
+          y += xd * (static_cast<float>(wq[col * c.k + i]) * ws[col]);
+        }
+        float want = std::nearbyint(y * static_cast<float>(1.0 / out_scale)) + out_zp;
+        want = std::min(127.0f, std::max(-128.0f, want));
+        const int diff = std::abs(static_cast<int>(want) - got[r * c.n + col]);
+        ASSERT_LE(diff, 1) << "m " << r << " n " << col;
+        off_by_one += diff;
+      }
+    }
+    EXPECT_LE(off_by_one, (c.m * c.n) / 10 + 1);  // ties are rare
+  }
+}
+
+TEST(QuantizedLinear, Avx2EqualsScalarBitForBit) {
+  if (quantized::quant_isa() == quantized::QuantIsa::kScalar) GTEST_SKIP() << "no AVX2 here";
+#if defined(TORCHEDGE_QUANTIZED_X86)
+  const int64_t m = 6, k = 77, n = 13;
+  std::mt19937 gen(9);
+  std::uniform_int_distribution<int> d(-255, 255), w8(-128, 127);
+  std::vector<int16_t> x(m * k);
+  std::vector<int8_t> w(n * k);
+  for (int16_t& v : x) v = static_cast<int16_t>(d(gen));
+  for (int8_t& v : w) v = static_cast<int8_t>(w8(gen));
+  const std::vector<float> ws = random_floats(n, 0.001f, 0.01f, 3);
+  std::vector<int8_t> a(m * n), b(m * n);
+  quantized::Int8GemmProblem p{x.data(), w.data(), ws.data(), nullptr, m, n, k,
+                               0.02f, 2.5f, 1.0f, -128.0f, 127.0f, a.data()};
+  quantized::int8_gemm_requant_scalar(p, 0, n);
+  p.out = b.data();
+  quantized::int8_gemm_requant_avx2(p, 0, n);
+  EXPECT_EQ(a, b);
+#endif
+}
+
+TEST(QuantizedLinear, BadArguments) {
+  TestTensor x(ScalarType::Char, {2, 8}), w(ScalarType::Char, {3, 8}), s(ScalarType::Float, {3});
+  TestTensor out(ScalarType::Char, {2, 3});
+  auto run = [&](TestTensor& xx, TestTensor& ww, int64_t in_zp, double out_scale, int64_t qmin) {
+    return Args().t(xx).d(0.1).i(in_zp).t(ww).t(s).none().d(out_scale).i(0).i(qmin).i(127).t(out)
+        .run(native::quantized_linear_out);
+  };
+  EXPECT_EQ(run(x, w, 0, 0.5, -128), Error::Ok);
+  TestTensor w_bad(ScalarType::Char, {3, 9});
+  EXPECT_EQ(run(x, w_bad, 0, 0.5, -128), Error::InvalidArgument);
+  EXPECT_EQ(run(x, w, 300, 0.5, -128), Error::InvalidArgument);
+  EXPECT_EQ(run(x, w, 0, 0.0, -128), Error::InvalidArgument);
+  EXPECT_EQ(run(x, w, 0, 0.5, -129), Error::InvalidArgument);
+  TestTensor xf(ScalarType::Float, {2, 8});
+  EXPECT_EQ(run(xf, w, 0, 0.5, -128), Error::InvalidArgument);
+}
+
+}  // namespace
+}  // namespace torchedge

@@ -1,0 +1,51 @@
+"""Quantization for torchedge: int8 PT2E flows and 4-bit group-wise linear layers.
+
+    from torchedge import quantization as tq
+    ep = tq.quantize_pt2e(model, (x,), calibration_batches)           # static int8
+    ep = tq.quantize_pt2e(model, (x,), config=tq.dynamic_config())    # dynamic int8 linear
+    tq.quantize_linear_weights(model, "8da4w", group_size=32)         # LLM-style 4-bit
+    report = tq.compare(model, ep.module(), torchedge.runtime.load(pte.buffer), inputs)
+
+Importing this package registers the operators lowering needs (the
+quantize/dequantize out-variants and torchedge's 4-bit linear ops); the
+PT2E parts (torchao) load on first use. See docs/quantization.md.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from torchedge.quantization import int4_linear_ops, out_variant_schemas  # noqa: F401  (registration)
+from torchedge.quantization.comparison import ComparisonReport, compare, sqnr_db
+from torchedge.quantization.configs import (
+    QuantConfig,
+    QuantMode,
+    dynamic_config,
+    qat_config,
+    static_config,
+)
+from torchedge.quantization.linear_quantization import LINEAR_SCHEMES, quantize_linear_weights
+
+# Operator namespaces, besides aten, whose operators the runtime's quantized kernels run.
+QUANTIZED_NAMESPACES = frozenset({out_variant_schemas.NAMESPACE, int4_linear_ops.NAMESPACE})
+
+_LAZY = {  # name -> module (these import torchao)
+    "TorchEdgeQuantizer": "torchedge.quantization.quantizer",
+    "prepare": "torchedge.quantization.pt2e_flow",
+    "convert": "torchedge.quantization.pt2e_flow",
+    "calibrate": "torchedge.quantization.pt2e_flow",
+    "quantize_pt2e": "torchedge.quantization.pt2e_flow",
+}
+
+__all__ = [
+    "ComparisonReport", "compare", "sqnr_db", "LINEAR_SCHEMES", "QUANTIZED_NAMESPACES", "QuantConfig", "QuantMode", "dynamic_config",
+    "qat_config", "quantize_linear_weights", "static_config", *_LAZY,
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'torchedge.quantization' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

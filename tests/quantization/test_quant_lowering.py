@@ -1,0 +1,154 @@
+"""Lowering quantized programs: kernel names, packed constants, file sizes, bad input.
+
+These tests read the emitted program; they do not need the runtime kernels.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+import torch.nn as nn
+
+import torchedge
+from torchedge import quantization as tq
+from torchedge.aten.dtypes import SCALAR_TYPES
+from torchedge.errors import ExportError
+from torchedge.serialize import schema as s
+
+Q = "quantized_decomposed::"
+STATIC_KERNELS = {Q + "quantize_per_tensor.out", Q + "dequantize_per_tensor.out", Q + "dequantize_per_channel.out"}
+EXPECTED_KERNELS = {
+    "static": STATIC_KERNELS,
+    "qat": STATIC_KERNELS,
+    "dynamic": {Q + "choose_qparams.tensor_out", Q + "quantize_per_tensor.tensor_out",
+                Q + "dequantize_per_tensor.tensor_out", Q + "dequantize_per_channel.out"},
+    "int8_weight_only": {Q + "dequantize_per_channel.out"},
+    "int4_weight_only": {"torchedge::linear_int4_weight_only.out"},
+    "8da4w": {"torchedge::linear_8da4w.out"},
+}
+_DTYPE_OF = {int(code): dtype for dtype, code in SCALAR_TYPES.items()}
+
+
+def constant_bytes_by_dtype(program: torchedge.PteProgram) -> dict[torch.dtype, int]:
+    """Bytes of stored constant tensors per dtype."""
+    totals: dict[torch.dtype, int] = {}
+    for plan in program.inspect().program.execution_plan:
+        for value in plan.values:
+            if isinstance(value, s.Tensor) and value.data_buffer_idx > 0:
+                dtype = _DTYPE_OF[int(value.scalar_type)]
+                count = 1
+                for size in value.sizes:
+                    count *= size
+                totals[dtype] = totals.get(dtype, 0) + count * dtype.itemsize
+    return totals
+
+
+@pytest.mark.parametrize("model,flow", [
+    ("cnn", "static"), ("cnn", "qat"), ("mlp", "static"), ("mlp", "dynamic"), ("mlp", "qat"),
+    ("mlp", "int8_weight_only"), ("mlp", "int4_weight_only"), ("mlp", "8da4w"),
+])
+def test_flow_emits_quantized_kernels_and_packed_weights(flows, model, flow):
+    program = flows.get(model, flow).program
+    kernels = set(program.operators["forward"])
+    assert EXPECTED_KERNELS[flow] <= kernels, kernels
+    constants = constant_bytes_by_dtype(program)
+    four_bit = flow in ("int4_weight_only", "8da4w")
+    weights = constants.get(torch.uint8 if four_bit else torch.int8, 0)
+    # What stays float: biases and scales (4-bit, group size 32: 4 bytes per 16 weight bytes).
+    assert weights > 0 and constants.get(torch.float32, 0) < (0.4 if four_bit else 0.2) * weights, constants
+
+
+def test_dynamic_flow_keeps_convolutions_float(flows):
+    program = flows.get("mlp", "dynamic").program
+    assert "aten::addmm.out" in program.operators["forward"]
+
+
+class WideMLP(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.layers = nn.Sequential(nn.Linear(256, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
+                                    nn.Linear(512, 256))
+
+    def forward(self, x):
+        return self.layers(x)
+
+
+def test_file_sizes_shrink_with_int8_and_int4():
+    torch.manual_seed(0)
+    model = WideMLP().eval()
+    x = torch.randn(1, 256)
+
+    def size(m: nn.Module) -> int:
+        return len(torchedge.to_edge(torch.export.export(m, (x,))).to_pte().buffer)
+
+    float_size = size(model)
+    static = tq.quantize_pt2e(copy.deepcopy(model), (x,), [(torch.randn(1, 256),)])
+    sizes = {
+        "int8 static": len(torchedge.to_edge(static).to_pte().buffer),
+        "int8 weight-only": size(tq.quantize_linear_weights(copy.deepcopy(model), "int8_weight_only")),
+        "int4 g128": size(tq.quantize_linear_weights(copy.deepcopy(model), "int4_weight_only", group_size=128)),
+        "8da4w g32": size(tq.quantize_linear_weights(copy.deepcopy(model), "8da4w", group_size=32)),
+    }
+    ratios = {name: float_size / b for name, b in sizes.items()}
+    print(f"\nfloat {float_size} B; " + ", ".join(f"{n} {sizes[n]} B (x{r:.2f})" for n, r in ratios.items()))
+    # int8: 1 byte per weight + a float scale per row; int4: 1/2 byte + 4 / group_size.
+    assert ratios["int8 static"] > 3.8 and ratios["int8 weight-only"] > 3.8, ratios
+    assert ratios["int4 g128"] > 7.0, ratios
+    assert ratios["8da4w g32"] > 6.0, ratios
+
+
+def test_xnnpack_partitioner_leaves_quantize_dequantize_to_kernels(flows, data):
+    from torchedge.backends.xnnpack import XnnpackPartitioner
+
+    ep = torch.export.export(flows.get("cnn", "static").reference, (data.batches("train")[0],))
+    delegated = torchedge.to_edge(ep).to_backend(XnnpackPartitioner())
+    kernels = set(delegated.to_pte().operators["forward"])
+    assert STATIC_KERNELS <= kernels, kernels
+
+
+# -- bad input ------------------------------------------------------------------------
+
+
+def test_unsupported_operator_group_is_named():
+    with pytest.raises(ValueError, match="'softmax'.*supported: add, cat, conv, linear, pool, relu"):
+        tq.TorchEdgeQuantizer(operators=["conv", "softmax"])
+    with pytest.raises(ValueError, match="'conv' cannot be quantized by TorchEdgeQuantizer in dynamic mode"):
+        tq.TorchEdgeQuantizer(tq.dynamic_config(), operators=["conv"])
+
+
+def test_unsupported_config_is_named():
+    with pytest.raises(ValueError, match="unsupported quantization mode 'int4'"):
+        tq.QuantConfig(mode="int4")
+    with pytest.raises(ValueError, match="unsupported activation_observer 'percentile'"):
+        tq.QuantConfig(activation_observer="percentile")
+    with pytest.raises(ValueError, match="unsupported linear quantization scheme 'int2_weight_only'"):
+        tq.quantize_linear_weights(nn.Sequential(nn.Linear(64, 8)), "int2_weight_only")
+    with pytest.raises(ValueError, match="group_size 48 is not supported"):
+        tq.quantize_linear_weights(nn.Sequential(nn.Linear(96, 8)), "8da4w", group_size=48)
+    with pytest.raises(ValueError, match="layer '1': in_features \\(K\\) 100 is not a multiple of group_size 32"):
+        tq.quantize_linear_weights(nn.Sequential(nn.Linear(64, 100), nn.Linear(100, 8)), "8da4w")
+    x = torch.randn(2, 64)
+    with pytest.raises(ValueError, match="static quantization needs calibration_data"):
+        tq.quantize_pt2e(nn.Sequential(nn.Linear(64, 8)), (x,))
+    with pytest.raises(ValueError, match="QAT needs train="):
+        tq.quantize_pt2e(nn.Sequential(nn.Linear(64, 8)), (x,), config=tq.qat_config())
+    with pytest.raises(ValueError, match="found nothing to quantize"):
+        tq.quantize_pt2e(nn.Softmax(dim=-1), (x,), [(x,)])
+
+
+class UsesGroupQuantize(nn.Module):
+    """Calls a quantize op the runtime has no kernel for."""
+
+    def forward(self, x):
+        scales = torch.ones(4, 2)
+        zero_points = torch.zeros(4, 2, dtype=torch.int32)
+        return torch.ops.quantized_decomposed.quantize_per_channel_group(
+            x, scales, zero_points, -8, 7, torch.int8, 32)
+
+
+def test_lowering_names_a_quantized_op_without_kernel():
+    ep = torch.export.export(UsesGroupQuantize(), (torch.randn(4, 64),))
+    with pytest.raises(ExportError, match="quantized_decomposed.quantize_per_channel_group.*no out variant"):
+        torchedge.to_edge(ep)
