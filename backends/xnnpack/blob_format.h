@@ -12,7 +12,12 @@
 //                      delegate's runtime inputs in DelegateCall order,
 //                      [num_inputs, num_inputs + num_outputs) its outputs
 //   nodes              one record each, in execution order
-//   data               from data_offset to the end: float32 constants
+//   data               from data_offset to the end: constants (float32,
+//                      int8 or int32 elements, as their value's datatype)
+//
+// Version 2 adds a datatype and quantization parameters to every value
+// record (right after its kind); version 1 blobs (all float32, no datatype
+// field) are still read.
 //
 // The blob already speaks XNNPACK: dims are in XNNPACK's layout (NHWC for
 // activations of spatial operators), weights are pre-permuted, and each
@@ -26,7 +31,9 @@ namespace torchedge {
 namespace xnnpack {
 
 constexpr char kBlobMagic[4] = {'T', 'E', 'X', '1'};
-constexpr uint32_t kBlobVersion = 1;
+constexpr uint32_t kBlobVersion = 2;
+/// The oldest version this runtime reads (version 1: every value float32).
+constexpr uint32_t kMinBlobVersion = 1;
 constexpr size_t kHeaderBytes = 32;
 
 /// XNN_MAX_TENSOR_DIMS of the XNNPACK this backend is built against.
@@ -46,6 +53,28 @@ enum class ValueKind : uint32_t {
   Output = 2,    // a DelegateCall output tensor
   Constant = 3,  // float32 data in the blob's data section
 };
+
+/// A value's element type (version 2). Quantized values carry their
+/// parameters in the value record, right after the datatype:
+///   QInt8    f32 scale, i32 zero point: real = (q - zero_point) * scale;
+///            zero point in [-128, 127]. Activations, as XNNPACK's qint8.
+///   QCInt8   channel dim, then dims[channel dim] f32 scales (zero points
+///            0): per-channel weights (XNNPACK qcint8). Constants only.
+///   QCInt32  the same, for int32 biases (XNNPACK qcint32); scale[c] must
+///            be input scale * filter scale[c]. Constants only.
+/// Every scale is a normal, positive float.
+enum class DataType : uint32_t {
+  Float32 = 0,
+  QInt8 = 1,
+  QCInt8 = 2,
+  QCInt32 = 3,
+};
+constexpr uint32_t kMaxDataType = 3;
+
+/// Bytes per element of `t`.
+constexpr uint32_t element_size(DataType t) {
+  return t == DataType::QInt8 || t == DataType::QCInt8 ? 1 : 4;
+}
 
 /// How an input/output value meets the runtime tensor bound to it.
 enum class Boundary : uint32_t {
@@ -92,9 +121,22 @@ enum class OpCode : uint32_t {
   // (or kNoValue), output. Padding crops the output, as PyTorch's.
   Deconv2d = 29,  // pad t r b l, adjustment h w, kernel h w, upsampling h w,
                   // dilation h w, groups, group in ch, group out ch, min, max
+  // ids: input, output; same shape. Float32 -> QInt8 (quantize) or QInt8
+  // -> Float32 (dequantize), XNNPACK's convert node.
+  Convert = 30,
 };
 
-constexpr uint32_t kMaxOpCode = 29;
+constexpr uint32_t kMaxOpCode = 30;
+
+// Quantized (QInt8) forms of the opcodes above, as this XNNPACK runs them:
+//   Conv2d / DepthwiseConv2d: QInt8 input and output, QCInt8 filter (channel
+//     dim 0, or 3 for depthwise), QCInt32 bias or none; min/max are real
+//     values (a fused relu). Linear layers are lowered as 1x1 Conv2d
+//     (this XNNPACK has no per-channel fully connected).
+//   Add / Subtract / Multiply, GlobalAvgPool2d: QInt8 operands and output
+//     (each may have its own parameters, within XNNPACK's ratio limits).
+//   Clamp, MaxPool2d, Reshape, ConstantPad: QInt8 in and out with identical
+//     parameters (they move integers without requantizing).
 
 }  // namespace xnnpack
 }  // namespace torchedge

@@ -1,5 +1,6 @@
 #include "backends/xnnpack/blob_reader.h"
 
+#include <cmath>
 #include <cstring>
 
 #include "runtime/core/error_message.h"
@@ -18,6 +19,8 @@ class Cursor {
   Cursor(Span<const uint8_t> bytes, size_t pos) : bytes_(bytes), pos_(pos) {}
   bool u32(uint32_t* out) { return take(out, 4); }
   bool u64(uint64_t* out) { return take(out, 8); }
+  bool f32(float* out) { return take(out, 4); }
+  bool i32(int32_t* out) { return take(out, 4); }
   size_t pos() const { return pos_; }
 
  private:
@@ -44,15 +47,77 @@ bool read_dims(Cursor& c, uint32_t* rank, uint32_t* dims, uint64_t* numel) {
   return true;
 }
 
+// XNNPACK accepts only normal, positive scales (it divides by them).
+bool good_scale(float s) { return std::isnormal(s) && s > 0.0f; }
+
+// Version 2: datatype and its quantization parameters (the scales of a
+// channelwise value follow its dims, so they are read after them).
+Error parse_dtype(Cursor& c, uint32_t index, ValueInfo* v) {
+  uint32_t dtype = 0;
+  TE_CHECK_OR_RETURN(c.u32(&dtype) && dtype <= kMaxDataType, kBadBlob,
+                     "xnnpack blob: value %u has a bad datatype (%u; 0..%u)", index, dtype,
+                     kMaxDataType);
+  v->dtype = static_cast<DataType>(dtype);
+  if (v->dtype == DataType::QInt8) {
+    TE_CHECK_OR_RETURN(c.f32(&v->scale) && c.i32(&v->zero_point), kBadBlob,
+                       "xnnpack blob: value %u: quantization parameters truncated", index);
+    TE_CHECK_OR_RETURN(good_scale(v->scale), kBadBlob,
+                       "xnnpack blob: value %u: quantization scale %g must be finite, normal "
+                       "and > 0",
+                       index, static_cast<double>(v->scale));
+    TE_CHECK_OR_RETURN(v->zero_point >= -128 && v->zero_point <= 127, kBadBlob,
+                       "xnnpack blob: value %u: int8 zero point %d outside [-128, 127]", index,
+                       static_cast<int>(v->zero_point));
+  }
+  return Error::Ok;
+}
+
+Error parse_channel_scales(Cursor& c, uint32_t index, MemoryAllocator* allocator, ValueInfo* v) {
+  TE_CHECK_OR_RETURN(c.u32(&v->channel_dim), kBadBlob,
+                     "xnnpack blob: value %u: channel dim truncated", index);
+  TE_CHECK_OR_RETURN(v->channel_dim < v->rank, kBadBlob,
+                     "xnnpack blob: value %u: channel dim %u outside its rank %u", index,
+                     v->channel_dim, v->rank);
+  TE_CHECK_OR_RETURN(v->kind == ValueKind::Constant, kBadBlob,
+                     "xnnpack blob: value %u: per-channel quantized values must be constants "
+                     "(weights or biases)",
+                     index);
+  const uint32_t channels = v->dims[v->channel_dim];
+  float* scales = allocator->allocate_array<float>(channels);
+  TE_CHECK_OR_RETURN(scales != nullptr, Error::MemoryAllocationFailed,
+                     "xnnpack delegate: method allocator exhausted for %u channel scales",
+                     channels);
+  for (uint32_t i = 0; i < channels; ++i) {
+    TE_CHECK_OR_RETURN(c.f32(&scales[i]), kBadBlob,
+                       "xnnpack blob: value %u: %u channel scales expected, record truncated",
+                       index, channels);
+    TE_CHECK_OR_RETURN(good_scale(scales[i]), kBadBlob,
+                       "xnnpack blob: value %u: channel %u scale %g must be finite, normal and "
+                       "> 0",
+                       index, i, static_cast<double>(scales[i]));
+  }
+  v->channel_scales = scales;
+  return Error::Ok;
+}
+
 Error parse_value(Cursor& c, uint32_t index, const ParsedBlob& p, Span<const uint8_t> data,
-                  ValueInfo* v) {
+                  MemoryAllocator* allocator, ValueInfo* v) {
   uint32_t kind = 0;
   TE_CHECK_OR_RETURN(c.u32(&kind) && kind <= static_cast<uint32_t>(ValueKind::Constant), kBadBlob,
                      "xnnpack blob: value %u has a bad kind", index);
   v->kind = static_cast<ValueKind>(kind);
+  v->dtype = DataType::Float32;
+  v->scale = 1.0f;
+  v->zero_point = 0;
+  v->channel_dim = 0;
+  v->channel_scales = nullptr;
+  if (p.version >= 2) TE_RETURN_IF_ERROR(parse_dtype(c, index, v));
   TE_CHECK_OR_RETURN(read_dims(c, &v->rank, v->dims, &v->numel) && v->rank > 0, kBadBlob,
                      "xnnpack blob: value %u has bad dims (rank 1..%u, sizes >= 1)", index,
                      kMaxDims);
+  if (v->dtype == DataType::QCInt8 || v->dtype == DataType::QCInt32) {
+    TE_RETURN_IF_ERROR(parse_channel_scales(c, index, allocator, v));
+  }
   const ValueKind expected = index < p.num_inputs                   ? ValueKind::Input
                              : index < p.num_inputs + p.num_outputs ? ValueKind::Output
                                                                     : ValueKind::Internal;
@@ -91,7 +156,7 @@ Error parse_value(Cursor& c, uint32_t index, const ParsedBlob& p, Span<const uin
   } else if (v->kind == ValueKind::Constant) {
     uint64_t offset = 0;
     TE_CHECK_OR_RETURN(c.u64(&offset), kBadBlob, "xnnpack blob: constant %u truncated", index);
-    const uint64_t nbytes = v->numel * sizeof(float);
+    const uint64_t nbytes = v->numel * element_size(v->dtype);
     TE_CHECK_OR_RETURN(offset <= data.size() && nbytes <= data.size() - offset, kBadBlob,
                        "xnnpack blob: constant %u ([%llu, +%llu) bytes) lies outside the %zu-byte "
                        "data section",
@@ -119,9 +184,10 @@ Result<ParsedBlob> parse_blob(Span<const uint8_t> blob, MemoryAllocator* allocat
   ParsedBlob p;
   uint64_t data_offset = 0;
   c.u32(&version);
-  TE_CHECK_OR_RETURN(version == kBlobVersion, kBadBlob,
-                     "xnnpack blob version %u; this runtime reads version %u", version,
-                     kBlobVersion);
+  TE_CHECK_OR_RETURN(version >= kMinBlobVersion && version <= kBlobVersion, kBadBlob,
+                     "xnnpack blob version %u; this runtime reads versions %u to %u", version,
+                     kMinBlobVersion, kBlobVersion);
+  p.version = version;
   c.u32(&p.num_values);
   c.u32(&p.num_inputs);
   c.u32(&p.num_outputs);
@@ -145,7 +211,7 @@ Result<ParsedBlob> parse_blob(Span<const uint8_t> blob, MemoryAllocator* allocat
                      "xnnpack delegate: method allocator exhausted for %u values", p.num_values);
   Cursor values(head, kHeaderBytes);
   for (uint32_t i = 0; i < p.num_values; ++i) {
-    TE_RETURN_IF_ERROR(parse_value(values, i, p, data, &p.values[i]));
+    TE_RETURN_IF_ERROR(parse_value(values, i, p, data, allocator, &p.values[i]));
   }
   p.node_section = Span<const uint8_t>(head.data() + values.pos(), head.size() - values.pos());
   return p;

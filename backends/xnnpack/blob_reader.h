@@ -23,6 +23,14 @@ namespace xnnpack {
 
 struct ValueInfo {
   ValueKind kind;
+  DataType dtype;  // Float32 for every value of a version-1 blob
+  // QInt8 only.
+  float scale;
+  int32_t zero_point;
+  // QCInt8 / QCInt32 only: dims[channel_dim] scales, copied out of the blob
+  // into the allocator (aligned, and alive as long as the delegate).
+  uint32_t channel_dim;
+  const float* channel_scales;
   uint32_t rank;
   uint32_t dims[kMaxDims];  // XNNPACK layout
   uint64_t numel;
@@ -30,7 +38,7 @@ struct ValueInfo {
   Boundary boundary;
   uint32_t tensor_rank;
   uint32_t tensor_dims[kMaxDims];
-  // Constant only: numel float32 values inside the blob (maybe unaligned).
+  // Constant only: numel elements of dtype inside the blob (maybe unaligned).
   const uint8_t* data;
   // Filled while building the XNNPACK subgraph.
   uint32_t xnn_id;
@@ -49,6 +57,7 @@ struct NodeInfo {
 };
 
 struct ParsedBlob {
+  uint32_t version = 0;
   uint32_t num_values = 0;
   uint32_t num_inputs = 0;
   uint32_t num_outputs = 0;
@@ -57,7 +66,9 @@ struct ParsedBlob {
   Span<const uint8_t> node_section;   // the node records, inside the blob
 };
 
-/// Parses the header and value table. The returned `values` live in
+/// Parses the header and value table, checking every quantization
+/// parameter (scales normal and > 0, zero points in [-128, 127], channel dim
+/// inside the rank, channelwise values constant). The returned `values` live in
 /// `allocator`; `node_section` and constants' `data` point into `blob`.
 Result<ParsedBlob> parse_blob(Span<const uint8_t> blob, MemoryAllocator* allocator);
 

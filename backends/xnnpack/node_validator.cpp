@@ -1,5 +1,7 @@
 #include "backends/xnnpack/node_validator.h"
 
+#include <cmath>
+
 #include "runtime/core/error_message.h"
 
 namespace torchedge {
@@ -49,6 +51,7 @@ constexpr OpSpec kSpecs[kMaxOpCode + 1] = {
     {"static_reshape", 1, 0, 0, 0},
     {"static_resize_bilinear_2d", 1, 1, 0, 0},
     {"deconv2d", 3, 17, 0b110, 0b100},
+    {"convert", 1, 0, 0, 0},
 };
 
 bool same_dims(const ValueInfo& a, const ValueInfo& b) {
@@ -214,12 +217,111 @@ bool check_shapes(const NodeInfo& n, const ValueInfo* const* in, const ValueInfo
       return check_pad(n, *in[0], out);
     case OpCode::Reshape:
       return in[0]->numel == out.numel;
+    case OpCode::Convert:
+      return same_dims(*in[0], out);
     case OpCode::ResizeBilinear2d:
       return in[0]->rank == 4 && out.rank == 4 && out.dims[0] == in[0]->dims[0] &&
              out.dims[3] == in[0]->dims[3] && n.params[0] <= 1;
     default:  // elementwise unary operators keep the shape
       return same_dims(*in[0], out);
   }
+}
+
+// ---- datatypes ------------------------------------------------------------------
+
+bool is_f32(const ValueInfo* v) { return v == nullptr || v->dtype == DataType::Float32; }
+bool is_q8(const ValueInfo& v) { return v.dtype == DataType::QInt8; }
+bool same_qparams(const ValueInfo& a, const ValueInfo& b) {
+  return is_q8(a) && is_q8(b) && a.scale == b.scale && a.zero_point == b.zero_point;
+}
+bool ratio_in(double ratio, double low, double high) { return ratio >= low && ratio < high; }
+
+// XNNPACK's qc8 convolution: QCInt8 filter with its channel dim where
+// XNNPACK expects it, an optional QCInt32 bias whose scales are input scale
+// times filter scale, and per-channel requantization scales it accepts
+// (input * filter / output < 256). Returns nullptr or what is wrong.
+const char* check_qc8_conv(const ValueInfo& in, const ValueInfo& filter, const ValueInfo* bias,
+                           const ValueInfo& out, uint32_t channel_dim) {
+  if (!is_q8(out)) return "a quantized convolution must write a qint8 output";
+  if (filter.dtype != DataType::QCInt8 || filter.channel_dim != channel_dim) {
+    return "the filter of a quantized convolution must be qcint8, quantized along its output "
+           "channel dim (0; 3 for depthwise)";
+  }
+  const uint32_t channels = filter.dims[channel_dim];
+  for (uint32_t c = 0; c < channels; ++c) {
+    const double product = static_cast<double>(in.scale) * filter.channel_scales[c];
+    if (!ratio_in(product / out.scale, 0x1.0p-32, 256.0)) {
+      return "input scale * filter scale / output scale must lie in [2^-32, 256) for every "
+             "channel (XNNPACK's requantization range)";
+    }
+    if (bias != nullptr && std::fabs(bias->channel_scales[c] - product) > 1e-4 * product) {
+      return "bias scale[c] must equal input scale * filter scale[c]";
+    }
+  }
+  if (bias != nullptr && (bias->dtype != DataType::QCInt32 || bias->channel_dim != 0)) {
+    return "the bias of a quantized convolution must be qcint32 along dim 0";
+  }
+  return nullptr;
+}
+
+// Returns nullptr when the node's datatypes are a combination this
+// XNNPACK runs (see blob_format.h), else what is wrong.
+const char* check_types(const NodeInfo& n, const ValueInfo* const* in, const ValueInfo& out) {
+  const ValueInfo& x = *in[0];
+  if (x.dtype == DataType::QCInt8 || x.dtype == DataType::QCInt32 ||
+      out.dtype == DataType::QCInt8 || out.dtype == DataType::QCInt32) {
+    return "per-channel quantized values may only be convolution filters and biases";
+  }
+  switch (n.op) {
+    case OpCode::Conv2d:
+    case OpCode::DepthwiseConv2d:
+      if (is_f32(&x)) {
+        return is_f32(in[1]) && is_f32(in[2]) && is_f32(&out)
+                   ? nullptr
+                   : "a float32 convolution needs float32 filter, bias and output";
+      }
+      return check_qc8_conv(x, *in[1], in[2], out, n.op == OpCode::Conv2d ? 0 : 3);
+    case OpCode::Convert:
+      return (is_f32(&x) && is_q8(out)) || (is_q8(x) && is_f32(&out))
+                 ? nullptr
+                 : "convert goes from float32 to qint8 or from qint8 to float32";
+    case OpCode::Add:
+    case OpCode::Subtract:
+      if (is_q8(x) && is_q8(*in[1]) && is_q8(out)) {
+        return ratio_in(static_cast<double>(x.scale) / out.scale, 0x1.0p-10, 256.0) &&
+                       ratio_in(static_cast<double>(in[1]->scale) / out.scale, 0x1.0p-10, 256.0)
+                   ? nullptr
+                   : "quantized add/subtract needs input/output scale ratios in [2^-10, 256)";
+      }
+      break;
+    case OpCode::Multiply:
+      if (is_q8(x) && is_q8(*in[1]) && is_q8(out)) return nullptr;
+      break;
+    case OpCode::GlobalAvgPool2d:
+      if (is_q8(x) && is_q8(out)) {
+        return ratio_in(static_cast<double>(x.scale) / out.scale, 0x1.0p-8, 256.0)
+                   ? nullptr
+                   : "quantized global average pooling needs an input/output scale ratio in "
+                     "[2^-8, 256)";
+      }
+      break;
+    case OpCode::Clamp:
+    case OpCode::MaxPool2d:
+    case OpCode::Reshape:
+    case OpCode::ConstantPad:
+      if (is_q8(x) || is_q8(out)) {
+        return same_qparams(x, out) ? nullptr
+                                    : "quantized clamp/max pooling/reshape/pad move integers: "
+                                      "input and output need the same scale and zero point";
+      }
+      break;
+    default:
+      break;
+  }
+  for (uint32_t i = 0; i < n.num_ids - 1; ++i) {
+    if (!is_f32(in[i])) return "this operator runs on float32 values only";
+  }
+  return is_f32(&out) ? nullptr : "this operator runs on float32 values only";
 }
 
 }  // namespace
@@ -267,6 +369,9 @@ Error validate_node(const NodeInfo& n, uint32_t index, ParsedBlob& parsed) {
                      "xnnpack blob: node %u (%s): shapes and parameters disagree (output value "
                      "%u)",
                      index, spec.name, out_id);
+  const char* type_problem = check_types(n, inputs, out);
+  TE_CHECK_OR_RETURN(type_problem == nullptr, kBadBlob, "xnnpack blob: node %u (%s): %s", index,
+                     spec.name, type_problem);
   for (uint32_t i = 0; i < spec.num_inputs; ++i) {
     if (inputs[i] != nullptr && !((spec.weight_mask >> i) & 1) &&
         inputs[i]->kind == ValueKind::Constant) {

@@ -17,15 +17,16 @@ uint32_t xnn_id(const ParsedBlob& p, uint32_t blob_id) {
 }
 
 // Constants XNNPACK dereferences after init must not point into the blob,
-// and misaligned ones must not be read as floats at all: both get a copy
-// (with the XNN_EXTRA_BYTES XNNPACK may over-read).
+// and misaligned ones must not be read as floats/int32 at all: both get a
+// copy (with the XNN_EXTRA_BYTES XNNPACK may over-read).
 Error place_constants(ParsedBlob& p, MemoryAllocator* allocator) {
   for (uint32_t i = 0; i < p.num_values; ++i) {
     ValueInfo& v = p.values[i];
     if (v.kind != ValueKind::Constant) continue;
-    const bool aligned = reinterpret_cast<uintptr_t>(v.data) % alignof(float) == 0;
+    const size_t element = element_size(v.dtype);
+    const bool aligned = reinterpret_cast<uintptr_t>(v.data) % element == 0;
     if (!v.read_at_run && aligned) continue;
-    const size_t nbytes = static_cast<size_t>(v.numel) * sizeof(float);
+    const size_t nbytes = static_cast<size_t>(v.numel) * element;
     void* copy = allocator->allocate(nbytes + XNN_EXTRA_BYTES, 64);
     TE_CHECK_OR_RETURN(copy != nullptr, Error::MemoryAllocationFailed,
                        "xnnpack delegate: method allocator exhausted copying a %zu-byte constant",
@@ -49,8 +50,24 @@ Error define_values(ParsedBlob& p, xnn_subgraph_t subgraph) {
                                          : XNN_VALUE_FLAG_EXTERNAL_OUTPUT;
     }
     const void* data = v.kind == ValueKind::Constant ? v.data : nullptr;
-    const xnn_status status = xnn_define_tensor_value(subgraph, xnn_datatype_fp32, v.rank, dims,
-                                                      data, external_id, flags, &v.xnn_id);
+    xnn_status status = xnn_status_invalid_parameter;
+    switch (v.dtype) {
+      case DataType::Float32:
+        status = xnn_define_tensor_value(subgraph, xnn_datatype_fp32, v.rank, dims, data,
+                                         external_id, flags, &v.xnn_id);
+        break;
+      case DataType::QInt8:
+        status = xnn_define_quantized_tensor_value(subgraph, xnn_datatype_qint8, v.zero_point,
+                                                   v.scale, v.rank, dims, data, external_id,
+                                                   flags, &v.xnn_id);
+        break;
+      case DataType::QCInt8:
+      case DataType::QCInt32:
+        status = xnn_define_channelwise_quantized_tensor_value(
+            subgraph, v.dtype == DataType::QCInt8 ? xnn_datatype_qcint8 : xnn_datatype_qcint32,
+            v.channel_scales, v.rank, v.channel_dim, dims, data, external_id, flags, &v.xnn_id);
+        break;
+    }
     TE_CHECK_OR_RETURN(status == xnn_status_success, kBadBlob,
                        "xnnpack delegate: XNNPACK refused value %u (status %d)", i,
                        static_cast<int>(status));
@@ -139,6 +156,8 @@ xnn_status define_node(const NodeInfo& n, const ParsedBlob& p, xnn_subgraph_t s)
       for (uint32_t d = 0; d < out.rank; ++d) shape[d] = out.dims[d];
       return xnn_define_static_reshape(s, out.rank, shape, id(0), id(1), 0);
     }
+    case OpCode::Convert:
+      return xnn_define_convert(s, id(0), id(1), 0);
     case OpCode::ResizeBilinear2d: {
       const ValueInfo& out = p.values[n.ids[1]];
       return xnn_define_static_resize_bilinear_2d(s, out.dims[1], out.dims[2], id(0), id(1),

@@ -24,11 +24,33 @@ std::atomic<int> g_live{0};
 // values of NCHW tensors, the staging buffer XNNPACK reads or writes.
 struct Binding {
   Boundary boundary;
+  ScalarType dtype;  // Float, or Char for qint8 values
   uint32_t rank;
   Tensor::SizesType sizes[kMaxDims];
   size_t n, c, hw;  // NchwToNhwc only
-  float* staging;   // NchwToNhwc only
+  void* staging;    // NchwToNhwc only
 };
+
+// Layout conversion at the boundary, for the binding's element type.
+void to_nhwc(const Binding& b, const void* src, void* dst) {
+  if (b.dtype == ScalarType::Char) {
+    xnnpack::nchw_to_nhwc(static_cast<const int8_t*>(src), static_cast<int8_t*>(dst), b.n, b.c,
+                          b.hw);
+  } else {
+    xnnpack::nchw_to_nhwc(static_cast<const float*>(src), static_cast<float*>(dst), b.n, b.c,
+                          b.hw);
+  }
+}
+
+void to_nchw(const Binding& b, const void* src, void* dst) {
+  if (b.dtype == ScalarType::Char) {
+    xnnpack::nhwc_to_nchw(static_cast<const int8_t*>(src), static_cast<int8_t*>(dst), b.n, b.c,
+                          b.hw);
+  } else {
+    xnnpack::nhwc_to_nchw(static_cast<const float*>(src), static_cast<float*>(dst), b.n, b.c,
+                          b.hw);
+  }
+}
 
 struct Delegate {
   xnn_runtime_t runtime;
@@ -57,6 +79,8 @@ Error make_bindings(const xnnpack::ParsedBlob& p, MemoryAllocator* allocator, De
     const xnnpack::ValueInfo& v = p.values[i];
     Binding& b = d->bindings[i];
     b.boundary = v.boundary;
+    // The reader allows only Float32 and QInt8 for inputs and outputs.
+    b.dtype = v.dtype == xnnpack::DataType::QInt8 ? ScalarType::Char : ScalarType::Float;
     b.rank = v.tensor_rank;
     for (uint32_t k = 0; k < v.tensor_rank; ++k) {
       b.sizes[k] = static_cast<Tensor::SizesType>(v.tensor_dims[k]);
@@ -69,8 +93,9 @@ Error make_bindings(const xnnpack::ParsedBlob& p, MemoryAllocator* allocator, De
       b.n = v.tensor_dims[0];
       b.c = v.tensor_dims[1];
       b.hw = static_cast<size_t>(v.tensor_dims[2]) * v.tensor_dims[3];
-      const size_t nbytes = static_cast<size_t>(v.numel) * sizeof(float) + XNN_EXTRA_BYTES;
-      b.staging = static_cast<float*>(allocator->allocate(nbytes, 64));
+      const size_t nbytes =
+          static_cast<size_t>(v.numel) * xnnpack::element_size(v.dtype) + XNN_EXTRA_BYTES;
+      b.staging = allocator->allocate(nbytes, 64);
       TE_CHECK_OR_RETURN(b.staging != nullptr, Error::MemoryAllocationFailed,
                          "xnnpack delegate: method allocator exhausted for a %zu-byte NHWC "
                          "staging buffer",
@@ -94,12 +119,12 @@ Error resolve_argument(const Delegate& d, uint32_t i, EValue* arg, void** data, 
                      "xnnpack delegate: argument %u is not a tensor", i);
   const Tensor& t = arg->to_tensor();
   const Binding& b = d.bindings[i];
-  bool same = t.dtype() == ScalarType::Float && t.dim() == static_cast<int>(b.rank);
+  bool same = t.dtype() == b.dtype && t.dim() == static_cast<int>(b.rank);
   for (uint32_t k = 0; same && k < b.rank; ++k) same = t.size(static_cast<int>(k)) == b.sizes[k];
   TE_CHECK_OR_RETURN(same && t.mutable_data() != nullptr, Error::InvalidArgument,
-                     "xnnpack delegate: argument %u must be a bound float32 tensor of the shape "
+                     "xnnpack delegate: argument %u must be a bound %s tensor of the shape "
                      "the delegate was compiled for (rank %u)",
-                     i, b.rank);
+                     i, b.dtype == ScalarType::Char ? "int8" : "float32", b.rank);
   *staged = false;
   *data = t.mutable_data();
   if (b.boundary == Boundary::NchwToNhwc && !is_channels_last(t)) {
@@ -159,9 +184,7 @@ class XnnpackBackend final : public BackendInterface {
       bool staged = false;
       TE_RETURN_IF_ERROR(resolve_argument(*d, i, args[i], &data, &staged));
       const Binding& b = d->bindings[i];
-      if (staged && i < d->num_inputs) {
-        xnnpack::nchw_to_nhwc(args[i]->to_tensor().data_as<float>(), b.staging, b.n, b.c, b.hw);
-      }
+      if (staged && i < d->num_inputs) to_nhwc(b, args[i]->to_tensor().mutable_data(), b.staging);
       changed = changed || d->externals[i].data != data;
       d->externals[i].data = data;
     }
@@ -181,8 +204,7 @@ class XnnpackBackend final : public BackendInterface {
     for (uint32_t i = d->num_inputs; i < count; ++i) {
       const Binding& b = d->bindings[i];
       if (d->externals[i].data == b.staging && b.staging != nullptr) {
-        xnnpack::nhwc_to_nchw(b.staging, args[i]->to_tensor().mutable_data_as<float>(), b.n, b.c,
-                              b.hw);
+        to_nchw(b, b.staging, args[i]->to_tensor().mutable_data());
       }
     }
     return Error::Ok;

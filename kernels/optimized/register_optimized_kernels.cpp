@@ -10,6 +10,7 @@ namespace optimized {
 #define TE_OPTIMIZED_KERNEL(name, function) Error function(KernelContext&, Span<EValue*>);
 #include "kernels/optimized/kernel_list.inc"
 #include "kernels/optimized/transformer_kernels.inc"
+#include "kernels/optimized/glue_kernels.inc"
 #undef TE_OPTIMIZED_KERNEL
 }  // namespace optimized
 
@@ -18,6 +19,7 @@ Error register_optimized_kernels() {
 #define TE_OPTIMIZED_KERNEL(name, function) {name, optimized::function},
 #include "kernels/optimized/kernel_list.inc"
 #include "kernels/optimized/transformer_kernels.inc"
+#include "kernels/optimized/glue_kernels.inc"
 #undef TE_OPTIMIZED_KERNEL
       {nullptr, nullptr},  // keeps the array non-empty while the lists are
   };

@@ -1,12 +1,13 @@
 """Op table, third neural-network group (kernels/portable/nn3_kernels.inc):
 reflection/replication padding, select/slice scatter, diagonal, 3-d pooling,
-pairwise distances, masked scatter, nonzero and training-mode batch norm.
+pairwise distances, masked scatter and training-mode batch norm.
 
-Torch's Core ATen decomposition table rewrites the pads and select_scatter
-into index arithmetic, so those specs `keep` the op. Argument errors eager
-raises (negative pads past the input, out-of-range dims, ...) are checked
-by the C++ tests in kernels/portable/test/nn3_test.cpp: the harness only
-compares what eager accepts.
+to_edge keeps the Core ATen pads and select_scatter whole
+(torchedge.edge.decompositions.PRESERVED_CORE_OPS); replication_pad1d is
+not Core ATen and is decomposed, so its spec `keep`s the op. Argument
+errors eager raises (negative pads past the input, out-of-range dims, ...)
+are checked by the C++ tests in kernels/portable/test/nn3_test.cpp: the
+harness only compares what eager accepts.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from typing import Callable
 import torch
 import torch.nn.functional as F
 
-from harness import ALL_DTYPES, FLOAT_DTYPES, REAL_DTYPES, Kind, OpSpec, Sample
+from harness import FLOAT_DTYPES, REAL_DTYPES, Kind, OpSpec, Sample
 from samples import make, special
+from torchedge.edge.decompositions import PRESERVED_CORE_OPS
 
 aten = torch.ops.aten
 REDUCTION = Kind.REDUCTION
@@ -50,13 +52,15 @@ def _pad_spec(mode: str, k: int) -> OpSpec:
         ("largest_pad", [(1, 2) + spatial], lambda x: op(x, wide)),
         ("zero_pad", [(2,) + spatial], lambda x: op(x, [0] * (2 * k))),
         ("empty_batch", [(0, 3) + spatial], lambda x: op(x, pads)),
+        ("functional_pad", [(2, 3) + spatial], lambda x: F.pad(x, pads, mode=mode)),  # how models reach it
     ]
     if mode == "replicate":
         rows.append(("pad_past_size", [(1, 2) + spatial], lambda x: op(x, [s + 2 for s in pads])))
     if k == 2:
         rows.append(("channels_last", [(2, 3) + spatial], lambda x: op(x, pads), (0,)))
+    keep = (op.default,) if op.default not in PRESERVED_CORE_OPS else ()
     return OpSpec(f"aten::{op.__name__}.out", lambda x: op(x, pads), _rows(*rows),
-                  dtypes=REAL_DTYPES, keep=(op.default,))
+                  dtypes=REAL_DTYPES, keep=keep)
 
 
 PADDING = [_pad_spec(mode, k) for mode in ("reflect", "replicate") for k in (1, 2, 3)]
@@ -111,8 +115,7 @@ def _diagonal(dtype: torch.dtype) -> list[Sample]:
 
 
 SCATTERS = [
-    OpSpec("aten::select_scatter.out", lambda x, y: torch.select_scatter(x, y, 0, 0), _select_scatter,
-           keep=(aten.select_scatter.default,)),
+    OpSpec("aten::select_scatter.out", lambda x, y: torch.select_scatter(x, y, 0, 0), _select_scatter),
     OpSpec("aten::slice_scatter.out", lambda x, y: torch.slice_scatter(x, y), _slice_scatter),
     OpSpec("aten::diagonal_copy.out", torch.diagonal, _diagonal),
 ]
@@ -171,7 +174,7 @@ POOLING_3D = [
         ("regular", [NCDHW], _adaptive3((2, 3, 2))),
         ("uneven", [(1, 2, 5, 7, 3)], _adaptive3((3, 4, 2))),
         ("upsizing", [(1, 2, 2, 3, 2)], _adaptive3((3, 4, 5))),
-        ("global", [(2, 3, 4, 4, 4)], _adaptive3(1)),
+        ("single_cells", [(2, 3, 4, 4, 4)], _adaptive3((1, 2, 1))),
         ("unbatched", [(3, 6, 6, 6)], _adaptive3((4, 4, 4))),
         ("empty_batch", [(0, 2, 4, 4, 4)], _adaptive3(2)),
         ("channels_last_3d", [NCDHW], _channels_last_3d(_adaptive3((3, 2, 4)))),
@@ -212,7 +215,7 @@ DISTANCES = [
     ), dtypes=FLOAT_DTYPES, kind=REDUCTION),
 ]
 
-# -- masked scatter, nonzero -----------------------------------------------------------------
+# -- masked scatter -----------------------------------------------------------------
 
 
 def _masked_scatter(dtype: torch.dtype) -> list[Sample]:
@@ -232,33 +235,8 @@ def _masked_scatter(dtype: torch.dtype) -> list[Sample]:
     ]
 
 
-def _with_zeros(x: torch.Tensor) -> torch.Tensor:
-    """x with every third element zero (random floats are never zero)."""
-    flat = x.reshape(-1).clone()
-    flat[::3] = 0
-    return flat.reshape(x.shape)
-
-
-def _nonzero(dtype: torch.dtype) -> list[Sample]:
-    out = [
-        Sample("regular", (_with_zeros(make((3, 4), dtype)),), torch.nonzero),
-        Sample("one_dim", (_with_zeros(make((7,), dtype)),), torch.nonzero),
-        Sample("three_dims", (_with_zeros(make((2, 3, 4), dtype)),), torch.nonzero),
-        Sample("rank0", (make((), dtype, nonzero=True),), torch.nonzero),
-        Sample("rank0_zero", (torch.zeros((), dtype=dtype),), torch.nonzero),
-        Sample("all_zero", (torch.zeros((2, 3), dtype=dtype),), torch.nonzero),
-        Sample("empty", (make((0, 3), dtype),), torch.nonzero),
-        Sample("channels_last", (_with_zeros(make((2, 3, 2, 2), dtype)),), torch.nonzero, (0,)),
-    ]
-    edge = special(dtype)
-    if edge is not None:
-        out.append(Sample("special", (edge,), torch.nonzero))
-    return out
-
-
 MASKING = [
     OpSpec("aten::masked_scatter.out", lambda x, m, s: x.masked_scatter(m, s), _masked_scatter),
-    OpSpec("aten::nonzero.out", torch.nonzero, _nonzero),
 ]
 
 # -- training-mode batch norm ---------------------------------------------------------------
@@ -291,4 +269,36 @@ NORMALIZATION = [
            _batch_norm_train, dtypes=FLOAT_DTYPES, kind=REDUCTION),
 ]
 
-SPECS = PADDING + SCATTERS + POOLING_3D + DISTANCES + MASKING + NORMALIZATION
+# -- fold (col2im) and the functional copy --------------------------------------------------
+
+
+def _fold(size, kernel, **kwargs) -> Callable:
+    return lambda x: F.fold(x, size, kernel, **kwargs)
+
+
+def _copy(dtype: torch.dtype) -> list[Sample]:
+    other = torch.float32 if dtype != torch.float32 else torch.int64
+    return [
+        Sample("regular", (make((3, 4), dtype), make((3, 4), dtype)), aten.copy),
+        Sample("broadcast", (make((2, 3, 4), dtype), make((3, 1), dtype)), aten.copy),
+        Sample("rank0", (make((), dtype), make((), dtype)), aten.copy),
+        Sample("rank0_src", (make((2, 3), dtype), make((), dtype)), aten.copy),
+        Sample("converts", (make((3, 4), dtype), make((4,), other)), aten.copy),
+        Sample("empty", (make((0, 4), dtype), make((4,), dtype)), aten.copy),
+        Sample("channels_last", (make((2, 3, 4, 5), dtype), make((2, 3, 4, 5), dtype)), aten.copy, (0,)),
+    ]
+
+
+FOLD_AND_COPY = [
+    OpSpec("aten::col2im.out", _fold((4, 5), 2), _rows(
+        ("regular", [(2, 12, 12)], _fold((4, 5), 2)),
+        ("unbatched", [(8, 12)], _fold((4, 5), 2)),
+        ("stride_padding", [(1, 18, 9)], _fold((5, 6), 3, stride=2, padding=1)),
+        ("dilation", [(2, 8, 8)], _fold((4, 5), 2, dilation=(2, 1))),
+        ("rectangular_kernel", [(1, 6, 12)], _fold((4, 5), (1, 3), stride=(1, 1))),
+        ("empty_batch", [(0, 12, 12)], _fold((4, 5), 2)),
+    ), kind=REDUCTION),
+    OpSpec("aten::copy.out", aten.copy, _copy),
+]
+
+SPECS = PADDING + SCATTERS + POOLING_3D + DISTANCES + MASKING + NORMALIZATION + FOLD_AND_COPY

@@ -16,19 +16,47 @@ namespace torchedge {
 namespace xnnpack {
 namespace testing {
 
+/// Quantization of a value: none (float32), per tensor (qint8) or per
+/// channel (qcint8 / qcint32 constants).
+struct Quant {
+  DataType dtype = DataType::Float32;
+  float scale = 1.0f;
+  int32_t zero_point = 0;
+  uint32_t channel_dim = 0;
+  std::vector<float> channel_scales;
+
+  static Quant q8(float scale, int32_t zero_point) {
+    return {DataType::QInt8, scale, zero_point, 0, {}};
+  }
+};
+
 class BlobBuilder {
  public:
-  uint32_t input(std::vector<uint32_t> dims, Boundary boundary = Boundary::Direct) {
-    return add({ValueKind::Input, dims, boundary, {}});
+  uint32_t input(std::vector<uint32_t> dims, Boundary boundary = Boundary::Direct,
+                 Quant q = {}) {
+    return add({ValueKind::Input, dims, boundary, {}, q});
   }
-  uint32_t output(std::vector<uint32_t> dims, Boundary boundary = Boundary::Direct) {
-    return add({ValueKind::Output, dims, boundary, {}});
+  uint32_t output(std::vector<uint32_t> dims, Boundary boundary = Boundary::Direct,
+                  Quant q = {}) {
+    return add({ValueKind::Output, dims, boundary, {}, q});
   }
-  uint32_t internal(std::vector<uint32_t> dims) {
-    return add({ValueKind::Internal, dims, Boundary::Direct, {}});
+  uint32_t internal(std::vector<uint32_t> dims, Quant q = {}) {
+    return add({ValueKind::Internal, dims, Boundary::Direct, {}, q});
   }
   uint32_t constant(std::vector<uint32_t> dims, std::vector<float> data) {
-    return add({ValueKind::Constant, dims, Boundary::Direct, data});
+    return add({ValueKind::Constant, dims, Boundary::Direct, bytes(data), {}});
+  }
+  /// Per-channel int8 weights (qcint8) along `channel_dim`.
+  uint32_t constant_qc8(std::vector<uint32_t> dims, uint32_t channel_dim,
+                        std::vector<float> scales, std::vector<int8_t> data) {
+    return add({ValueKind::Constant, dims, Boundary::Direct, bytes(data),
+                {DataType::QCInt8, 1.0f, 0, channel_dim, scales}});
+  }
+  /// Per-channel int32 bias (qcint32), channel dim 0.
+  uint32_t constant_qc32(std::vector<float> scales, std::vector<int32_t> data) {
+    const uint32_t n = static_cast<uint32_t>(data.size());
+    return add({ValueKind::Constant, {n}, Boundary::Direct, bytes(data),
+                {DataType::QCInt32, 1.0f, 0, 0, scales}});
   }
   void node(OpCode op, std::vector<uint32_t> ids, std::vector<uint32_t> params = {}) {
     nodes_.push_back({op, ids, params});
@@ -63,7 +91,16 @@ class BlobBuilder {
     for (uint32_t index : order) {
       const Value& v = values_[index];
       u32(head, static_cast<uint32_t>(v.kind));
+      u32(head, static_cast<uint32_t>(v.q.dtype));
+      if (v.q.dtype == DataType::QInt8) {
+        u32(head, f(v.q.scale));
+        u32(head, static_cast<uint32_t>(v.q.zero_point));
+      }
       dims(head, v.dims);
+      if (v.q.dtype == DataType::QCInt8 || v.q.dtype == DataType::QCInt32) {
+        u32(head, v.q.channel_dim);
+        for (float x : v.q.channel_scales) u32(head, f(x));
+      }
       if (v.kind == ValueKind::Input || v.kind == ValueKind::Output) {
         u32(head, static_cast<uint32_t>(v.boundary));
         std::vector<uint32_t> t = v.dims;
@@ -72,9 +109,7 @@ class BlobBuilder {
       } else if (v.kind == ValueKind::Constant) {
         while (data.size() % 16 != 0) data.push_back(0);
         u64(head, data.size());
-        const size_t at = data.size();
-        data.resize(at + v.data.size() * 4);
-        memcpy(data.data() + at, v.data.data(), v.data.size() * 4);
+        data.insert(data.end(), v.data.begin(), v.data.end());
       }
     }
     for (const Node& n : nodes_) {
@@ -103,8 +138,15 @@ class BlobBuilder {
     ValueKind kind;
     std::vector<uint32_t> dims;
     Boundary boundary;
-    std::vector<float> data;
+    std::vector<uint8_t> data;
+    Quant q;
   };
+  template <typename T>
+  static std::vector<uint8_t> bytes(const std::vector<T>& v) {
+    std::vector<uint8_t> out(v.size() * sizeof(T));
+    if (!v.empty()) memcpy(out.data(), v.data(), out.size());
+    return out;
+  }
   struct Node {
     OpCode op;
     std::vector<uint32_t> ids;

@@ -35,7 +35,7 @@ TEST(XnnpackMalformed, NotABlob) {
   EXPECT_EQ(init_error(blob), kBad);
   EXPECT_NE(std::string(last_error_message()).find("TEX1"), std::string::npos);
   blob = conv_graph().build();
-  blob[4] = 2;  // version
+  blob[4] = 99;  // version
   EXPECT_EQ(init_error(blob), kBad);
   EXPECT_NE(std::string(last_error_message()).find("version"), std::string::npos);
 }

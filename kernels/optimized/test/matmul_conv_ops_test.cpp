@@ -8,6 +8,7 @@
 #include <random>
 
 #include "kernels/optimized/threadpool/threadpool.h"
+#include "kernels/optimized/portable_fallback.h"
 #include "kernels/portable/test/nn_test_harness.h"
 
 namespace torchedge {
@@ -181,6 +182,32 @@ TEST_P(OptimizedOpsTest, MatrixProducts) {
     b.fill(random_floats(numel({batch, 70, 19}), rng));
     compare(&optimized::bmm_out, &native::bmm_out, {batch, 13, 19},
             [&](Call& x, TestTensor& out) { x.t(a).t(b).t(out); }, true, "bmm");
+  }
+}
+
+TEST_P(OptimizedOpsTest, Hardtanh) {
+  std::mt19937 rng(3);
+  for (int32_t n : {1, 7, 33, 40000}) {
+    TestTensor x(ScalarType::Float, {2, n});
+    std::vector<float> values = random_floats(static_cast<size_t>(2 * n), rng);
+    for (float& v : values) v *= 8.0f;
+    values[0] = std::nanf("");
+    x.fill(values);
+    for (int which = 0; which < 2; ++which) {
+      TestTensor out(ScalarType::Float, {2, n});
+      Call call;
+      call.t(x).d(0.0).d(6.0).t(out);
+      std::vector<unsigned char> arena(1024);
+      MemoryAllocator temp(arena.data(), arena.size());
+      KernelContext ctx(&temp);
+      ASSERT_EQ(call.run_with(which == 0 ? &optimized::hardtanh_out : &native::hardtanh_out, ctx),
+                Error::Ok);
+      const std::vector<float> got = out.values<float>();
+      EXPECT_TRUE(std::isnan(got[0]));
+      for (size_t i = 1; i < got.size(); ++i) {
+        ASSERT_EQ(got[i], std::min(6.0f, std::max(0.0f, values[i]))) << i;
+      }
+    }
   }
 }
 

@@ -18,7 +18,7 @@ class NodeDecision:
     node: str
     operator: str
     delegated: bool
-    reason: str = ""
+    reason: str = ""  # why not delegated; for delegated nodes, an optional note (e.g. int8)
     source: str = ""
 
 
@@ -40,9 +40,11 @@ class DelegationReport:
             taken = sum(d.delegated for d in decisions)
             lines.append(f"method '{method}': {taken} of {len(decisions)} operator nodes delegated")
             for d in decisions:
+                where = f" ({d.source})" if d.source else ""
                 if not d.delegated:
-                    where = f" ({d.source})" if d.source else ""
                     lines.append(f"  kept  {d.operator}{where}: {d.reason}")
+                elif d.reason:  # a backend's note on how it runs a delegated node
+                    lines.append(f"  note  {d.operator}{where}: {d.reason}")
         return "\n".join(lines)
 
 

@@ -15,7 +15,8 @@ from torchedge.bench.artifacts import ModelArtifacts
 from torchedge.bench.configs import RATIO_PEERS, Config
 
 # Targets from the performance issue: torchedge-best / peer median latency.
-RATIO_TARGETS = {"onnxruntime": 1.0, "executorch-xnnpack": 1.0, "eager": 0.5}
+RATIO_TARGETS = {"onnxruntime": 1.0, "executorch-xnnpack": 1.0, "eager": 0.5,
+                 "onnxruntime-int8": 1.0, "executorch-xnnpack-int8": 1.0}
 
 
 def combine(config: Config, threads: int, art: Optional[ModelArtifacts],

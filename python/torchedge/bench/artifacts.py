@@ -6,6 +6,9 @@
     art.files["eager_module"] # the pickled nn.Module
     art.files["onnx"]         # torch.onnx.export (in .venv-peers)
     art.files["executorch_pte"]  # upstream ExecuTorch + XNNPACK (in .venv-peers)
+    art.files["pte_int8"]     # torchedge static int8 (PT2E) + XNNPACK delegate
+    art.files["executorch_pte_int8"]  # upstream XNNPACKQuantizer + XNNPACK (in .venv-peers)
+    art.files["onnx_int8"]    # onnxruntime.quantization.quantize_static (in .venv-peers)
     art.problems[key]         # ("unavailable" | "failed", reason) instead of a file
 
 Every runtime gets the same input values (one .npy per input) and is
@@ -99,7 +102,8 @@ def prepare_model(name: str, out_dir: Path, keys: set[str], env: Environment,
     step("pte", lambda: _save_pte(torchedge_lowering.lower_portable(spec.module, inputs),
                                   directory / "torchedge_portable.pte", art, "pte"))
     step("pte_xnnpack", lambda: _save_xnnpack(spec.module, inputs, directory, art))
-    needs_peers = keys & {"onnx", "executorch_pte"}
+    step("pte_int8", lambda: _save_int8(spec.module, inputs, directory, art))
+    needs_peers = keys & {"onnx", "executorch_pte", "executorch_pte_int8", "onnx_int8"}
     if needs_peers:
         exported = directory / "exported.pt2"
         torch.export.save(torch.export.export(spec.module, inputs), str(exported))
@@ -112,6 +116,18 @@ def prepare_model(name: str, out_dir: Path, keys: set[str], env: Environment,
                                                      "--out", str(directory / "executorch_xnnpack.pte")],
                                                     art, "executorch_pte",
                                                     directory / "executorch_xnnpack.pte"))
+        step("executorch_pte_int8", lambda: _peer_export(
+            env, "export_executorch_int8.py",
+            ["--exported", str(exported), "--inputs", *input_files,
+             "--out", str(directory / "executorch_xnnpack_int8.pte")],
+            art, "executorch_pte_int8", directory / "executorch_xnnpack_int8.pte"))
+        if "onnx_int8" in keys and "onnx" not in art.files and "onnx" not in art.problems:
+            keys = keys | {"onnx"}  # the int8 model is quantized from the float .onnx
+            step("onnx", lambda: _peer_export(env, "export_onnx.py",
+                                              ["--exported", str(exported), "--inputs", *input_files,
+                                               "--out", str(directory / "model.onnx")],
+                                              art, "onnx", directory / "model.onnx"))
+        step("onnx_int8", lambda: _quantize_onnx(env, directory, input_files, art))
     (directory / "artifacts.json").write_text(json.dumps(art.summary(), indent=1, default=str))
     return art
 
@@ -130,6 +146,22 @@ def _save_xnnpack(module: torch.nn.Module, inputs: tuple, directory: Path, art: 
     pte, summary = torchedge_lowering.lower_xnnpack(module, inputs)
     art.notes["torchedge_xnnpack_delegation"] = summary
     _save_pte(pte, directory / "torchedge_xnnpack.pte", art, "pte_xnnpack")
+
+
+def _save_int8(module: torch.nn.Module, inputs: tuple, directory: Path, art: ModelArtifacts) -> None:
+    pte, summary = torchedge_lowering.lower_int8(module, inputs)
+    art.notes["torchedge_int8_delegation"] = summary
+    _save_pte(pte, directory / "torchedge_int8.pte", art, "pte_int8")
+
+
+def _quantize_onnx(env: Environment, directory: Path, input_files: list[str],
+                   art: ModelArtifacts) -> float:
+    if "onnx" not in art.files:
+        raise RuntimeError(f"no float .onnx to quantize ({art.problems.get('onnx', 'not exported')})")
+    out = directory / "model_int8.onnx"
+    return _peer_export(env, "quantize_onnx_int8.py",
+                        ["--onnx", art.files["onnx"], "--inputs", *input_files, "--out", str(out)],
+                        art, "onnx_int8", out)
 
 
 def _peer_export(env: Environment, script: str, args: list[str], art: ModelArtifacts, key: str,

@@ -33,6 +33,10 @@ class Config:
     child_args: tuple[str, ...] = ()  # extra arguments for the child (script or torchedge_run)
 
 
+# int8 against float eager: max|out - eager| / max|eager|. Random-weight zoo
+# CNNs lose about 1-2 decimal digits to int8; far beyond this is a bug.
+INT8_TOLERANCE = 0.25
+
 CONFIGS: tuple[Config, ...] = (
     Config("torchedge-portable", "torchedge", "torchedge, portable kernels", "pte",
            "torchedge_cli", "native", threads_apply=False,
@@ -50,10 +54,23 @@ CONFIGS: tuple[Config, ...] = (
            host="Python + numpy + onnxruntime"),
     Config("executorch-xnnpack", "peer", "upstream ExecuTorch + XNNPACK", "executorch_pte",
            "run_executorch.py", "peers", host="Python + torch + executorch pybindings"),
+    # Static int8 (int8 per-channel weights, int8 per-tensor activations), each
+    # calibrated on the benchmark input plus 3 seeded random inputs and
+    # compared with the float eager outputs under INT8_TOLERANCE.
+    Config("torchedge-int8", "torchedge", "torchedge int8 (PT2E) + XNNPACK delegate", "pte_int8",
+           "torchedge_cli", "native", precision="int8", tolerance=INT8_TOLERANCE,
+           host="C++ CLI (build/torchedge_run), no Python", child_args=("--kernels", "optimized")),
+    Config("executorch-xnnpack-int8", "peer", "upstream ExecuTorch + XNNPACK, XNNPACKQuantizer int8",
+           "executorch_pte_int8", "run_executorch.py", "peers", precision="int8",
+           tolerance=INT8_TOLERANCE, host="Python + torch + executorch pybindings"),
+    Config("onnxruntime-int8", "peer", "ONNX Runtime, quantize_static int8 (QDQ, per-channel)",
+           "onnx_int8", "run_onnxruntime.py", "peers", precision="int8", tolerance=INT8_TOLERANCE,
+           host="Python + numpy + onnxruntime"),
 )
 
 # The peers the ratio table compares the best torchedge configuration against.
-RATIO_PEERS: tuple[str, ...] = ("onnxruntime", "executorch-xnnpack", "eager")
+RATIO_PEERS: tuple[str, ...] = ("onnxruntime", "executorch-xnnpack", "eager",
+                                 "onnxruntime-int8", "executorch-xnnpack-int8")
 
 
 def by_name(names: list[str] | None) -> list[Config]:

@@ -1,4 +1,5 @@
-"""The two torchedge artifacts: portable kernels only, and with the XNNPACK delegate.
+"""The torchedge artifacts: portable kernels only, with the XNNPACK delegate, and
+static int8 (PT2E) with the XNNPACK delegate.
 
 The XNNPACK configuration is included only when the delegate really works
 here: `torchedge.backends.xnnpack` must import, and lowering the model with
@@ -45,3 +46,31 @@ def delegation_summary(edge: Any) -> dict[str, Any]:
     kept = sorted({d.operator for d in decisions if not d.delegated})
     return {"nodes": len(decisions), "delegated": sum(d.delegated for d in decisions),
             "operators_kept": kept}
+
+
+def calibration_batches(inputs: tuple, count: int = 4) -> list[tuple]:
+    """The benchmark input plus count - 1 seeded random inputs of the same shapes
+    (the peers' int8 exporters calibrate the same way)."""
+    generator = torch.Generator().manual_seed(0)
+    batches = [inputs]
+    for _ in range(count - 1):
+        batches.append(tuple(torch.randn(x.shape, generator=generator)
+                             if isinstance(x, torch.Tensor) and x.is_floating_point() else x
+                             for x in inputs))
+    return batches
+
+
+def lower_int8(module: torch.nn.Module, inputs: tuple) -> tuple[PteProgram, dict[str, Any]]:
+    """Static int8: TorchEdgeQuantizer (PT2E), calibrated on calibration_batches(),
+    then the XNNPACK partitioner (int8 where XNNPACK can)."""
+    from torchedge import quantization as tq
+    from torchedge.backends.xnnpack import XnnpackPartitioner
+
+    ep = tq.quantize_pt2e(module, inputs, calibration_batches(inputs))
+    edge = torchedge.to_edge(ep).to_backend(XnnpackPartitioner())
+    summary = delegation_summary(edge)
+    decisions = edge.delegation_report.decisions.get("forward", [])
+    summary["int8_operators"] = sum(d.delegated and d.reason.startswith("int8") for d in decisions)
+    summary["float_inside_delegate"] = sorted({d.operator for d in decisions
+                                               if d.delegated and d.reason.startswith("float32")})
+    return edge.to_pte(), summary

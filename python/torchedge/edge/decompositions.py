@@ -1,6 +1,7 @@
 """The decomposition table of `to_edge`: torch's Core ATen table plus a few
 rules for non-core operators that torch leaves alone but that have an
-obvious core form."""
+obvious core form, minus the decompositions of a few Core ATen operators
+that the portable library runs as one kernel (PRESERVED_CORE_OPS)."""
 
 from __future__ import annotations
 
@@ -24,9 +25,26 @@ EXTRA_DECOMPOSITIONS = {
 }
 
 
+# Core ATen operators (torch.Tag.core) that torch's table still rewrites
+# into index arithmetic (arange, abs, clamp, index, index_put, where); the portable
+# library has one kernel for each (kernels/portable/nn3_kernels.inc), which
+# needs no index tensors in the arena.
+PRESERVED_CORE_OPS = (
+    aten.reflection_pad1d.default,
+    aten.reflection_pad2d.default,
+    aten.reflection_pad3d.default,
+    aten.replication_pad2d.default,
+    aten.replication_pad3d.default,
+    aten.select_scatter.default,
+    aten.col2im.default,
+)
+
+
 def edge_decompositions() -> CustomDecompTable:
-    """Core ATen decompositions + EXTRA_DECOMPOSITIONS."""
+    """Core ATen decompositions + EXTRA_DECOMPOSITIONS - PRESERVED_CORE_OPS."""
     table = torch.export.default_decompositions()
     for op, rule in EXTRA_DECOMPOSITIONS.items():
         table[op] = rule
+    for op in PRESERVED_CORE_OPS:
+        table.pop(op, None)
     return table

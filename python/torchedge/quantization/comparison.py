@@ -59,6 +59,15 @@ class ComparisonReport:
         return "\n".join(lines)
 
 
+def _eval_mode(model: Any) -> None:
+    """Eval mode for eager modules; exported modules refuse eval() (they are fixed already)."""
+    if isinstance(model, torch.nn.Module):
+        try:
+            model.eval()
+        except NotImplementedError:
+            pass
+
+
 def _call(runner: Any) -> Callable[..., Any]:
     """A loaded torchedge program runs its `forward`; anything else is called."""
     forward = getattr(runner, "forward", None)
@@ -94,10 +103,8 @@ def compare(reference_float: Any, quantized_reference: Any, program: Any,
     batches = [tuple(b) if isinstance(b, (tuple, list)) else (b,) for b in inputs]
     if not batches:
         raise ValueError("compare() needs at least one batch of inputs")
-    if isinstance(quantized_reference, torch.nn.Module) and not isinstance(quantized_reference, torch.fx.GraphModule):
-        quantized_reference.eval()
-    if isinstance(reference_float, torch.nn.Module):
-        reference_float.eval()
+    for model in (reference_float, quantized_reference):
+        _eval_mode(model)
     (y_float, first_float), (y_ref, first_ref), (y_run, first_run) = (
         _run(r, batches) for r in (reference_float, quantized_reference, program))
     if not (y_float.shape == y_ref.shape == y_run.shape):

@@ -6,7 +6,7 @@ their IEEE-754 float32 bits in u32 slots.
 
     header, 32 bytes:
         "TEX1"            magic
-        version           1
+        version           2 (the runtime still reads 1: no datatype field)
         num_values
         num_inputs        values [0, num_inputs) are the delegate's inputs,
                           in DelegateCall order
@@ -17,19 +17,24 @@ their IEEE-754 float32 bits in u32 slots.
 
     value record:
         kind              0 internal, 1 input, 2 output, 3 constant
+        datatype          0 float32, 1 qint8, 2 qcint8, 3 qcint32
+        qint8 only:       f32 scale, i32 zero point (in [-128, 127])
         rank, dims[rank]  XNNPACK's dims (NHWC for spatial activations),
                           1 <= rank <= 6, every dim >= 1
+        qcint8/qcint32:   channel dim, then dims[channel dim] f32 scales
+                          (per-channel weights / int32 biases; constants)
         inputs/outputs:   boundary (0: the tensor's contiguous data is the
                           value; 1: the tensor is NCHW and the value NHWC,
                           converted by the runtime), then the runtime
                           tensor's rank and sizes (same element count)
-        constants:        u64 offset into the data section; numel float32s
+        constants:        u64 offset into the data section; numel elements
+                          (float32, int8 or int32 as the datatype says)
 
     node record (in execution order):
         opcode, num_ids, num_params, ids[num_ids] (inputs..., output;
         0xFFFFFFFF for an absent bias), params[num_params]
 
-    data section: float32 constants, each 16-aligned, weights already in
+    data section: constants, each 16-aligned, weights already in
     XNNPACK's layout (OHWI convolution and transposed-convolution filters,
     [1, H, W, C*M] depthwise filters, [out, in] fully-connected filters).
 
@@ -40,14 +45,15 @@ blob_format.h; bump VERSION on any change either side must know about.
 from __future__ import annotations
 
 import enum
+import math
 import struct
 from dataclasses import dataclass, field
-from typing import Sequence, Union
+from typing import Optional, Sequence, Union
 
 import torch
 
 MAGIC = b"TEX1"
-VERSION = 1
+VERSION = 2
 MAX_DIMS = 6
 NO_VALUE = 0xFFFFFFFF
 
@@ -59,6 +65,21 @@ class ValueKind(enum.IntEnum):
     INPUT = 1
     OUTPUT = 2
     CONSTANT = 3
+
+
+class DataType(enum.IntEnum):
+    FLOAT32 = 0
+    QINT8 = 1    # per-tensor scale and zero point (activations)
+    QCINT8 = 2   # per-channel scales, zero point 0 (weights)
+    QCINT32 = 3  # per-channel scales (int32 biases: input scale * weight scale)
+
+
+@dataclass(frozen=True)
+class QParams:
+    """Per-tensor int8 quantization: real = (q - zero_point) * scale."""
+
+    scale: float
+    zero_point: int
 
 
 class Boundary(enum.IntEnum):
@@ -99,6 +120,7 @@ class OpCode(enum.IntEnum):
     RESIZE_BILINEAR2D = 28  # align_corners
     DECONV2D = 29          # pad t r b l, adjustment h w, kernel h w, upsampling h w, dilation h w,
                            # groups, gic, goc, min, max
+    CONVERT = 30           # float32 -> qint8 or qint8 -> float32
 
 
 @dataclass
@@ -108,6 +130,10 @@ class _Value:
     boundary: Boundary = Boundary.DIRECT
     tensor_dims: tuple[int, ...] = ()
     data: bytes = b""
+    dtype: DataType = DataType.FLOAT32
+    qparams: Optional[QParams] = None          # QINT8
+    channel_dim: int = 0                       # QCINT8 / QCINT32
+    channel_scales: tuple[float, ...] = ()
 
 
 @dataclass
@@ -125,17 +151,34 @@ class BlobWriter:
     nodes: list[_Node] = field(default_factory=list)
 
     def add_external(self, kind: ValueKind, dims: Sequence[int], boundary: Boundary,
-                     tensor_dims: Sequence[int]) -> int:
+                     tensor_dims: Sequence[int], qparams: Optional[QParams] = None) -> int:
         assert kind in (ValueKind.INPUT, ValueKind.OUTPUT)
         order = [v.kind for v in self.values]
         if kind == ValueKind.INPUT and any(k != ValueKind.INPUT for k in order):
             raise ValueError("inputs must be added before any other value")
         if kind == ValueKind.OUTPUT and any(k not in (ValueKind.INPUT, ValueKind.OUTPUT) for k in order):
             raise ValueError("outputs must be added right after the inputs")
-        return self._add(_Value(kind, _dims(dims), boundary, _dims(tensor_dims)))
+        return self._add(_Value(kind, _dims(dims), boundary, _dims(tensor_dims),
+                                 **_quant_fields(qparams)))
 
-    def add_internal(self, dims: Sequence[int]) -> int:
-        return self._add(_Value(ValueKind.INTERNAL, _dims(dims)))
+    def add_internal(self, dims: Sequence[int], qparams: Optional[QParams] = None) -> int:
+        """A value XNNPACK keeps in its workspace: float32, or qint8 with `qparams`."""
+        return self._add(_Value(ValueKind.INTERNAL, _dims(dims), **_quant_fields(qparams)))
+
+    def add_channelwise_constant(self, tensor: torch.Tensor, channel_dim: int,
+                                 scales: Sequence[float]) -> int:
+        """int8 weights (qcint8) or int32 biases (qcint32), scales per `channel_dim` entry."""
+        dtype = {torch.int8: DataType.QCINT8, torch.int32: DataType.QCINT32}[tensor.dtype]
+        dims = _dims(tensor.shape)
+        scales = tuple(float(s) for s in scales)
+        if len(scales) != dims[channel_dim] or not all(s > 0 and math.isfinite(s) for s in scales):
+            raise ValueError(f"{len(scales)} channel scales for dims {list(dims)} along "
+                             f"{channel_dim}; each must be finite and > 0")
+        return self._add(_Value(ValueKind.CONSTANT, dims, data=tensor.contiguous().numpy().tobytes(),
+                                dtype=dtype, channel_dim=channel_dim, channel_scales=scales))
+
+    def qparams(self, value: int) -> Optional[QParams]:
+        return self.values[value].qparams
 
     def add_constant(self, tensor: torch.Tensor) -> int:
         data = tensor.detach().to(torch.float32).contiguous()
@@ -152,7 +195,12 @@ class BlobWriter:
         head = bytearray(32)
         data = bytearray()
         for v in self.values:
-            head += _u32s(int(v.kind), len(v.dims), *v.dims)
+            head += _u32s(int(v.kind), int(v.dtype))
+            if v.dtype == DataType.QINT8:
+                head += struct.pack("<fi", v.qparams.scale, v.qparams.zero_point)
+            head += _u32s(len(v.dims), *v.dims)
+            if v.dtype in (DataType.QCINT8, DataType.QCINT32):
+                head += _u32s(v.channel_dim) + struct.pack(f"<{len(v.channel_scales)}f", *v.channel_scales)
             if v.kind in (ValueKind.INPUT, ValueKind.OUTPUT):
                 head += _u32s(int(v.boundary), len(v.tensor_dims), *v.tensor_dims)
             elif v.kind == ValueKind.CONSTANT:
@@ -173,6 +221,15 @@ class BlobWriter:
     def _add(self, value: _Value) -> int:
         self.values.append(value)
         return len(self.values) - 1
+
+
+def _quant_fields(qparams: Optional[QParams]) -> dict:
+    if qparams is None:
+        return {}
+    scale = struct.unpack("<f", struct.pack("<f", qparams.scale))[0]
+    if not (math.isfinite(scale) and scale > 0) or not -128 <= qparams.zero_point <= 127:
+        raise ValueError(f"bad int8 quantization parameters {qparams}")
+    return {"dtype": DataType.QINT8, "qparams": qparams}
 
 
 def _dims(dims: Sequence[int]) -> tuple[int, ...]:

@@ -7,6 +7,11 @@ permuted to OHWI / [1, H, W, C*M], symmetric PyTorch padding becomes
 top/right/bottom/left, elementwise constants are aligned with the layout
 their result lives in. op_support.py decided beforehand that every node
 here is supported.
+
+Quantized partitions (PT2E): quantize/dequantize_per_tensor become
+converts, weights behind dequantize_per_channel are folded, and operators
+whose inputs and output are int8 run on the integers
+(quantized_lowering.py).
 """
 
 from __future__ import annotations
@@ -23,6 +28,10 @@ from torchedge.backends.xnnpack.lowering_context import INF, NHWC, PLAIN, Loweri
 from torchedge.backends.xnnpack.op_support import (
     clamp_bounds, pair, pool_geometry, arguments, node_view, result_node, shape_of,
 )
+from torchedge.backends.xnnpack.quantized_lowering import (
+    DQ_PER_TENSOR, Q_PER_TENSOR, Int8Plan, emit_dequantize, emit_pattern, emit_quantize,
+)
+from torchedge.backends.xnnpack.quantized_patterns import FoldedConstants, is_fold_candidate
 
 aten = torch.ops.aten
 Emitter = Callable[[LoweringContext, torch.fx.Node, dict], None]
@@ -32,16 +41,32 @@ NO_CLAMP = [-INF, INF]
 def lower_subgraph(subgraph: DelegateSubgraph) -> BlobWriter:
     graph = subgraph.graph_module.graph
     nodes = [n for n in graph.nodes if n.op == "call_function" and n.target is not operator.getitem]
-    lookup = lambda n: subgraph.constants.get(n.name) if n.op == "placeholder" else None  # noqa: E731
+    lookup = FoldedConstants(
+        lambda n: subgraph.constants.get(n.name) if n.op == "placeholder" else None)
     plan = plan_layouts(node_view(n, lookup) for n in nodes)
     if plan.conflicts:
         node, why = next(iter(plan.conflicts.items()))
         raise ValueError(f"XNNPACK partition cannot be lowered: {node.name} {why}")
     ctx = LoweringContext(subgraph, plan)
     folded = _batch_norm_folds(ctx, nodes)
+    int8 = Int8Plan.of(nodes, ctx)
     for node in nodes:
         if node in folded.values():
             continue  # its result is written by the convolution it was folded into
+        if is_fold_candidate(node) and ctx.constant(node) is not None:
+            continue  # a dequantized weight, folded into its consumer's constants
+        if node in int8.patterns:
+            emit_pattern(ctx, int8.patterns[node])
+            ctx.flush()
+            continue
+        if node in int8.absorbed:
+            continue  # written by (or inside) an int8 pattern
+        if node.target is Q_PER_TENSOR or (node.target is DQ_PER_TENSOR and int8.needs_float(node)):
+            (emit_quantize if node.target is Q_PER_TENSOR else emit_dequantize)(ctx, node)
+            ctx.flush()
+            continue
+        if node.target is DQ_PER_TENSOR:
+            continue  # read only as int8 by patterns
         emitter = _EMITTERS.get(node.target)
         if emitter is None:
             raise ValueError(f"XNNPACK lowering has no emitter for {node.target}")

@@ -11,6 +11,11 @@ and hands emitters (lowering.py) the ids they need:
 * `result(node, layout)`: where the operator writing `node` puts it; when
   the value lives in another layout, a reshape into it is emitted after the
   operator (by `flush()`, which the driver calls after each emitter).
+
+int8 values (the results of quantize_per_tensor nodes, and int8 partition
+inputs) are qint8 blob values with the q node's parameters (`qparams`);
+constants include dequantize_per_channel weights folded ahead of time
+(quantized_patterns.FoldedConstants).
 """
 
 from __future__ import annotations
@@ -20,11 +25,16 @@ from typing import Optional, Union
 import torch
 
 from torchedge.backends.backend_details import DelegateSubgraph
-from torchedge.backends.xnnpack.blob_writer import Boundary, BlobWriter, OpCode, Param, ValueKind
+from torchedge.backends.xnnpack.blob_writer import (
+    Boundary, BlobWriter, OpCode, Param, QParams, ValueKind,
+)
 from torchedge.backends.xnnpack.layout import (
     LayoutPlan, NHWC_ORDER, broadcast_nhwc_shape, nhwc_is_reshape, to_nhwc,
 )
 from torchedge.backends.xnnpack.op_support import shape_of
+from torchedge.backends.xnnpack.quantized_patterns import (
+    DQ_PER_TENSOR, Q_PER_TENSOR, FoldedConstants, per_tensor_qparams,
+)
 
 NHWC, PLAIN = "nhwc", "plain"
 INF = float("inf")
@@ -40,6 +50,9 @@ class LoweringContext:
         self._converted: dict[tuple[torch.fx.Node, str], int] = {}
         self._pending: list[tuple[int, int]] = []
         graph = subgraph.graph_module.graph
+        self._folded = FoldedConstants(
+            lambda n: subgraph.constants.get(n.name) if n.op == "placeholder" else None)
+        self.qparams: dict[torch.fx.Node, QParams] = _int8_values(graph, subgraph.constants)
         placeholders = {n.name: n for n in graph.nodes if n.op == "placeholder"}
         for name in subgraph.inputs:
             self._external(placeholders[name], ValueKind.INPUT)
@@ -49,9 +62,7 @@ class LoweringContext:
     # ---- values -----------------------------------------------------------------
 
     def constant(self, value: object) -> Optional[torch.Tensor]:
-        if isinstance(value, torch.fx.Node) and value.op == "placeholder":
-            return self.subgraph.constants.get(value.name)
-        return None
+        return self._folded(value) if isinstance(value, torch.fx.Node) else None
 
     def layout(self, value: torch.fx.Node) -> str:
         return NHWC if self.plan.is_nhwc(value) else PLAIN
@@ -75,7 +86,7 @@ class LoweringContext:
         if key not in self._converted:
             if not nhwc_is_reshape(shape_of(value)):
                 raise ValueError(f"XNNPACK lowering: {value.name} would need a transpose")
-            self._converted[key] = self.internal(self.dims(value, layout))
+            self._converted[key] = self.internal(self.dims(value, layout), self.qparams.get(value))
             self.node(OpCode.RESHAPE, [own, self._converted[key]])
         return self._converted[key]
 
@@ -92,7 +103,8 @@ class LoweringContext:
             shape = shape_of(value)
             if layout == PLAIN or len(shape) == 4:
                 return self.read(value, layout)
-            reshaped = self.internal(broadcast_nhwc_shape(shape))  # moves no data (plan checked)
+            reshaped = self.internal(broadcast_nhwc_shape(shape),  # moves no data (plan checked)
+                                     self.qparams.get(value))
             self.node(OpCode.RESHAPE, [self._ids[value], reshaped])
             return reshaped
         if layout == NHWC:  # align with NHWC dims: pad to rank 4, permute
@@ -101,11 +113,12 @@ class LoweringContext:
 
     def result(self, node: torch.fx.Node, layout: str) -> int:
         node = self.alias.get(node, node)
+        quant = self.qparams.get(node)
         if node not in self._ids:
-            self._ids[node] = self.internal(self.dims(node, self.layout(node)))
+            self._ids[node] = self.internal(self.dims(node, self.layout(node)), quant)
         if layout == self.layout(node):
             return self._ids[node]
-        staging = self.internal(self.dims(node, layout))
+        staging = self.internal(self.dims(node, layout), quant)
         self._pending.append((staging, self._ids[node]))
         return staging
 
@@ -116,8 +129,11 @@ class LoweringContext:
 
     # ---- writer shortcuts ----------------------------------------------------------
 
-    def internal(self, dims: tuple[int, ...]) -> int:
-        return self.writer.add_internal(dims)
+    def has_value(self, node: torch.fx.Node) -> bool:
+        return node in self._ids
+
+    def internal(self, dims: tuple[int, ...], qparams: Optional[QParams] = None) -> int:
+        return self.writer.add_internal(dims, qparams)
 
     def add_constant(self, tensor: torch.Tensor) -> int:
         return self.writer.add_constant(tensor)
@@ -134,4 +150,24 @@ class LoweringContext:
         boundary = Boundary.DIRECT
         if layout == NHWC and not nhwc_is_reshape(shape):
             boundary = Boundary.NCHW_TO_NHWC
-        self._ids[value] = self.writer.add_external(kind, self.dims(value, layout), boundary, shape)
+        self._ids[value] = self.writer.add_external(kind, self.dims(value, layout), boundary, shape,
+                                                    self.qparams.get(value))
+
+
+def _int8_values(graph: torch.fx.Graph, constants: dict) -> dict[torch.fx.Node, QParams]:
+    """The int8 values of a partition and their parameters: each quantize's
+    result, and int8 inputs (with the parameters their dequantizes read
+    them with; the partitioner made sure those agree)."""
+    out = {}
+    for node in graph.nodes:
+        if node.op == "call_function" and node.target is Q_PER_TENSOR:
+            out[node] = per_tensor_qparams(node)
+        elif node.op == "placeholder" and node.name not in constants:
+            readers = {per_tensor_qparams(u) for u in node.users if u.target is DQ_PER_TENSOR}
+            val = node.meta.get("val")
+            if isinstance(val, torch.Tensor) and val.dtype == torch.int8:
+                if len(readers) != 1 or None in readers:
+                    raise ValueError(f"XNNPACK lowering: int8 input {node.name} is not read by "
+                                     "dequantizes that agree on its parameters")
+                out[node] = readers.pop()
+    return out

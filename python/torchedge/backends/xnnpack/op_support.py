@@ -4,8 +4,10 @@
 whether weights are constants) and returns None or a specific reason.
 `RULES` maps each supported ATen overload to its layout role (see
 layout.py) and its check; lowering.py holds the matching emitters.
-Everything here is float32 with static shapes: XNNPACK 2022 runtimes are
-built for fixed shapes, and this delegate does not lower quantized graphs.
+Everything here is float32 with static shapes (XNNPACK 2022 runtimes are
+built for fixed shapes), plus PT2E's quantize/dequantize_per_tensor (XNNPACK
+converts) and dequantize_per_channel weights (folded); which quantized
+patterns then run in int8 is quantized_patterns.py's decision.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from typing import Any, Callable, Optional
 import torch
 
 from torchedge.backends.xnnpack.layout import AGNOSTIC, PLAIN, SPATIAL, NodeView, moves_no_data
+from torchedge.backends.xnnpack.quantized_patterns import (
+    DQ_PER_CHANNEL, QDQ_OPS, is_fold_candidate, qdq_problem,
+)
 
 aten = torch.ops.aten
 ConstantLookup = Callable[[torch.fx.Node], Optional[torch.Tensor]]
@@ -76,10 +81,20 @@ def result_node(node: torch.fx.Node) -> Optional[torch.fx.Node]:
 
 def node_view(node: torch.fx.Node, constant: ConstantLookup) -> NodeView:
     inputs = tuple(x for x in node.all_input_nodes if constant(x) is None)
-    return NodeView(node, RULES[node.target].role, inputs, result_node(node))
+    if node.target in QDQ_OPS or node.target is DQ_PER_CHANNEL:
+        role = AGNOSTIC  # elementwise converts; folded weights have no run-time inputs
+    else:
+        role = RULES[node.target].role
+    return NodeView(node, role, inputs, result_node(node))
 
 
 def check_node(node: torch.fx.Node, constant: ConstantLookup) -> Optional[str]:
+    """`constant` should fold dequantized weights (quantized_patterns.FoldedConstants)."""
+    if node.target in QDQ_OPS:
+        return qdq_problem(node, constant)
+    if is_fold_candidate(node):
+        return None if constant(node) is not None else (
+            "dequantizes a weight that is not a constant; XNNPACK packs weights at init")
     rule = RULES.get(node.target)
     if rule is None:
         return _MISSING.get(node.target, f"no XNNPACK operator for {node.target}")

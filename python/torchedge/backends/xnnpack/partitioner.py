@@ -6,6 +6,12 @@ whether weights are constants. On top of that a whole-program layout plan
 convolution activations and an NCHW-only operator, since XNNPACK 2022 has
 none; those stay on the portable kernels, and the delegate's boundary
 converts layouts instead.
+
+Quantized (PT2E) programs: quantize/dequantize nodes and per-channel
+weight dequantizes are delegated too (quantized_patterns.py); a weight's
+dequantize goes wherever its consumer goes. For delegated operators that
+read dequantized values the report says whether they run in int8 and, if
+not, why.
 """
 
 from __future__ import annotations
@@ -21,6 +27,9 @@ from torchedge.backends.partitioner import Partitioner
 from torchedge.backends.xnnpack.layout import plan_layouts
 from torchedge.backends.xnnpack.op_support import check_node, node_view
 from torchedge.backends.xnnpack.preprocess import XnnpackBackend
+from torchedge.backends.xnnpack.quantized_patterns import (
+    FoldedConstants, is_fold_candidate, match_int8,
+)
 
 
 def program_constants(ep: ExportedProgram) -> Callable[[torch.fx.Node], Optional[torch.Tensor]]:
@@ -59,7 +68,9 @@ class XnnpackPartitioner(Partitioner):
     def decide(self, program: ExportedProgram):
         # The layout plan looks at the whole program, so decide all nodes at once.
         self._reasons = self._decide_all(program)
-        return super().decide(program)
+        decisions = super().decide(program)
+        _note_int8(decisions, program)
+        return decisions
 
     def reject_partition(self, nodes: list[torch.fx.Node]) -> Optional[str]:
         # A delegate call plus its layout copies costs microseconds; a group of
@@ -78,12 +89,51 @@ class XnnpackPartitioner(Partitioner):
 
     @staticmethod
     def _decide_all(program: ExportedProgram) -> dict[torch.fx.Node, Optional[str]]:
-        constant = program_constants(program)
+        constant = FoldedConstants(program_constants(program))
         nodes = [n for n in program.graph.nodes
                  if n.op == "call_function" and n.target is not operator.getitem]
         reasons = {n: check_node(n, constant) for n in nodes}
         while True:  # dropping a node only relaxes layouts; a few rounds settle it
             plan = plan_layouts(node_view(n, constant) for n in nodes if reasons[n] is None)
-            if not plan.conflicts:
-                return reasons
             reasons.update(plan.conflicts)
+            if not plan.conflicts and not _tie_weights_to_consumers(nodes, reasons):
+                return reasons
+
+
+def _tie_weights_to_consumers(nodes, reasons) -> bool:
+    """A folded weight dequantize is delegated exactly when all its readers
+    are (it has no value of its own in a delegate). Returns True on a change."""
+    changed = False
+    for node in reversed(nodes):
+        if not is_fold_candidate(node):
+            continue
+        kept = [u for u in node.users if reasons.get(u, "not an operator") is not None]
+        if reasons[node] is None and kept:
+            reasons[node] = f"its reader {kept[0].name} stays on the CPU kernels"
+            changed = True
+        if reasons[node] is not None:
+            for user in node.users:
+                if reasons.get(user) is None:
+                    reasons[user] = f"its weight ({node.name}) stays outside the delegate"
+                    changed = True
+    return changed
+
+
+def _note_int8(decisions, program: ExportedProgram) -> None:
+    """Says, for each delegated operator reading dequantized values, whether
+    it runs in int8 and, if not, why (the report prints these notes)."""
+    constant = FoldedConstants(program_constants(program))
+    by_name = {n.name: n for n in program.graph.nodes}
+    delegated = {d.node for d in decisions if d.delegated}
+    for decision in decisions:
+        node = by_name.get(decision.node)
+        if not decision.delegated or node is None:
+            continue
+        pattern, why = match_int8(node, constant)
+        if pattern is not None and not all(
+                n.name in delegated for n in (*pattern.inputs, pattern.output)):
+            pattern, why = None, "its dequantize or quantize stays outside the delegate"
+        if pattern is not None:
+            decision.reason = f"int8 ({pattern.kind}, qs8 in XNNPACK)"
+        elif why:
+            decision.reason = f"float32 inside the delegate, between converts: {why}"
