@@ -68,15 +68,16 @@ def accuracy_table() -> tuple[str, list[list[str]]]:
             report = tq.compare(model, quantized.reference, runtime, batches, labels=labels)
             run_acc = f"{report.top1['accuracy runtime']:.4f}"
             agree = f"{report.top1['top-1 agreement runtime~eager-quantized']:.4f}"
+            noise = f"{report.reference_vs_float.sqnr_db:.1f}"
         else:
-            run_acc, agree = why, "-"
-        rows.append([model_name, flow, f"{float_acc:.4f}", f"{eager_acc:.4f}", run_acc, agree])
+            run_acc, agree, noise = why, "-", "-"
+        rows.append([model_name, flow, f"{float_acc:.4f}", f"{eager_acc:.4f}", run_acc, agree, noise])
         sizes.append([f"digits {model_name}", flow, str(len(quantized.program.buffer))])
     for model_name in ("cnn", "mlp"):
         program = digits.float_program(trained[model_name], data, model_name == "mlp")
         sizes.insert(0, [f"digits {model_name}", "float", str(len(program.buffer))])
     header = ["model", "flow", "float acc", "eager-quantized acc", "runtime-quantized acc",
-              "runtime~eager agreement"]
+              "runtime~eager agreement", "SQNR eager vs float logits (dB)"]
     return _table(header, rows), sizes
 
 

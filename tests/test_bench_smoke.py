@@ -90,7 +90,8 @@ def test_bench_runs_every_configuration_on_a_tiny_model(tmp_path):
     results = {r["config"]: r for r in loaded["results"]}
     assert sorted(results) == sorted(c.name for c in CONFIGS)
     for r in loaded["results"]:
-        assert (r["model"], r["threads"], r["precision"]) == ("small_cnn", 1, "fp32")
+        precision = by_name([r["config"]])[0].precision  # fp32, or int8 for the quantized ones
+        assert (r["model"], r["threads"], r["precision"]) == ("small_cnn", 1, precision)
         assert r["status"] in ("ok", "unavailable", "failed")
         if r["status"] == "ok":
             assert len(r["latencies_ms"]) == 2 and r["iterations"] == 2

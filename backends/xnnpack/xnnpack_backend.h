@@ -1,6 +1,6 @@
 // torchedge/backends/xnnpack/xnnpack_backend.h
 //
-// "XnnpackBackend": the float32 CPU delegate built on XNNPACK (Debian's
+// "XnnpackBackend": the float32 and int8 CPU delegate built on XNNPACK (Debian's
 // 2022-02-16 snapshot). Its ahead-of-time half is
 // python/torchedge/backends/xnnpack/ (XnnpackPartitioner + preprocess, which
 // writes the "TEX1" blob described in blob_format.h).

@@ -170,3 +170,16 @@ def test_quantized_linear_with_relu_runs_in_int8():
     x = torch.randn(5, 32)
     ref, got = ep.module()(x), _first(runtime.forward(x))
     assert ((got - ref).abs() / _output_scale(ep)).round().max().item() <= STEPS
+
+
+def test_blob_writer_rejects_bad_quantization_parameters():
+    from torchedge.backends.xnnpack.blob_writer import BlobWriter, QParams
+
+    writer = BlobWriter()
+    for bad in (QParams(0.0, 0), QParams(float("nan"), 0), QParams(-1.0, 0), QParams(0.1, 128)):
+        with pytest.raises(ValueError):
+            writer.add_internal((4,), bad)
+    with pytest.raises(ValueError):  # one scale per channel
+        writer.add_channelwise_constant(torch.zeros(2, 3, dtype=torch.int8), 0, [0.1])
+    with pytest.raises(ValueError):
+        writer.add_channelwise_constant(torch.zeros(2, dtype=torch.int32), 0, [0.1, float("inf")])

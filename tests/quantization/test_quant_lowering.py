@@ -93,8 +93,9 @@ def test_file_sizes_shrink_with_int8_and_int4():
     }
     ratios = {name: float_size / b for name, b in sizes.items()}
     print(f"\nfloat {float_size} B; " + ", ".join(f"{n} {sizes[n]} B (x{r:.2f})" for n, r in ratios.items()))
-    # int8: 1 byte per weight + a float scale per row; int4: 1/2 byte + 4 / group_size.
-    assert ratios["int8 static"] > 3.8 and ratios["int8 weight-only"] > 3.8, ratios
+    # int8: 1 byte per weight + per row a float32 bias and scale (and, PT2E, an int64
+    # zero point); int4: 1/2 byte + 4 / group_size bytes of scale per weight.
+    assert ratios["int8 static"] > 3.6 and ratios["int8 weight-only"] > 3.7, ratios
     assert ratios["int4 g128"] > 7.0, ratios
     assert ratios["8da4w g32"] > 6.0, ratios
 

@@ -59,35 +59,60 @@ inline OuterLoop<2> rows_of(const CopyPlan& plan) {
   return loop;
 }
 
+// Calls row(src_row, dst_row) for every row of the plan, rows split across
+// threads. `row` is a small value type: copied into locals per chunk so
+// that the stores of a row cannot be assumed to alias it.
+template <typename W, typename Row>
+void for_each_row(const CopyPlan& plan, const W* src, W* dst, Row row) {
+  const OuterLoop<2> loop = rows_of(plan);
+  const int64_t unit_bytes = plan.run_length() * static_cast<int64_t>(sizeof(W));
+  parallel_for(0, loop.rows(), units_per_chunk(unit_bytes), [&](int64_t begin, int64_t end) {
+    const Row f = row;
+    const W* const s = src;
+    W* const d = dst;
+    loop.for_rows(begin, end, [&](int64_t, RowOffsets<2> off) { f(s + off[0], d + off[1]); });
+  });
+}
+
+template <typename W>
+struct RunRow {  // kRuns: one memcpy
+  size_t bytes;
+  void operator()(const W* s, W* d) const { memcpy(d, s, bytes); }
+};
+
+template <typename W>
+struct FillRow {  // kFill: one element repeated
+  int64_t n;
+  void operator()(const W* s, W* d) const {
+    const W v = *s;
+    for (int64_t i = 0; i < n; ++i) d[i] = v;
+  }
+};
+
+template <typename W>
+struct GatherRow {  // kGather: element by element
+  int64_t n, step;
+  void operator()(const W* s, W* d) const {
+    for (int64_t i = 0; i < n; ++i) d[i] = s[i * step];
+  }
+};
+
 template <typename W>
 void copy_rows(const CopyPlan& plan, const W* src, W* dst) {
-  const OuterLoop<2> loop = rows_of(plan);
   const int64_t n = plan.run_length();
-  const int64_t step = plan.rank > 0 ? plan.src_strides[plan.rank - 1] : 1;
-  const int64_t unit_bytes = n * static_cast<int64_t>(sizeof(W));
-  if (plan.kind == CopyKind::kRuns && loop.rank == 0) {  // one dense block
+  if (plan.kind == CopyKind::kRuns && plan.rank <= 1) {  // one dense block
     parallel_for(0, n, units_per_chunk(static_cast<int64_t>(sizeof(W))), [&](int64_t b, int64_t e) {
       memcpy(dst + b, src + b, static_cast<size_t>(e - b) * sizeof(W));
     });
     return;
   }
-  parallel_for(0, loop.rows(), units_per_chunk(unit_bytes), [&](int64_t begin, int64_t end) {
-    loop.for_rows(begin, end, [&](int64_t, const int64_t* off) {
-      const W* s = src + off[0];
-      W* d = dst + off[1];
-      switch (plan.kind) {
-        case CopyKind::kRuns: memcpy(d, s, static_cast<size_t>(n) * sizeof(W)); break;
-        case CopyKind::kFill: {
-          const W v = *s;
-          for (int64_t i = 0; i < n; ++i) d[i] = v;
-          break;
-        }
-        default:
-          for (int64_t i = 0; i < n; ++i) d[i] = s[i * step];
-          break;
-      }
-    });
-  });
+  switch (plan.kind) {
+    case CopyKind::kRuns:
+      for_each_row(plan, src, dst, RunRow<W>{static_cast<size_t>(n) * sizeof(W)});
+      break;
+    case CopyKind::kFill: for_each_row(plan, src, dst, FillRow<W>{n}); break;
+    default: for_each_row(plan, src, dst, GatherRow<W>{n, plan.src_strides[plan.rank - 1]}); break;
+  }
 }
 
 template <typename W>
@@ -107,7 +132,7 @@ void copy_transposed(const CopyPlan& plan, const W* src, W* dst) {
   const int64_t strip_bytes = kTransposeTile * nj * static_cast<int64_t>(sizeof(W));
   parallel_for(0, loop.rows() * tiles, units_per_chunk(strip_bytes), [&](int64_t b, int64_t e) {
     const int64_t first_row = b / tiles, end_row = (e - 1) / tiles + 1;
-    loop.for_rows(first_row, end_row, [&](int64_t row, const int64_t* off) {
+    loop.for_rows(first_row, end_row, [&](int64_t row, RowOffsets<2> off) {
       const int64_t t0 = row == first_row ? b % tiles : 0;
       const int64_t t1 = row == end_row - 1 ? (e - 1) % tiles + 1 : tiles;
       for (int64_t t = t0; t < t1; ++t) {

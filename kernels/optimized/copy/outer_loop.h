@@ -2,14 +2,15 @@
 //
 // OuterLoop<K>: the dims outside an innermost run, walked row by row for K
 // operands at once. Row r is the r-th index of the outer dims in row-major
-// order; for_rows(begin, end, f) calls f(row, offsets) with offsets[k] the
-// element offset of operand k at the start of that row. The start row is
+// order; for_rows(begin, end, f) calls f(row, off) with off[k] (a RowOffsets
+// passed by value, so it can live in registers) the element offset of
+// operand k at the start of that row. The start row is
 // unravelled once (divisions), then the walk is an odometer, so a chunk of
 // a parallel_for costs one unravel.
 //
 //   OuterLoop<2> loop;  loop.rank = 2;  loop.sizes = {3, 5};
 //   loop.strides[0] = {...src...};  loop.strides[1] = {...dst...};
-//   loop.for_rows(0, loop.rows(), [&](int64_t row, const int64_t* off) { ... });
+//   loop.for_rows(0, loop.rows(), [&](int64_t row, RowOffsets<2> off) { ... });
 //
 // Header-only and baseline-compiled (no ISA-specific code), so its inline
 // functions are safe to share between translation units.
@@ -21,6 +22,12 @@
 
 namespace torchedge {
 namespace optimized {
+
+template <int K>
+struct RowOffsets {
+  int64_t v[K];
+  int64_t operator[](int k) const { return v[k]; }
+};
 
 template <int K>
 struct OuterLoop {
@@ -38,20 +45,20 @@ struct OuterLoop {
   void for_rows(int64_t begin, int64_t end, F&& f) const {
     if (end <= begin) return;
     int64_t index[kMaxViewRank] = {};
-    int64_t offset[K] = {};
+    RowOffsets<K> offset = {};
     int64_t r = begin;
     for (int d = rank - 1; d >= 0; --d) {
       index[d] = r % sizes[d];
       r /= sizes[d];
-      for (int k = 0; k < K; ++k) offset[k] += index[d] * strides[k][d];
+      for (int k = 0; k < K; ++k) offset.v[k] += index[d] * strides[k][d];
     }
     for (int64_t row = begin;;) {
-      f(row, static_cast<const int64_t*>(offset));
+      f(row, offset);
       if (++row == end) return;
       for (int d = rank - 1; d >= 0; --d) {  // odometer step with carry
-        for (int k = 0; k < K; ++k) offset[k] += strides[k][d];
+        for (int k = 0; k < K; ++k) offset.v[k] += strides[k][d];
         if (++index[d] < sizes[d]) break;
-        for (int k = 0; k < K; ++k) offset[k] -= strides[k][d] * sizes[d];
+        for (int k = 0; k < K; ++k) offset.v[k] -= strides[k][d] * sizes[d];
         index[d] = 0;
       }
     }

@@ -38,7 +38,7 @@ bool reduce_run(const uint8_t* p, int64_t n) {
 
 // y[i] (0/1) combined with the truth of p[i], for i < n.
 template <bool kAny>
-void combine_rows(const uint8_t* p, uint8_t* y, int64_t n) {
+void combine_rows(const uint8_t* __restrict p, uint8_t* __restrict y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const uint8_t t = static_cast<uint8_t>(p[i] != 0);
     y[i] = kAny ? static_cast<uint8_t>(y[i] | t) : static_cast<uint8_t>(y[i] & t);

@@ -4,7 +4,7 @@
 // rank (>= 1, no legacy 1-d empty tensors) and agreeing on every dim but
 // `dim`; out in the default dim order. Viewed as [outer, size(dim) * inner],
 // each output row is the inputs' rows side by side: one memcpy per input
-// per row, rows split across threads for large outputs. Everything else
+// per row (input by input), rows split across threads for large outputs. Everything else
 // (dtype conversion, other layouts, bad arguments) goes to the portable
 // kernel.
 #include "kernels/optimized/copy/dense_copy.h"
@@ -59,14 +59,16 @@ Error cat_out(KernelContext& ctx, Span<EValue*> args) {
   char* y = static_cast<char*>(out.mutable_data());
   const int64_t grain = row_bytes >= kCopyGrainBytes ? 1 : kCopyGrainBytes / row_bytes + 1;
   parallel_for(0, outer, grain, [&](int64_t begin, int64_t end) {
-    for (int64_t o = begin; o < end; ++o) {
-      char* dst = y + o * row_bytes;
-      for (Tensor* const t : tensors) {
-        const int64_t bytes = t->size(dim) * inner * width;
-        if (bytes == 0) continue;
-        memcpy(dst, static_cast<const char*>(t->data()) + o * bytes, static_cast<size_t>(bytes));
-        dst += bytes;
+    // Input by input, so each input's sizes stay in registers across rows.
+    int64_t column = 0;  // byte offset of this input's part of a row
+    for (Tensor* const t : tensors) {
+      const int64_t bytes = t->size(dim) * inner * width;
+      const char* src = static_cast<const char*>(t->data());
+      char* dst = y + column;
+      for (int64_t o = begin; o < end && bytes > 0; ++o) {
+        memcpy(dst + o * row_bytes, src + o * bytes, static_cast<size_t>(bytes));
       }
+      column += bytes;
     }
   });
   return Error::Ok;

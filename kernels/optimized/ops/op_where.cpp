@@ -151,7 +151,7 @@ Error where_self_out(KernelContext& ctx, Span<EValue*> args) {
   const int sy = static_cast<int>(plan.inner_step[kOther]);
   const SelectRow row = pick_row(sc, sx, sy);
   parallel_for(0, plan.loop.rows(), rows_per_chunk(n, kElementGrain), [&](int64_t b, int64_t e) {
-    plan.loop.for_rows(b, e, [&](int64_t r, const int64_t* off) {
+    plan.loop.for_rows(b, e, [&](int64_t r, RowOffsets<3> off) {
       uint32_t* dst = z + r * n;
       if (sc == 0) {
         constant_row(c[off[kCond]] != 0, x + off[kSelf], sx, y + off[kOther], sy, dst, n);

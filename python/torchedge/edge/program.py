@@ -98,7 +98,9 @@ def to_edge(
     `programs` is one ExportedProgram (the method "forward") or a mapping of
     method name to ExportedProgram. The inputs are not modified. With
     `fold_constants`, computations that only read constants (a Linear's
-    weight transpose, an attention mask) run now and become constants. Raises
+    weight transpose, an attention mask) run now and become constants, and
+    inference batch norms after convolutions are folded into their weights
+    (passes/batch_norm_folding.py). Raises
     torchedge.errors.ExportError naming every unsupported operator, dtype or
     shape together with the user's source line.
     """
@@ -161,6 +163,8 @@ def _to_edge_dialect(
     for module in modules:
         for edge_pass in EDGE_PASSES:
             edge_pass(module)
+    if fold:
+        passes.fold_batch_norms(edge)  # writes the folded weights as ops fold_constants computes
     try:
         refresh_fake_tensors(gm)
     except Exception:

@@ -2,10 +2,12 @@
 
 Each pass states in its docstring what holds afterwards. `to_edge` runs
 `EDGE_PASSES` in order on the graph and on every torch.cond branch graph
-(`graph_modules`), then `refresh_fake_tensors`, `fold_constants` (over
+(`graph_modules`), then `fold_batch_norms` (with constant folding on),
+`refresh_fake_tensors`, `fold_constants` (over
 the ExportedProgram, it edits the signature) and `remove_redundant_copies`.
 """
 
+from torchedge.passes.batch_norm_folding import fold_batch_norms
 from torchedge.passes.constant_folding import drop_unused_constants, fold_constants
 from torchedge.passes.fake_tensors import refresh_fake_tensors
 from torchedge.passes.graph_modules import graph_modules
@@ -23,6 +25,7 @@ EDGE_PASSES = (
 __all__ = [
     "EDGE_PASSES",
     "drop_unused_constants",
+    "fold_batch_norms",
     "fold_constants",
     "graph_modules",
     "remove_redundant_copies",

@@ -1,4 +1,4 @@
-"""The XNNPACK float32 CPU delegate, ahead-of-time half.
+"""The XNNPACK CPU delegate (float32, and int8 for PT2E-quantized programs), ahead-of-time half.
 
     from torchedge.backends.xnnpack import XnnpackPartitioner
     edge = torchedge.to_edge(ep).to_backend(XnnpackPartitioner())

@@ -54,7 +54,7 @@ _COMPUTE_HEAVY = {
 
 
 class XnnpackPartitioner(Partitioner):
-    """Delegates float32 CNN/MLP operators to XNNPACK (see op_support.RULES)."""
+    """Delegates float32 CNN/MLP operators (int8 where quantized) to XNNPACK (see op_support.RULES)."""
 
     backend = XnnpackBackend
 
