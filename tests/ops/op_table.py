@@ -3,9 +3,9 @@
     spec = op_table.spec("aten::add.out")
 
 Groups mirror kernels/portable/<group>_kernels.inc. The elementwise, shape,
-nn and nn3 entries live in op_table_<group>.py; the math and nn2 entries are
-the SPECS of test_math_ops.py and test_nn2_ops.py, written by the engineers
-of those kernels in the same format. A kernel without an entry here cannot
+nn and nn3 entries live in op_table_<group>.py; the math and nn2
+entries' `dtypes` are exactly the dtypes eager CPU accepts for the op, and
+test_operator_listing.py checks each of them is listed (so proven). A kernel without an entry here cannot
 be listed with dtypes in kernels/portable/operators.toml
 (test_operator_listing.py).
 """
@@ -20,8 +20,8 @@ _GROUP_MODULES = {
     "elementwise": "op_table_elementwise",
     "shape": "op_table_shape",
     "nn": "op_table_nn",
-    "math": "test_math_ops",
-    "nn2": "test_nn2_ops",
+    "math": "op_table_math",
+    "nn2": "op_table_nn2",
     "nn3": "op_table_nn3",
 }
 

@@ -391,7 +391,7 @@ MISC = [
     ), keep=(aten.upsample_nearest2d.default,)),
 ]
 
-# An nn2 kernel (nn2_kernels.inc) whose overload test_nn2_ops.py does not
+# An nn2 kernel (nn2_kernels.inc) whose overload op_table_nn2.py does not
 # cover. F.interpolate emits the .vec overload; the rewrite calls the plain
 # one with the output size (and the scales, when the sample passes them).
 def _bilinear_arguments(args: tuple, kwargs: dict) -> tuple[tuple, dict]:

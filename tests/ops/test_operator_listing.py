@@ -81,6 +81,20 @@ def test_docs_page_is_generated_from_the_listing():
     assert result.returncode == 0, result.stderr + " (run scripts/generate_operator_docs.py)"
 
 
+def test_every_dtype_eager_accepts_is_listed_for_the_exact_groups():
+    # The math and nn2 specs name exactly the dtypes eager CPU accepts.
+    import op_table
+    gaps = []
+    for entry in operators.entries():
+        if entry.group not in ("math", "nn2"):
+            continue
+        spec = op_table.spec(entry.name)
+        missing = sorted(set(map(harness.dtype_name, spec.dtypes)) - set(entry.dtypes))
+        if missing:
+            gaps.append(f"{entry.name}: {missing}")
+    assert not gaps, "eager accepts but the listing lacks: " + "; ".join(gaps)
+
+
 def test_runtime_dtype_table_is_generated_from_the_listing():
     # kernels/portable/kernel_dtypes.inc: what load_method checks calls against.
     result = subprocess.run([sys.executable, str(REPO / "scripts" / "generate_kernel_dtypes.py"), "--check"],
