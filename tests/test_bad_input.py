@@ -92,22 +92,6 @@ def test_unregistered_operator_is_named_at_load(mlp_pte):
     assert "aten::relx.out" in e.value.message
 
 
-def test_unsupported_dtype_is_named_at_load():
-    # Eager runs layer_norm in float16; the portable kernel proves float32/float64
-    # only (kernels/portable/operators.toml), so load_method refuses the call.
-    class HalfLayerNorm(torch.nn.Module):
-        def forward(self, x):
-            return torch.nn.functional.layer_norm(x, (8,))
-
-    x = torch.randn(2, 8, dtype=torch.float16)
-    pte = torchedge.to_edge(torch.export.export(HalfLayerNorm(), (x,))).to_pte()
-    with pytest.raises(TorchEdgeRuntimeError) as e:
-        runtime.load(pte.buffer).forward(x)
-    assert e.value.code_name == "NotSupported"
-    assert ("load_method('forward'): instruction 0 (aten::native_layer_norm.out): "
-            "no kernel for dtype float16; the kernel supports float32, float64") in e.value.message
-
-
 def test_cli_reports_errors_and_exits_nonzero(tmp_path, mlp_pte):
     bad = tmp_path / "bad.pte"
     bad.write_bytes(b"\x00" * 100)
