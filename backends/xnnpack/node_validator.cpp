@@ -247,6 +247,10 @@ const char* check_qc8_conv(const ValueInfo& in, const ValueInfo& filter, const V
     return "the filter of a quantized convolution must be qcint8, quantized along its output "
            "channel dim (0; 3 for depthwise)";
   }
+  if (bias != nullptr && (bias->dtype != DataType::QCInt32 || bias->channel_dim != 0)) {
+    return "the bias of a quantized convolution must be qcint32 along dim 0";
+  }
+  // Shapes were checked first: the bias has one entry (and scale) per filter channel.
   const uint32_t channels = filter.dims[channel_dim];
   for (uint32_t c = 0; c < channels; ++c) {
     const double product = static_cast<double>(in.scale) * filter.channel_scales[c];
@@ -257,9 +261,6 @@ const char* check_qc8_conv(const ValueInfo& in, const ValueInfo& filter, const V
     if (bias != nullptr && std::fabs(bias->channel_scales[c] - product) > 1e-4 * product) {
       return "bias scale[c] must equal input scale * filter scale[c]";
     }
-  }
-  if (bias != nullptr && (bias->dtype != DataType::QCInt32 || bias->channel_dim != 0)) {
-    return "the bias of a quantized convolution must be qcint32 along dim 0";
   }
   return nullptr;
 }

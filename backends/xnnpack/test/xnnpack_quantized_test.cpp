@@ -288,6 +288,27 @@ TEST(XnnpackQuantizedMalformed, EveryTruncationOfAQuantizedBlobFails) {
   }
 }
 
+TEST(XnnpackQuantizedMalformed, CorruptedHeaderBytesNeverCrash) {
+  const ConvCase c;
+  const std::vector<uint8_t> blob = conv_blob(c, true).build();
+  uint64_t data_offset = 0;
+  memcpy(&data_offset, blob.data() + 24, 8);
+  for (size_t i = 0; i < data_offset; ++i) {
+    for (uint8_t flip : {uint8_t{0x01}, uint8_t{0x80}, uint8_t{0xFF}}) {
+      std::vector<uint8_t> bad = blob;
+      bad[i] ^= flip;
+      LoadedDelegate delegate(bad);
+      if (delegate.init_error() != Error::Ok) continue;
+      // Accepted (e.g. a changed scale): running it must be safe too.
+      TestTensor x(ScalarType::Float, {1, 5, 5, 3});
+      x.fill(c.input);
+      TestTensor y(ScalarType::Float, {1, 5, 5, 4});
+      const Error e = delegate.execute({&x, &y});
+      EXPECT_TRUE(e == Error::Ok || e == Error::InvalidArgument) << "byte " << i;
+    }
+  }
+}
+
 TEST(XnnpackQuantizedMalformed, ChannelwiseParametersAreChecked) {
   const ConvCase c;
   {  // channel dim outside the rank
@@ -321,6 +342,15 @@ TEST(XnnpackQuantizedMalformed, ChannelwiseParametersAreChecked) {
     const uint32_t bias = b.constant_qc32({1.0f, 1.0f, 1.0f, 1.0f}, c.bias);
     b.node(OpCode::Conv2d, {in, f, bias, out}, conv_params(1, 3, 1, 3, 4, -kInf, kInf));
     expect_rejected(b.build(), "bias scale");
+  }
+  {  // a float bias under a quantized convolution
+    BlobBuilder b;
+    const uint32_t in = b.input({1, 5, 5, 3}, Boundary::Direct, Quant::q8(c.x_scale, c.x_zp));
+    const uint32_t out = b.output({1, 5, 5, 4}, Boundary::Direct, Quant::q8(c.out_scale, 0));
+    const uint32_t f = b.constant_qc8({4, 3, 3, 3}, 0, c.w_scales, c.filter);
+    const uint32_t bias = b.constant({4}, {0.0f, 0.0f, 0.0f, 0.0f});
+    b.node(OpCode::Conv2d, {in, f, bias, out}, conv_params(1, 3, 1, 3, 4, -kInf, kInf));
+    expect_rejected(b.build(), "qcint32");
   }
   {  // requantization scale XNNPACK cannot represent (>= 256)
     BlobBuilder b;

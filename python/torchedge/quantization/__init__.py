@@ -39,8 +39,9 @@ _LAZY = {  # name -> module (these import torchao)
 }
 
 __all__ = [
-    "ComparisonReport", "compare", "sqnr_db", "LINEAR_SCHEMES", "QUANTIZED_NAMESPACES", "QuantConfig", "QuantMode", "dynamic_config",
-    "qat_config", "quantize_linear_weights", "static_config", *_LAZY,
+    "ComparisonReport", "LINEAR_SCHEMES", "QUANTIZED_NAMESPACES", "QuantConfig", "QuantMode",
+    "compare", "dynamic_config", "qat_config", "quantize_linear_weights", "sqnr_db",
+    "static_config", *_LAZY,
 ]
 
 

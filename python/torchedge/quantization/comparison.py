@@ -39,7 +39,8 @@ class Difference:
 
     @staticmethod
     def between(signal: torch.Tensor, other: torch.Tensor) -> "Difference":
-        return Difference(sqnr_db(signal, other), (signal - other).abs().max().item() if signal.numel() else 0.0)
+        max_error = (signal - other).abs().max().item() if signal.numel() else 0.0
+        return Difference(sqnr_db(signal, other), max_error)
 
 
 @dataclass
@@ -53,9 +54,10 @@ class ComparisonReport:
         rows = [("runtime vs eager-quantized", self.runtime_vs_reference),
                 ("eager-quantized vs float", self.reference_vs_float),
                 ("runtime vs float", self.runtime_vs_float)]
-        lines = [f"{'':28s} {'SQNR dB':>9s} {'max |err|':>11s}"]
-        lines += [f"{name:28s} {d.sqnr_db:9.2f} {d.max_abs_error:11.3g}" for name, d in rows]
-        lines += [f"{name:28s} {value:9.4f}" for name, value in self.top1.items()]
+        width = max(len(name) for name in [r[0] for r in rows] + list(self.top1))
+        lines = [f"{'':{width}s} {'SQNR dB':>9s} {'max |err|':>11s}"]
+        lines += [f"{name:{width}s} {d.sqnr_db:9.2f} {d.max_abs_error:11.3g}" for name, d in rows]
+        lines += [f"{name:{width}s} {value:9.4f}" for name, value in self.top1.items()]
         return "\n".join(lines)
 
 
@@ -120,5 +122,6 @@ def compare(reference_float: Any, quantized_reference: Any, program: Any,
         report.top1["top-1 agreement eager-quantized~float"] = agree("eager-quantized", "float")
         if labels is not None:
             for name, predicted in predictions.items():
-                report.top1[f"accuracy {name}"] = (predicted == labels.reshape(predicted.shape)).double().mean().item()
+                correct = predicted == labels.reshape(predicted.shape)
+                report.top1[f"accuracy {name}"] = correct.double().mean().item()
     return report
