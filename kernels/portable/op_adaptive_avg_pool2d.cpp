@@ -6,8 +6,11 @@
 // Adaptive 2-d average pooling of a [C, H, W] or [N, C, H, W] input to
 // output_size [OH, OW] (each >= 0): output row o averages input rows
 // floor(o * H / OH) .. ceil((o + 1) * H / OH) - 1, likewise for columns.
-// Floating dtypes, summed in double; self and out share one. Both
+// Floating dtypes, summed like ATen (float, or double for float64); self
+// and out share one. Both
 // overloads have one schema and share this kernel.
+#include <type_traits>
+
 #include "kernels/portable/support/dtype_dispatch.h"
 #include "kernels/portable/support/elementwise.h"  // switch_dtype_only
 #include "kernels/portable/support/kernel_args.h"
@@ -22,6 +25,7 @@ constexpr const char* kOp = "adaptive_avg_pool2d.out";
 
 template <typename T>
 void adaptive_avg_pool(const Tensor& self, Tensor& out) {
+  using Acc = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
   const PoolPlanes in = pool_planes(self);
   const PoolPlanes op = pool_planes(out);
   const T* x = self.data_as<T>();
@@ -32,13 +36,18 @@ void adaptive_avg_pool(const Tensor& self, Tensor& out) {
     const int64_t ws = ow * in.width / op.width;
     const int64_t we = ((ow + 1) * in.width + op.width - 1) / op.width;
     const T* plane = x + in.at(n, c, 0, 0);
-    double sum = 0;
+    // ATen's order and precision exactly (float sums for float and 16-bit
+    // inputs, divided by the window height, then width): averages of
+    // quantized values often land on a rounding tie of the next quantize,
+    // so a more precise sum would move them by one quantization step.
+    Acc sum = 0;
     for (int64_t ih = hs; ih < he; ++ih) {
       for (int64_t iw = ws; iw < we; ++iw) {
-        sum += static_cast<double>(plane[ih * in.stride_h + iw * in.stride_w]);
+        sum += static_cast<Acc>(plane[ih * in.stride_h + iw * in.stride_w]);
       }
     }
-    y[op.at(n, c, oh, ow)] = static_cast<T>(sum / static_cast<double>((he - hs) * (we - ws)));
+    y[op.at(n, c, oh, ow)] =
+        static_cast<T>(sum / static_cast<Acc>(he - hs) / static_cast<Acc>(we - ws));
   });
 }
 
