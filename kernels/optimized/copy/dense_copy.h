@@ -1,8 +1,8 @@
 // torchedge/kernels/optimized/copy/dense_copy.h
 //
 // The fast strided copy behind the optimized shape kernels (permute_copy,
-// clone, expand_copy, slice_copy, split_with_sizes_copy, _to_copy with one
-// dtype): a source StridedView written into dense row-major memory of its
+// clone, expand_copy, view_copy, slice_copy, split_with_sizes_copy,
+// _to_copy with one dtype): a source StridedView written into dense row-major memory of its
 // logical shape, per the CopyPlan (copy_plan.h) kind:
 //
 //   kRuns       one memcpy per contiguous run (a dense source: one memcpy)
