@@ -113,10 +113,16 @@ def test_bench_runs_every_configuration_on_a_tiny_model(tmp_path):
     # far smaller than a process holding torch.
     assert results["torchedge-portable"]["peak_rss_bytes"] < results["eager"]["peak_rss_bytes"] / 4
 
-    (row,) = loaded["ratios"]
+    rows = {r["precision"]: r for r in loaded["ratios"]}
+    assert sorted(rows) == ["fp32", "int8"]  # ratios never mix precisions
+    row = rows["fp32"]
     assert row["torchedge_best"] in ("torchedge-portable", "torchedge-optimized", "torchedge-xnnpack")
     best_ms = results[row["torchedge_best"]]["median_ms"]
     assert row["peers"]["eager"]["ratio"] == pytest.approx(best_ms / results["eager"]["median_ms"])
+    int8 = rows["int8"]
+    if int8["torchedge_best"] is not None:
+        assert int8["torchedge_best"] == "torchedge-int8"
+        assert "eager" not in int8["peers"] and "onnxruntime" not in int8["peers"]
 
     markdown = paths["markdown"].read_text()
     assert "small_cnn" in markdown and "## Ratios" in markdown
