@@ -57,22 +57,9 @@ Error dequantize_per_tensor_tensor_out(KernelContext& ctx, Span<EValue*> args) {
   constexpr const char* kOp = "dequantize_per_tensor.tensor_out";
   TE_RETURN_IF_ERROR(expect_arg_count(args, 8));
   TE_ASSIGN_OR_RETURN(const Tensor* in, tensor_arg(args, 0, "input"));
-  TE_ASSIGN_OR_RETURN(const Tensor* scale, tensor_arg(args, 1, "scale"));
-  TE_ASSIGN_OR_RETURN(const Tensor* zero_point, tensor_arg(args, 2, "zero_point"));
+  TE_ASSIGN_OR_RETURN(quantized::ScalarQparams q, quantized::one_element_qparams_args(args, kOp));
   TE_ASSIGN_OR_RETURN(Tensor* out, tensor_arg(args, 7, "out"));
-  TE_CHECK_OR_RETURN(scale->numel() == 1 && zero_point->numel() == 1, Error::InvalidArgument,
-                     "%s: Expecting scale and zero_point tensors to be one element, but received "
-                     "%zu and %zu",
-                     kOp, scale->numel(), zero_point->numel());
-  TE_CHECK_OR_RETURN(quantized::is_float_dtype(scale->dtype()), Error::InvalidType,
-                     "%s: scale must be a floating tensor, got %s", kOp,
-                     to_string(scale->dtype()));
-  TE_CHECK_OR_RETURN(zero_point->dtype() != ScalarType::Bool, Error::InvalidType,
-                     "%s: zero_point must be a numeric tensor", kOp);
-  const double zp = is_integral(zero_point->dtype())
-                        ? static_cast<double>(quantized::read_int(*zero_point, 0))
-                        : quantized::read_double(*zero_point, 0);
-  return dequantize_per_tensor_impl(*in, quantized::read_double(*scale, 0), zp, args, *out, kOp);
+  return dequantize_per_tensor_impl(*in, q.scale, q.zero_point, args, *out, kOp);
 }
 
 }  // namespace native

@@ -128,5 +128,22 @@ double read_double(const Tensor& t, size_t i) {
   }
 }
 
+Result<ScalarQparams> one_element_qparams_args(Span<EValue*> args, const char* op) {
+  TE_ASSIGN_OR_RETURN(const Tensor* scale, tensor_arg(args, 1, "scale"));
+  TE_ASSIGN_OR_RETURN(const Tensor* zero_point, tensor_arg(args, 2, "zero_point"));
+  TE_CHECK_OR_RETURN(scale->numel() == 1 && zero_point->numel() == 1, Error::InvalidArgument,
+                     "%s: Expecting scale and zero_point tensors to be one element, but received "
+                     "%zu and %zu",
+                     op, scale->numel(), zero_point->numel());
+  TE_CHECK_OR_RETURN(is_float_dtype(scale->dtype()), Error::InvalidType,
+                     "%s: scale must be a floating tensor, got %s", op, to_string(scale->dtype()));
+  TE_CHECK_OR_RETURN(zero_point->dtype() != ScalarType::Bool, Error::InvalidType,
+                     "%s: zero_point must be a numeric tensor", op);
+  const double zp = is_integral(zero_point->dtype())
+                        ? static_cast<double>(read_int(*zero_point, 0))
+                        : read_double(*zero_point, 0);
+  return ScalarQparams{read_double(*scale, 0), zp};
+}
+
 }  // namespace quantized
 }  // namespace torchedge

@@ -55,5 +55,14 @@ Error expect_row_major(const Tensor& t, const char* what, const char* op);
 int64_t read_int(const Tensor& t, size_t i);
 double read_double(const Tensor& t, size_t i);
 
+/// The scale and zero point of a `.tensor` overload (arguments 1 and 2:
+/// one-element tensors), read as eager's .item() does: an integral zero
+/// point stays an integer, a floating one keeps its fraction.
+struct ScalarQparams {
+  double scale;
+  double zero_point;
+};
+Result<ScalarQparams> one_element_qparams_args(Span<EValue*> args, const char* op);
+
 }  // namespace quantized
 }  // namespace torchedge
