@@ -137,6 +137,30 @@ bool needs_epilogue(const SgemmProblem& p) {
          p.max != std::numeric_limits<float>::infinity();
 }
 
+// Whether micro-kernel K also offers
+//   static void micro_direct_a(int64_t kc, const float* a, int64_t lda,
+//                              const float* pb, float* c, int64_t ldc, bool accumulate,
+//                              int64_t cols)
+// (a kMr-row tile with A read in place, rows lda apart, unit column stride;
+// at least the first `cols` columns of c are written, and only those may be
+// used, so c must hold kNr columns: a full tile or the edge buffer).
+template <typename K, typename = void>
+struct HasDirectA {
+  static constexpr bool value = false;
+};
+template <typename K>
+struct HasDirectA<K, decltype(void(&K::micro_direct_a))> {
+  static constexpr bool value = true;
+};
+
+// Up to this many columns of C per rectangle, a kernel with micro_direct_a
+// reads a unit-stride A in place instead of packing it: a packed A element
+// feeds only 2 * N flops then, and the (scalar, transposing) packing cost
+// as much as those FMAs (ResNet-50 layer 4, M=512 N=49 K=4608, AVX2, 1 thread:
+// 46-48 -> 66-74 GFLOP/s with sgemm_bench). Larger N amortizes the packing;
+// N = 196 measured no better direct, so the packed path stays there.
+constexpr int64_t kDirectAMaxN = 64;
+
 // Per-thread scratch: one A block and one B panel.
 struct Scratch {
   float* a;
@@ -149,6 +173,8 @@ template <typename K>
 void run_rectangle(const SgemmProblem& p, const Item& it, int64_t m_begin, int64_t m_end,
                    int64_t n_begin, int64_t n_end, int64_t nc_max, const Scratch& s) {
   const bool epi = needs_epilogue<K>(p);
+  const bool direct_a =
+      HasDirectA<K>::value && it.a.col_stride == 1 && n_end - n_begin <= kDirectAMaxN;
   alignas(64) float edge[K::kMr * K::kNr];
   for (int64_t n0 = n_begin; n0 < n_end; n0 += nc_max) {
     const int64_t nc = min64(nc_max, n_end - n0);
@@ -163,7 +189,12 @@ void run_rectangle(const SgemmProblem& p, const Item& it, int64_t m_begin, int64
       }
       for (int64_t m0 = m_begin; m0 < m_end; m0 += K::kMc) {
         const int64_t mc = min64(K::kMc, m_end - m0);
-        pack_a<K>(it.a, p.m, m0, round_up(mc, K::kMr), k0, kc, s.a);
+        const int64_t full_rows = mc / K::kMr * K::kMr;
+        if (!direct_a) {
+          pack_a<K>(it.a, p.m, m0, round_up(mc, K::kMr), k0, kc, s.a);
+        } else if (full_rows < mc) {  // only the partial last strip is packed
+          pack_a<K>(it.a, p.m, m0 + full_rows, K::kMr, k0, kc, s.a + full_rows * kc);
+        }
         for (int64_t j = 0; j < nc; j += K::kNr) {
           const int64_t cols = min64(K::kNr, nc - j);
           const float* pb = s.b + j * kc;
@@ -171,16 +202,23 @@ void run_rectangle(const SgemmProblem& p, const Item& it, int64_t m_begin, int64
             const int64_t rows = min64(K::kMr, mc - i);
             const float* pa = s.a + i * kc;
             float* c = it.c + (m0 + i) * p.ldc + n0 + j;
-            if (rows == K::kMr && cols == K::kNr) {
-              K::micro(kc, pa, pb, c, p.ldc, !first);
-            } else {  // edge tile: through a full-size buffer
-              for (int64_t r = 0; r < rows && !first; ++r) {
-                std::memcpy(edge + r * K::kNr, c + r * p.ldc, sizeof(float) * cols);
+            const bool full = rows == K::kMr && cols == K::kNr;
+            float* dst = full ? c : edge;  // edge tile: through a full-size buffer
+            const int64_t ld = full ? p.ldc : K::kNr;
+            for (int64_t r = 0; r < rows && !first && !full; ++r) {
+              std::memcpy(edge + r * K::kNr, c + r * p.ldc, sizeof(float) * cols);
+            }
+            bool done = false;
+            if constexpr (HasDirectA<K>::value) {
+              if (direct_a && rows == K::kMr) {
+                K::micro_direct_a(kc, it.a.data + (m0 + i) * it.a.row_stride + k0,
+                                  it.a.row_stride, pb, dst, ld, !first, cols);
+                done = true;
               }
-              K::micro(kc, pa, pb, edge, K::kNr, !first);
-              for (int64_t r = 0; r < rows; ++r) {
-                std::memcpy(c + r * p.ldc, edge + r * K::kNr, sizeof(float) * cols);
-              }
+            }
+            if (!done) K::micro(kc, pa, pb, dst, ld, !first);
+            for (int64_t r = 0; r < rows && !full; ++r) {
+              std::memcpy(c + r * p.ldc, edge + r * K::kNr, sizeof(float) * cols);
             }
             if (last && epi) epilogue<K>(p, it, m0 + i, rows, n0 + j, cols);
           }
