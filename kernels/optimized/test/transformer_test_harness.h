@@ -45,7 +45,7 @@ struct Buf {
   float* f() { return reinterpret_cast<float*>(bytes.data()); }
   std::vector<float> floats() const {
     std::vector<float> v(t.numel());
-    std::memcpy(v.data(), bytes.data(), v.size() * sizeof(float));
+    if (!v.empty()) std::memcpy(v.data(), bytes.data(), v.size() * sizeof(float));
     return v;
   }
   std::vector<int32_t> sizes;
