@@ -1,4 +1,4 @@
-// quantized_decomposed::choose_qparams.tensor_out(Tensor input, int quant_min, int quant_max,
+// quantized_decomposed::choose_qparams.Tensor_out(Tensor input, int quant_min, int quant_max,
 //     float eps, ScalarType dtype, *, Tensor(a!) scale_out, Tensor(b!) zero_point_out)
 //
 // Per-tensor affine parameters from input's min and max, as eager's
@@ -46,7 +46,7 @@ void choose_per_tensor(const T* data, size_t count, int64_t qmin, int64_t qmax, 
 }  // namespace
 
 Error choose_qparams_tensor_out(KernelContext& ctx, Span<EValue*> args) {
-  constexpr const char* kOp = "choose_qparams.tensor_out";
+  constexpr const char* kOp = "choose_qparams.Tensor_out";
   TE_RETURN_IF_ERROR(expect_arg_count(args, 7));
   TE_ASSIGN_OR_RETURN(const Tensor* in, tensor_arg(args, 0, "input"));
   TE_ASSIGN_OR_RETURN(int64_t qmin, int_arg(args, 1, "quant_min"));

@@ -23,7 +23,7 @@ STATIC_KERNELS = {Q + "quantize_per_tensor.out", Q + "dequantize_per_tensor.out"
 EXPECTED_KERNELS = {
     "static": STATIC_KERNELS,
     "qat": STATIC_KERNELS,
-    "dynamic": {Q + "choose_qparams.tensor_out", Q + "quantize_per_tensor.tensor_out",
+    "dynamic": {Q + "choose_qparams.Tensor_out", Q + "quantize_per_tensor.tensor_out",
                 Q + "dequantize_per_tensor.tensor_out", Q + "dequantize_per_channel.out"},
     "int8_weight_only": {Q + "dequantize_per_channel.out"},
     "int4_weight_only": {"torchedge::linear_int4_weight_only.out"},

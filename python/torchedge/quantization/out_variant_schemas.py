@@ -6,7 +6,9 @@ emitter finds a functional op's out-variant by looking for the overload of
 the same packet whose schema is the functional one plus out arguments
 (torchedge.aten.out_variants). Registering those overloads here, with the
 names and argument orders of the runtime's kernels (the quantization
-contract: `.default` -> `.out`, `.tensor` -> `.tensor_out`), makes the
+contract: `.default` -> `.out`, `.tensor` -> `.tensor_out`, except
+choose_qparams whose out overload upstream ExecuTorch names `.Tensor_out`,
+so programs using it load on either runtime), makes the
 existing mapping work unchanged for this namespace: kernel
 "quantized_decomposed::quantize_per_tensor.out", functional arguments in
 order, out tensor(s) last. The schemas have no kernels: nothing in Python
@@ -34,7 +36,7 @@ OUT_SCHEMAS = (
     "dequantize_per_channel.out(Tensor input, Tensor scales, Tensor? zero_points, int axis, "
     "int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, "
     "Tensor(a!) out) -> Tensor(a!)",
-    "choose_qparams.tensor_out(Tensor input, int quant_min, int quant_max, float eps, "
+    "choose_qparams.Tensor_out(Tensor input, int quant_min, int quant_max, float eps, "
     "ScalarType dtype, *, Tensor(a!) scale_out, Tensor(b!) zero_point_out) "
     "-> (Tensor(a!), Tensor(b!))",
     "choose_qparams_per_token_asymmetric.out(Tensor input, ScalarType dtype, *, "
