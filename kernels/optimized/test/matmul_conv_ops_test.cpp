@@ -27,40 +27,6 @@ std::vector<float> random_floats(size_t n, std::mt19937& rng) {
   return v;
 }
 
-// Boxed arguments of one call (like the portable harness's Args, with a
-// caller-provided kernel context so the test can see the scratch used).
-class Call {
- public:
-  Call& t(TestTensor& tensor) { return push(EValue(tensor.get())); }
-  Call& none() { return push(EValue()); }
-  Call& i(int64_t v) { return push(EValue(v)); }
-  Call& d(double v) { return push(EValue(v)); }
-  Call& b(bool v) { return push(EValue(v)); }
-  Call& ints(std::vector<int64_t> list) {
-    std::vector<EValue>& items = int_items_.emplace_back();
-    for (int64_t v : list) items.emplace_back(v);
-    std::vector<EValue*>& ptrs = int_ptrs_.emplace_back();
-    for (EValue& v : items) ptrs.push_back(&v);
-    std::vector<int64_t>& scratch = int_scratch_.emplace_back(list.size() + 1);
-    return push(EValue(IntListRef(ptrs.data(), scratch.data(), list.size())));
-  }
-  Error run_with(KernelFn fn, KernelContext& ctx) {
-    std::vector<EValue*> ptrs;
-    for (EValue& v : values_) ptrs.push_back(&v);
-    return fn(ctx, {ptrs.data(), ptrs.size()});
-  }
-
- private:
-  Call& push(EValue v) {
-    values_.push_back(v);
-    return *this;
-  }
-  std::deque<EValue> values_;
-  std::deque<std::vector<EValue>> int_items_;
-  std::deque<std::vector<EValue*>> int_ptrs_;
-  std::deque<std::vector<int64_t>> int_scratch_;
-};
-
 size_t numel(const std::vector<int32_t>& shape) {
   size_t n = 1;
   for (int32_t s : shape) n *= static_cast<size_t>(s);
@@ -75,7 +41,7 @@ void compare(KernelFn optimized_fn, KernelFn portable_fn, const std::vector<int3
   std::vector<float> results[2];
   for (int which = 0; which < 2; ++which) {
     TestTensor out(ScalarType::Float, out_shape);
-    Call args;
+    Args args;
     build(args, out);
     std::vector<unsigned char> arena(size_t{16} << 20);
     MemoryAllocator temp(arena.data(), arena.size());
@@ -121,7 +87,7 @@ void run_conv_case(const ConvCase& c, std::mt19937& rng) {
       tb(ScalarType::Float, {c.cout});
   tx.fill(x), tw.fill(w), tb.fill(b);
   compare(&optimized::convolution_out, &native::convolution_out, {c.n, c.cout, oh, ow},
-          [&](Call& a, TestTensor& out) {
+          [&](Args& a, TestTensor& out) {
             a.t(tx).t(tw);
             if (c.bias) a.t(tb); else a.none();
             a.ints({c.stride}).ints({c.pad}).ints({c.dil}).b(false).ints({0}).i(c.groups).t(out);
@@ -162,26 +128,26 @@ TEST_P(OptimizedOpsTest, MatrixProducts) {
     w.fill(random_floats(numel({n, k}), rng));
     const bool work = m * n > 0;
     compare(&optimized::mm_out, &native::mm_out, {m, n},
-            [&](Call& x, TestTensor& out) { x.t(a).t(b).t(out); }, work, "mm");
+            [&](Args& x, TestTensor& out) { x.t(a).t(b).t(out); }, work, "mm");
     compare(&optimized::mm_out, &native::mm_out, {m, n},
-            [&](Call& x, TestTensor& out) { x.t(a).t(bt).t(out); }, work, "mm transposed B");
+            [&](Args& x, TestTensor& out) { x.t(a).t(bt).t(out); }, work, "mm transposed B");
     compare(&optimized::addmm_out, &native::addmm_out, {m, n},
-            [&](Call& x, TestTensor& out) { x.t(bias).t(a).t(b).d(1.0).d(1.0).t(out); }, work,
+            [&](Args& x, TestTensor& out) { x.t(bias).t(a).t(b).d(1.0).d(1.0).t(out); }, work,
             "addmm bias");
     compare(&optimized::addmm_out, &native::addmm_out, {m, n},
-            [&](Call& x, TestTensor& out) { x.t(self).t(a).t(b).d(0.5).d(-2.0).t(out); }, work,
+            [&](Args& x, TestTensor& out) { x.t(self).t(a).t(b).d(0.5).d(-2.0).t(out); }, work,
             "addmm beta alpha");
     compare(&optimized::linear_out, &native::linear_out, {m, n},
-            [&](Call& x, TestTensor& out) { x.t(a).t(w).t(bias).t(out); }, work, "linear");
+            [&](Args& x, TestTensor& out) { x.t(a).t(w).t(bias).t(out); }, work, "linear");
     compare(&optimized::linear_out, &native::linear_out, {m, n},
-            [&](Call& x, TestTensor& out) { x.t(a).t(w).none().t(out); }, work, "linear no bias");
+            [&](Args& x, TestTensor& out) { x.t(a).t(w).none().t(out); }, work, "linear no bias");
   }
   for (int batch : {1, 3, 5}) {
     TestTensor a(ScalarType::Float, {batch, 13, 70}), b(ScalarType::Float, {batch, 70, 19});
     a.fill(random_floats(numel({batch, 13, 70}), rng));
     b.fill(random_floats(numel({batch, 70, 19}), rng));
     compare(&optimized::bmm_out, &native::bmm_out, {batch, 13, 19},
-            [&](Call& x, TestTensor& out) { x.t(a).t(b).t(out); }, true, "bmm");
+            [&](Args& x, TestTensor& out) { x.t(a).t(b).t(out); }, true, "bmm");
   }
 }
 
@@ -195,7 +161,7 @@ TEST_P(OptimizedOpsTest, Hardtanh) {
     x.fill(values);
     for (int which = 0; which < 2; ++which) {
       TestTensor out(ScalarType::Float, {2, n});
-      Call call;
+      Args call;
       call.t(x).d(0.0).d(6.0).t(out);
       std::vector<unsigned char> arena(1024);
       MemoryAllocator temp(arena.data(), arena.size());

@@ -110,6 +110,11 @@ class Args {
     std::vector<unsigned char> arena(1 << 20);
     MemoryAllocator temp(arena.data(), arena.size());
     KernelContext ctx(with_temp ? &temp : nullptr);
+    return run_with(fn, ctx);
+  }
+
+  // Calls `fn` with the caller's context (to inspect the scratch it used).
+  Error run_with(KernelFn fn, KernelContext& ctx) {
     std::vector<EValue*> ptrs;
     for (EValue& v : values_) ptrs.push_back(&v);
     return fn(ctx, {ptrs.data(), ptrs.size()});
