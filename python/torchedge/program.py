@@ -23,6 +23,7 @@ class PteOptions:
     memory_alignment: int = 16            # alignment of planned tensors in the arena
     include_stacktrace: bool = True       # per-instruction user source frames
     input_guards: bool = True             # check dynamic input shapes' constraints (emit/input_guards.py)
+    alias_views: bool = True              # reshapes share memory via et_view (emit/view_aliases.py)
 
     def __post_init__(self) -> None:
         for name in ("segment_alignment", "constant_tensor_alignment", "memory_alignment"):
@@ -106,6 +107,7 @@ def build_pte(edge: "EdgeProgram", options: PteOptions) -> PteProgram:
         memory_alignment=options.memory_alignment,
         include_stacktrace=options.include_stacktrace,
         input_guards=options.input_guards,
+        alias_views=options.alias_views,
     )
     buffer = serialize_pte(emitted.program, emitted.segments, options.segment_alignment)
     operators = {

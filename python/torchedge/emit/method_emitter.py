@@ -51,6 +51,7 @@ from torchedge.emit.control_flow import COND, emit_cond
 from torchedge.emit.input_guards import emit_input_guards
 from torchedge.emit.tensor_values import dim_order, tensor_bytes, tensor_value, upper_bound
 from torchedge.emit.value_table import ValueTable
+from torchedge.emit.view_aliases import ET_VIEW, can_alias, has_control_flow
 from torchedge.serialize import schema as s
 from torchedge.source_location import stack_frames
 
@@ -77,6 +78,7 @@ class MethodEmitter:
         mutable_data: Optional[ConstantTable] = None,
         input_guards: bool = True,
         delegate_blobs: Optional[list[bytes]] = None,
+        alias_views: bool = True,
     ) -> None:
         self.name = name
         self.program = program
@@ -84,6 +86,8 @@ class MethodEmitter:
         self.mutable_data = mutable_data if mutable_data is not None else ConstantTable()
         self.include_stacktrace = include_stacktrace
         self.input_guards = input_guards
+        # view_copy -> et_view aliases (emit/view_aliases.py); never with control flow.
+        self.alias_views = alias_views and not has_control_flow(program.graph)
         self._mutated = {
             spec.target for spec in program.graph_signature.output_specs
             if spec.kind == OutputKind.BUFFER_MUTATION
@@ -311,6 +315,8 @@ class MethodEmitter:
         raise EmitError(f"cannot emit symbolic operand {value!r}")
 
     def _aten_call(self, node: torch.fx.Node, op: OpOverload) -> None:
+        if self.alias_views and self._view_alias(node, op):
+            return
         out_op = out_variant(op)
         if out_op is None:
             raise EmitError(f"{op} has no out variant (node '{node.name}')")
@@ -329,6 +335,24 @@ class MethodEmitter:
         args.extend(out_values)
         args.extend(self._returns(out_op, out_values))
         self._kernel_call(kernel_name(out_op), args, node)
+
+    def _view_alias(self, node: torch.fx.Node, op: OpOverload) -> bool:
+        """Emits `node` as et_view(self, size, out) when it may alias; see view_aliases."""
+        source = node.args[0]
+        if not isinstance(source, torch.fx.Node) or source not in self._node_values:
+            return False
+        source_value = self._node_values[source]
+        if isinstance(source_value, list):
+            return False
+        if not can_alias(node, source_value in self._written,
+                         source_value in self._buffer_values.values()):
+            return False
+        bound = bind_arguments(op._schema, node.args, node.kwargs)
+        size_argument = next(a for a in op._schema.arguments if a.name == "size")
+        size = encode_argument(self, size_argument, bound["size"])
+        out = self._results(node)
+        self._kernel_call(ET_VIEW, [source_value, size, out], node)
+        return True
 
     def _out_values(self, out_op: OpOverload, results: NodeValue) -> list[int]:
         """One value per out argument: a Tensor, or a TensorList for `Tensor(a!)[] out`."""

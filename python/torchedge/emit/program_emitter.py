@@ -31,6 +31,7 @@ def emit_program(
     memory_alignment: int = 16,
     include_stacktrace: bool = True,
     input_guards: bool = True,
+    alias_views: bool = True,
 ) -> EmittedProgram:
     """Emits and memory-plans every method; constants are shared program-wide.
 
@@ -40,7 +41,8 @@ def emit_program(
     segment, described by Program.mutable_data_segments[0] the same way
     (offsets[0] reserved; a buffer's data_buffer_idx indexes the offsets);
     the runtime copies them into planned memory when it loads a method.
-    `input_guards`: see torchedge.emit.input_guards.
+    `input_guards`: see torchedge.emit.input_guards; `alias_views`: see
+    torchedge.emit.view_aliases.
     """
     constants = ConstantTable(constant_tensor_alignment)
     mutable_data = ConstantTable(constant_tensor_alignment)
@@ -50,7 +52,7 @@ def emit_program(
         emitter = MethodEmitter(
             name, program, constants, include_stacktrace,
             mutable_data=mutable_data, input_guards=input_guards,
-            delegate_blobs=delegate_blobs,
+            delegate_blobs=delegate_blobs, alias_views=alias_views,
         )
         plan = emitter.emit()
         memory[name] = plan_memory(plan, memory_alignment)

@@ -14,6 +14,8 @@ Planned tensors are, following the ET12 conventions:
 Tensor values that only receive a MoveCall (the result of torch.cond: each
 branch moves its result there) get no memory of their own; they alias the
 moved tensor, whose lifetime is extended to cover every use of the alias.
+The `out` of an `executorch_prim::et_view` call (emit/view_aliases.py) is an
+alias the same way: the kernel points it at its `self` at run time.
 """
 
 from __future__ import annotations
@@ -70,9 +72,26 @@ def _instructions(plan: s.ExecutionPlan) -> list[s.InstructionArguments]:
     return [i for chain in plan.chains for i in chain.instructions]
 
 
+ET_VIEW = ("executorch_prim::et_view", "default")
+
+
+def alias_pairs(plan: s.ExecutionPlan) -> list[tuple[int, int]]:
+    """(source, alias) for every MoveCall and every et_view(self, size, out) call."""
+    pairs = []
+    for i in _instructions(plan):
+        if isinstance(i, s.MoveCall):
+            pairs.append((i.move_from, i.move_to))
+        elif isinstance(i, s.KernelCall):
+            op = plan.operators[i.op_index]
+            if (op.name, op.overload) == ET_VIEW:
+                pairs.append((i.args[0], i.args[2]))
+    return pairs
+
+
 def move_destinations(plan: s.ExecutionPlan) -> set[int]:
-    """Values written only by MoveCall (never an argument of a kernel before that)."""
-    return {i.move_to for i in _instructions(plan) if isinstance(i, s.MoveCall)}
+    """Values with no memory of their own: written only by MoveCall (never an
+    argument of a kernel before that) or the out of an et_view."""
+    return {alias for _, alias in alias_pairs(plan)}
 
 
 def _uses(plan: s.ExecutionPlan) -> tuple[dict[int, int], dict[int, int]]:
@@ -103,9 +122,9 @@ def _uses(plan: s.ExecutionPlan) -> tuple[dict[int, int], dict[int, int]]:
 
 
 def _extend_moved(plan: s.ExecutionPlan, last: dict[int, int]) -> None:
-    """A moved tensor lives as long as the value it was moved into (to a
-    fixed point: a cond result can be moved on by an enclosing cond)."""
-    moves = [(i.move_from, i.move_to) for i in _instructions(plan) if isinstance(i, s.MoveCall)]
+    """A moved or viewed tensor lives as long as its alias (to a fixed point:
+    a cond result can be moved on by an enclosing cond, a view viewed again)."""
+    moves = alias_pairs(plan)
     changed = True
     while changed:
         changed = False

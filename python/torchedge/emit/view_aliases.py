@@ -1,0 +1,56 @@
+"""Views that share memory: `view_copy` emitted as `executorch_prim::et_view`.
+
+A `view_copy` of a contiguous tensor produces the same bytes under new
+sizes, so copying them is wasted work and wasted arena (BERT-style encoders
+reshape around every linear layer: 132 copies per forward). The emitter
+instead writes an `et_view(self, size, out)` instruction whose `out` gets no
+memory of its own: at run time the kernel resizes `out` and points it at
+`self`'s data (kernels/portable/op_et_view.cpp), and the memory planner
+treats `out` as an alias, keeping `self`'s bytes alive until the alias's last
+use (memory/execution_plan.py).
+
+Aliasing is only sound when nothing writes `self` while the alias is live and
+the alias is read through kernels only, so a view is aliased when:
+  * `self` is an intermediate written exactly once by an earlier instruction
+    of this method (not a plan input, constant or mutable buffer, whose bytes
+    belong to the caller or to state that copy_/index_put_ write in place);
+  * the view is not a method output (outputs must own their bytes: callers
+    keep them after the call);
+  * the method has no control flow (a cond's branches move results into
+    shared values, whose lifetimes the planner already extends).
+Everything else keeps the copying `view_copy`.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.fx
+
+ET_VIEW = ("executorch_prim::et_view", "default")
+
+VIEW_COPY = torch.ops.aten.view_copy.default
+
+
+def has_control_flow(graph: torch.fx.Graph) -> bool:
+    from torchedge.emit.control_flow import COND
+
+    return any(n.op == "call_function" and n.target is COND for n in graph.nodes)
+
+
+def is_method_output(node: torch.fx.Node) -> bool:
+    return any(user.op == "output" for user in node.users)
+
+
+def can_alias(node: torch.fx.Node, source_written: bool, source_is_buffer: bool) -> bool:
+    """Whether `node` (an aten.view_copy.default) may become an et_view alias;
+    the caller says whether its input is an instruction-written intermediate
+    and whether it is a mutable buffer."""
+    if node.target is not VIEW_COPY or not source_written or source_is_buffer:
+        return False
+    if is_method_output(node):
+        return False
+    value, source = node.meta.get("val"), node.args[0].meta.get("val") if isinstance(node.args[0], torch.fx.Node) else None
+    if not isinstance(value, torch.Tensor) or not isinstance(source, torch.Tensor):
+        return False
+    # Same bytes only for the default dim order (the runtime kernel checks too).
+    return value.dtype == source.dtype and source.is_contiguous()
