@@ -6,9 +6,9 @@
 1. Accuracy per flow on models trained on scikit-learn's digits (float /
    eager-quantized / runtime-quantized, and runtime~eager agreement).
 2. SQNR (dB) of quantized outputs against float on zoo models with random
-   weights: static int8 PT2E on mobilenet_v2 and resnet18 (calibrated on 4
-   random images), dynamic int8 linear on the BERT-style encoder; eager and
-   runtime, and runtime against eager.
+   weights: static int8 PT2E on the zoo CNNs (calibrated on 4 random
+   images), dynamic int8 linear on the transformers (BERT-style encoder,
+   ViT-Tiny); eager and runtime, and runtime against eager.
 3. .pte sizes: float vs int8 vs 4-bit.
 Runtime columns read "missing: <kernels>" when the runtime lacks a kernel.
 """
@@ -34,6 +34,7 @@ import torchedge  # noqa: E402
 import torchedge.runtime  # noqa: E402
 from torchedge import models  # noqa: E402
 from torchedge import quantization as tq  # noqa: E402
+from torchedge.quantization.embedding_quantization import quantize_embeddings  # noqa: E402
 
 
 def _runtime(program: torchedge.PteProgram) -> tuple[Optional[Any], str]:
@@ -89,8 +90,11 @@ def _zoo_case(name: str, flow: str) -> tuple[list[str], list[list[str]]]:
         torch.manual_seed(1)
         calibration = [tuple(torch.randn_like(t) for t in inputs) for _ in range(4)]
         ep = tq.quantize_pt2e(copy.deepcopy(model), inputs, calibration)
-    else:
+    elif flow == "dynamic":
         ep = tq.quantize_pt2e(copy.deepcopy(model), inputs, config=tq.dynamic_config())
+    else:  # dynamic linear layers and int8 embedding tables
+        source = quantize_embeddings(copy.deepcopy(model))
+        ep = tq.quantize_pt2e(source, inputs, config=tq.dynamic_config())
     program = torchedge.to_edge(ep).to_pte()
     torch.manual_seed(2)
     evaluation = [inputs] if flow != "static" else [tuple(torch.randn_like(t) for t in inputs)]
@@ -105,7 +109,8 @@ def _zoo_case(name: str, flow: str) -> tuple[list[str], list[list[str]]]:
             y_float, y_eager = (torch.cat([t.reshape(-1) for t in pytree_leaves(m(*evaluation[0]))])
                                 for m in (model, reference))
         cells = [f"{tq.sqnr_db(y_float, y_eager):.1f}", why, "-"]
-    label = {"static": "int8 static PT2E", "dynamic": "int8 dynamic linear"}[flow]
+    label = {"static": "int8 static PT2E", "dynamic": "int8 dynamic linear",
+             "dynamic_embeddings": "int8 dynamic linear + int8 embeddings"}[flow]
     sizes = [[name, "float", str(float_size)], [name, label, str(len(program.buffer))]]
     return [name, label] + cells, sizes
 
@@ -114,14 +119,22 @@ def pytree_leaves(value: Any) -> list[torch.Tensor]:
     return [t.detach().float() for t in torch.utils._pytree.tree_leaves(value) if isinstance(t, torch.Tensor)]
 
 
+# Transformers take dynamic int8 linear layers (activations quantized per call).
+TRANSFORMERS = frozenset({"bert_minilm", "vit_tiny", "llama_decoder", "whisper_encoder"})
+
+
 def zoo_table(names: list[str]) -> tuple[str, list[list[str]]]:
     rows, sizes = [], []
     for name in names:
-        flow = "dynamic" if name.startswith("bert") else "static"
+        flows = ["static"]
+        if name in TRANSFORMERS:
+            has_embeddings = any(isinstance(m, torch.nn.Embedding) for m in models.get(name).module.modules())
+            flows = ["dynamic"] + (["dynamic_embeddings"] if has_embeddings else [])
         start = time.time()
-        row, case_sizes = _zoo_case(name, flow)
-        rows.append(row)
-        sizes += case_sizes
+        for flow in flows:
+            row, case_sizes = _zoo_case(name, flow)
+            rows.append(row)
+            sizes += [size for size in case_sizes if size not in sizes]
         print(f"  ({name}: {time.time() - start:.0f} s)", file=sys.stderr)
     header = ["model", "flow", "SQNR eager vs float (dB)", "SQNR runtime vs float (dB)",
               "SQNR runtime vs eager (dB)"]
@@ -151,7 +164,9 @@ def wide_mlp_sizes() -> list[list[str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--no-zoo", action="store_true", help="skip the zoo SQNR table")
-    parser.add_argument("--zoo", nargs="*", default=["mobilenet_v2", "resnet18", "bert_minilm"])
+    parser.add_argument("--zoo", nargs="*", default=["mobilenet_v2", "mobilenet_v3_small", "resnet18",
+                                                      "resnet50", "efficientnet_b0", "bert_minilm",
+                                                      "vit_tiny"])
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     start = time.time()

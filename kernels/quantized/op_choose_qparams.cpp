@@ -12,7 +12,7 @@
 // [1]. input: float32/float16/bfloat16, non-empty (eager's aminmax fails on
 // empty inputs); quant_min <= 0 <= quant_max, quant_min < quant_max.
 #include "kernels/quantized/support/affine.h"
-#include "kernels/quantized/support/minmax.h"
+#include "kernels/quantized/support/per_tensor_qparams.h"
 #include "kernels/quantized/support/qparams_outputs.h"
 #include "kernels/quantized/support/quant_args.h"
 #include "kernels/quantized/support/quantize_loops.h"
@@ -25,20 +25,9 @@ namespace {
 template <typename T>
 void choose_per_tensor(const T* data, size_t count, int64_t qmin, int64_t qmax, double eps,
                        double* scale_out, int64_t* zero_point_out) {
-  float lo = 0.0f, hi = 0.0f;
-  quantized::row_min_max(data, count, &lo, &hi);
-  const float min_neg = quantized::min_nan(lo, 0.0f);
-  const float max_pos = quantized::max_nan(hi, 0.0f);
-  const float range = static_cast<float>(static_cast<T>(max_pos - min_neg));
-  const float divided =
-      static_cast<float>(static_cast<T>(range / static_cast<float>(qmax - qmin)));
-  const float scale = quantized::max_nan(divided, static_cast<float>(eps));
-  const int32_t rounded = quantized::to_quant<int32_t>(quantized::round_half_even(min_neg / scale));
-  // int32 tensor arithmetic wraps; do it in uint32 to stay defined.
-  int32_t zp = static_cast<int32_t>(static_cast<uint32_t>(static_cast<int32_t>(qmin)) -
-                                    static_cast<uint32_t>(rounded));
-  if (zp < qmin) zp = static_cast<int32_t>(qmin);
-  if (zp > qmax) zp = static_cast<int32_t>(qmax);
+  float scale = 1.0f;
+  int32_t zp = 0;
+  quantized::choose_per_tensor_qparams(data, count, qmin, qmax, eps, &scale, &zp);
   *scale_out = static_cast<double>(scale);
   *zero_point_out = zp;
 }

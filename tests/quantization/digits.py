@@ -118,7 +118,10 @@ def predictions(run: Callable, batches: list[torch.Tensor]) -> torch.Tensor:
 
 # -- flows ---------------------------------------------------------------------------
 
-FLOWS = ("static", "dynamic", "qat", "int8_weight_only", "int4_weight_only", "8da4w")
+# "dynamic" fuses each linear into torchedge::linear_dynamic_int8 (int8 GEMM at run time);
+# "dynamic_unfused" keeps convert_pt2e's quantize/dequantize + float linear form.
+FLOWS = ("static", "dynamic", "dynamic_unfused", "qat", "int8_weight_only", "int4_weight_only",
+         "8da4w")
 
 
 @dataclass
@@ -145,10 +148,11 @@ def _qat(model: nn.Module, data: Digits, flat: bool, epochs: int = 2) -> torch.e
 def quantize(flow: str, model: nn.Module, data: Digits, flat: bool, group_size: int = 32) -> Quantized:
     """Applies `flow` to a copy of `model`; lowers it to a .pte."""
     example = data.batches("train", flat)[0]
-    if flow in ("static", "dynamic"):
+    if flow in ("static", "dynamic", "dynamic_unfused"):
         config = tq.static_config() if flow == "static" else tq.dynamic_config()
         calibration = data.batches("train", flat)[:4] if flow == "static" else None
-        ep = tq.quantize_pt2e(copy.deepcopy(model), (example,), calibration, config=config)
+        ep = tq.quantize_pt2e(copy.deepcopy(model), (example,), calibration, config=config,
+                              fuse_dynamic_linear=flow != "dynamic_unfused")
     elif flow == "qat":
         ep = _qat(model, data, flat)
     elif flow in tq.LINEAR_SCHEMES:

@@ -21,7 +21,8 @@ INT4_MARGIN = 0.04
 AGREEMENT = 0.995
 CASES = [
     ("cnn", "static", INT8_MARGIN), ("cnn", "qat", INT8_MARGIN),
-    ("mlp", "static", INT8_MARGIN), ("mlp", "dynamic", INT8_MARGIN), ("mlp", "qat", INT8_MARGIN),
+    ("mlp", "static", INT8_MARGIN), ("mlp", "dynamic", INT8_MARGIN),
+    ("mlp", "dynamic_unfused", INT8_MARGIN), ("mlp", "qat", INT8_MARGIN),
     ("mlp", "int8_weight_only", INT8_MARGIN), ("mlp", "int4_weight_only", INT4_MARGIN),
     ("mlp", "8da4w", INT4_MARGIN),
 ]

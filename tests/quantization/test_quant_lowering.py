@@ -23,8 +23,9 @@ STATIC_KERNELS = {Q + "quantize_per_tensor.out", Q + "dequantize_per_tensor.out"
 EXPECTED_KERNELS = {
     "static": STATIC_KERNELS,
     "qat": STATIC_KERNELS,
-    "dynamic": {Q + "choose_qparams.Tensor_out", Q + "quantize_per_tensor.tensor_out",
-                Q + "dequantize_per_tensor.tensor_out", Q + "dequantize_per_channel.out"},
+    "dynamic": {"torchedge::linear_dynamic_int8.out"},
+    "dynamic_unfused": {Q + "choose_qparams.Tensor_out", Q + "quantize_per_tensor.tensor_out",
+                        Q + "dequantize_per_tensor.tensor_out", Q + "dequantize_per_channel.out"},
     "int8_weight_only": {Q + "dequantize_per_channel.out"},
     "int4_weight_only": {"torchedge::linear_int4_weight_only.out"},
     "8da4w": {"torchedge::linear_8da4w.out"},
@@ -47,7 +48,8 @@ def constant_bytes_by_dtype(program: torchedge.PteProgram) -> dict[torch.dtype, 
 
 
 @pytest.mark.parametrize("model,flow", [
-    ("cnn", "static"), ("cnn", "qat"), ("mlp", "static"), ("mlp", "dynamic"), ("mlp", "qat"),
+    ("cnn", "static"), ("cnn", "qat"), ("mlp", "static"), ("mlp", "dynamic"),
+    ("mlp", "dynamic_unfused"), ("mlp", "qat"),
     ("mlp", "int8_weight_only"), ("mlp", "int4_weight_only"), ("mlp", "8da4w"),
 ])
 def test_flow_emits_quantized_kernels_and_packed_weights(flows, model, flow):
@@ -62,8 +64,16 @@ def test_flow_emits_quantized_kernels_and_packed_weights(flows, model, flow):
 
 
 def test_dynamic_flow_keeps_convolutions_float(flows):
-    program = flows.get("mlp", "dynamic").program
+    program = flows.get("mlp", "dynamic_unfused").program
     assert "aten::addmm.out" in program.operators["forward"]
+
+
+def test_dynamic_flow_fuses_every_linear(flows):
+    """Every linear of the MLP becomes one fused int8 op; nothing of the
+    five-op form (or a float GEMM) is left."""
+    kernels = set(flows.get("mlp", "dynamic").program.operators["forward"])
+    assert "torchedge::linear_dynamic_int8.out" in kernels
+    assert not kernels & (EXPECTED_KERNELS["dynamic_unfused"] | {"aten::addmm.out", "aten::mm.out"})
 
 
 class WideMLP(nn.Module):

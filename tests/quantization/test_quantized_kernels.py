@@ -181,3 +181,44 @@ def test_listing_names_exactly_the_registered_quantized_kernels():
     listing = tomllib.loads((REPO / "kernels" / "quantized" / "operators.toml").read_text())
     assert [e["name"] for e in listing["operator"]] == registered
     assert set(registered) <= set(runtime.registered_kernels())
+
+
+class DynamicLinear(torch.nn.Module):
+    """torchedge::linear_dynamic_int8 on a random symmetric int8 weight."""
+
+    def __init__(self, n: int, k: int, bias: bool):
+        super().__init__()
+        g = torch.Generator().manual_seed(n * 7 + k)
+        self.register_buffer("w", torch.randint(-127, 128, (n, k), generator=g, dtype=torch.int8))
+        self.register_buffer("s", torch.rand(n, generator=g) * 0.01 + 0.001)
+        self.register_buffer("b", torch.randn(n, generator=g) if bias else None)
+
+    def forward(self, x):
+        return torch.ops.torchedge.linear_dynamic_int8(x, self.w, self.s, self.b)
+
+
+@pytest.mark.parametrize("shape,n,bias", [((1, 64), 7, True), ((3, 5, 100), 33, False),
+                                          ((128, 384), 48, True), ((7, 15), 16, True),
+                                          ((2, 777), 40, False)])
+def test_linear_dynamic_int8_matches_eager_reference(shape, n, bias):
+    import torchedge.quantization.int8_linear_ops  # noqa: F401  (defines the op)
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(n)) * 3 - 0.5
+    module = DynamicLinear(n, shape[-1], bias)
+    (got,), (want,) = _run(module, x)
+    # The same integers (activation quantization is bit-exact, the weights
+    # are the weights); the kernel sums them exactly in int32 and scales
+    # once, the reference rounds every float product and partial sum.
+    scale = want.abs().amax().clamp(min=1.0)
+    torch.testing.assert_close(got, want, rtol=0, atol=2e-6 * shape[-1] ** 0.5 * float(scale))
+
+
+def test_linear_dynamic_int8_eager_reference_is_the_five_op_composition():
+    from torchedge.quantization.int8_linear_ops import FLOAT32_EPS
+    module = DynamicLinear(9, 20, True)
+    x = torch.randn(4, 20, generator=torch.Generator().manual_seed(3))
+    scale, zp = Q.choose_qparams.tensor(x, -128, 127, FLOAT32_EPS, torch.int8)
+    xq = Q.quantize_per_tensor.tensor(x, scale, zp, -128, 127, torch.int8)
+    xdq = Q.dequantize_per_tensor.tensor(xq, scale, zp, -128, 127, torch.int8)
+    zero_points = torch.zeros(9, dtype=torch.int64)
+    wdq = Q.dequantize_per_channel(module.w, module.s, zero_points, 0, -127, 127, torch.int8)
+    assert torch.equal(module(x), torch.nn.functional.linear(xdq, wdq, module.b))

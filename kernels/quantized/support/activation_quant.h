@@ -8,8 +8,15 @@
 //   zp = clamp(-128 - round(lo / scale), -128, 127)
 //   q  = clamp(round(x / scale) + zp, -128, 127)        (division, not 1/scale)
 // so the integers the kernel multiplies are the reference's integers.
+//
+// Per-tensor int8 quantization of linear_dynamic_int8's float activations,
+// exactly as eager's choose_qparams.tensor(x, -128, 127, float32 eps, int8)
+// followed by quantize_per_tensor.tensor compute it (the parameters of
+// support/per_tensor_qparams.h, then q = clamp(round(x * float(1.0 / scale))
+// + zp, -128, 127), as op_quantize_per_tensor.cpp).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace torchedge {
@@ -20,6 +27,24 @@ namespace quantized {
 /// (k / group_size entries).
 void quantize_row_int8_per_token(const float* x, int64_t k, int64_t group_size, int8_t* q,
                                  float* scale, int32_t* zero_point, int32_t* group_sums);
+
+/// Quantizes the float32 rows x [m, k] (m, k >= 1, row-major) as one
+/// tensor and writes q - zero_point as int16 into `shifted`
+/// (int8_gemm_x_elements(m, k) elements, in the row-panel layout of
+/// support/int8_gemm_f32.h, padding zeroed). Returns the scale (float32)
+/// and the zero point.
+void quantize_tensor_int8_shifted(const float* x, int64_t m, int64_t k, int16_t* shifted,
+                                  float* scale, int32_t* zero_point);
+
+#if defined(TORCHEDGE_QUANTIZED_X86)
+/// AVX2 parts of quantize_tensor_int8_shifted (support/x86/activation_quant_avx2.cpp):
+/// min and max of `count` >= 1 values, or false if one is NaN or infinite;
+/// and the quantize loop for finite inputs, writing rows' pairs (incl. the
+/// odd-k pad) but not the padding rows of the last panel.
+bool finite_min_max_avx2(const float* x, size_t count, float* min_out, float* max_out);
+void quantize_panels_avx2(const float* x, int64_t m, int64_t k, float inv_scale,
+                          int32_t zero_point, int16_t* shifted);
+#endif
 
 }  // namespace quantized
 }  // namespace torchedge

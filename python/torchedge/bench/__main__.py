@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Union
 
-from torchedge.bench.configs import CONFIGS
+from torchedge.bench.configs import CONFIGS, OPTIONAL_CONFIGS
 from torchedge.bench.measure import Plan
 from torchedge.bench.report import ratio_table_text
 from torchedge.bench.suite import DEFAULT_MODELS, BenchOptions, run, write_outputs
@@ -20,7 +20,8 @@ def parse_args(argv: list[str]) -> Union[BenchOptions, str]:
     p.add_argument("--models", nargs="+", default=DEFAULT_MODELS,
                    help=f"zoo models (default: {' '.join(DEFAULT_MODELS)})")
     p.add_argument("--configs", nargs="+", default=[],
-                   help=f"configurations (default all: {' '.join(c.name for c in CONFIGS)})")
+                   help=f"configurations (default all: {' '.join(c.name for c in CONFIGS)}; "
+                        f"by name only: {' '.join(c.name for c in OPTIONAL_CONFIGS)})")
     p.add_argument("--threads", nargs="+", type=int, default=[1, 2])
     p.add_argument("--iterations", type=int, default=20, help="timed runs per configuration (pooled over rounds)")
     p.add_argument("--warmup", type=int, default=3, help="untimed runs per round")

@@ -9,6 +9,8 @@
     art.files["pte_int8"]     # torchedge static int8 (PT2E) + XNNPACK delegate
     art.files["executorch_pte_int8"]  # upstream XNNPACKQuantizer + XNNPACK (in .venv-peers)
     art.files["onnx_int8"]    # onnxruntime.quantization.quantize_static (in .venv-peers)
+    art.files["pte_int8_dynamic"]   # torchedge dynamic int8 linear (linear_dynamic_int8)
+    art.files["onnx_int8_dynamic"]  # onnxruntime.quantization.quantize_dynamic (in .venv-peers)
     art.problems[key]         # ("unavailable" | "failed", reason) instead of a file
 
 Every runtime gets the same input values (one .npy per input) and is
@@ -103,7 +105,11 @@ def prepare_model(name: str, out_dir: Path, keys: set[str], env: Environment,
                                   directory / "torchedge_portable.pte", art, "pte"))
     step("pte_xnnpack", lambda: _save_xnnpack(spec.module, inputs, directory, art))
     step("pte_int8", lambda: _save_int8(spec.module, inputs, directory, art))
-    needs_peers = keys & {"onnx", "executorch_pte", "executorch_pte_int8", "onnx_int8"}
+    step("pte_int8_dynamic", lambda: _save_pte(
+        torchedge_lowering.lower_int8_dynamic(spec.module, inputs),
+        directory / "torchedge_int8_dynamic.pte", art, "pte_int8_dynamic"))
+    needs_peers = keys & {"onnx", "executorch_pte", "executorch_pte_int8", "onnx_int8",
+                          "onnx_int8_dynamic"}
     if needs_peers:
         exported = directory / "exported.pt2"
         torch.export.save(torch.export.export(spec.module, inputs), str(exported))
@@ -121,13 +127,16 @@ def prepare_model(name: str, out_dir: Path, keys: set[str], env: Environment,
             ["--exported", str(exported), "--inputs", *input_files,
              "--out", str(directory / "executorch_xnnpack_int8.pte")],
             art, "executorch_pte_int8", directory / "executorch_xnnpack_int8.pte"))
-        if "onnx_int8" in keys and "onnx" not in art.files and "onnx" not in art.problems:
+        if keys & {"onnx_int8", "onnx_int8_dynamic"} and "onnx" not in art.files \
+                and "onnx" not in art.problems:
             keys = keys | {"onnx"}  # the int8 model is quantized from the float .onnx
             step("onnx", lambda: _peer_export(env, "export_onnx.py",
                                               ["--exported", str(exported), "--inputs", *input_files,
                                                "--out", str(directory / "model.onnx")],
                                               art, "onnx", directory / "model.onnx"))
         step("onnx_int8", lambda: _quantize_onnx(env, directory, input_files, art))
+        step("onnx_int8_dynamic", lambda: _quantize_onnx(env, directory, input_files, art,
+                                                         dynamic=True))
     (directory / "artifacts.json").write_text(json.dumps(art.summary(), indent=1, default=str))
     return art
 
@@ -155,9 +164,14 @@ def _save_int8(module: torch.nn.Module, inputs: tuple, directory: Path, art: Mod
 
 
 def _quantize_onnx(env: Environment, directory: Path, input_files: list[str],
-                   art: ModelArtifacts) -> float:
+                   art: ModelArtifacts, dynamic: bool = False) -> float:
     if "onnx" not in art.files:
         raise RuntimeError(f"no float .onnx to quantize ({art.problems.get('onnx', 'not exported')})")
+    if dynamic:
+        out = directory / "model_int8_dynamic.onnx"
+        return _peer_export(env, "quantize_onnx_int8_dynamic.py",
+                            ["--onnx", art.files["onnx"], "--out", str(out)],
+                            art, "onnx_int8_dynamic", out)
     out = directory / "model_int8.onnx"
     return _peer_export(env, "quantize_onnx_int8.py",
                         ["--onnx", art.files["onnx"], "--inputs", *input_files, "--out", str(out)],

@@ -68,17 +68,36 @@ CONFIGS: tuple[Config, ...] = (
            host="Python + numpy + onnxruntime"),
 )
 
+# Opt-in (named with --configs, not in the default "all"): dynamic int8 linear
+# layers for transformers (activations quantized per call, int8 per-channel
+# weights; other ops float), torchedge's fused int8 GEMM op against ONNX
+# Runtime's quantize_dynamic. E.g. make bench BENCH_ARGS="--models bert_minilm
+# --configs torchedge-optimized torchedge-int8-dynamic onnxruntime-int8-dynamic".
+OPTIONAL_CONFIGS: tuple[Config, ...] = (
+    Config("torchedge-int8-dynamic", "torchedge",
+           "torchedge dynamic int8 linear (linear_dynamic_int8), optimized kernels",
+           "pte_int8_dynamic", "torchedge_cli", "native", precision="int8",
+           tolerance=INT8_TOLERANCE, host="C++ CLI (build/torchedge_run), no Python",
+           child_args=("--kernels", "optimized")),
+    Config("onnxruntime-int8-dynamic", "peer",
+           "ONNX Runtime, quantize_dynamic int8 (per-channel, reduce_range)", "onnx_int8_dynamic",
+           "run_onnxruntime.py", "peers", precision="int8", tolerance=INT8_TOLERANCE,
+           host="Python + numpy + onnxruntime"),
+)
+
 # The peers the ratio table compares the best torchedge configuration against.
 RATIO_PEERS: tuple[str, ...] = ("onnxruntime", "executorch-xnnpack", "eager",
-                                 "onnxruntime-int8", "executorch-xnnpack-int8")
+                                 "onnxruntime-int8", "executorch-xnnpack-int8",
+                                 "onnxruntime-int8-dynamic")
 
 
 def by_name(names: list[str] | None) -> list[Config]:
-    """The configurations named (all when `names` is empty), in table order."""
+    """The configurations named (all of CONFIGS when `names` is empty; the
+    OPTIONAL_CONFIGS only by name), in table order."""
     if not names:
         return list(CONFIGS)
-    known = {c.name: c for c in CONFIGS}
+    known = {c.name: c for c in CONFIGS + OPTIONAL_CONFIGS}
     unknown = [n for n in names if n not in known]
     if unknown:
         raise ValueError(f"unknown configuration(s) {unknown}; known: {', '.join(known)}")
-    return [c for c in CONFIGS if c.name in names]
+    return [c for c in CONFIGS + OPTIONAL_CONFIGS if c.name in names]

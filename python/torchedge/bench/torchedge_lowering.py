@@ -74,3 +74,13 @@ def lower_int8(module: torch.nn.Module, inputs: tuple) -> tuple[PteProgram, dict
     summary["float_inside_delegate"] = sorted({d.operator for d in decisions
                                                if d.delegated and d.reason.startswith("float32")})
     return edge.to_pte(), summary
+
+
+def lower_int8_dynamic(module: torch.nn.Module, inputs: tuple) -> PteProgram:
+    """Dynamic int8 linear layers (PT2E dynamic config): each linear becomes
+    torchedge::linear_dynamic_int8 (activations quantized per call, int8 GEMM);
+    everything else stays float on the optimized kernels. No delegate."""
+    from torchedge import quantization as tq
+
+    ep = tq.quantize_pt2e(module, inputs, config=tq.dynamic_config())
+    return torchedge.to_edge(ep).to_pte()

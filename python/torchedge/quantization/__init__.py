@@ -4,10 +4,12 @@
     ep = tq.quantize_pt2e(model, (x,), calibration_batches)           # static int8
     ep = tq.quantize_pt2e(model, (x,), config=tq.dynamic_config())    # dynamic int8 linear
     tq.quantize_linear_weights(model, "8da4w", group_size=32)         # LLM-style 4-bit
+    tq.quantize_embeddings(model)                                      # int8 embedding tables
     report = tq.compare(model, ep.module(), torchedge.runtime.load(pte.buffer), inputs)
 
 Importing this package registers the operators lowering needs (the
-quantize/dequantize out-variants and torchedge's 4-bit linear ops); the
+quantize/dequantize out-variants, torchedge's 4-bit linear ops and the fused
+dynamic int8 linear, which the dynamic flow emits: dynamic_linear_fusion.py); the
 PT2E parts (torchao) load on first use. See docs/quantization.md.
 """
 
@@ -16,7 +18,12 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from torchedge.quantization import int4_linear_ops, out_variant_schemas  # noqa: F401  (registration)
+from torchedge.quantization import (  # noqa: F401  (registration)
+    embedding_quantization,
+    int4_linear_ops,
+    int8_linear_ops,
+    out_variant_schemas,
+)
 from torchedge.quantization.comparison import ComparisonReport, compare, sqnr_db
 from torchedge.quantization.configs import (
     QuantConfig,
@@ -25,6 +32,8 @@ from torchedge.quantization.configs import (
     qat_config,
     static_config,
 )
+from torchedge.quantization.dynamic_linear_fusion import fuse_dynamic_linear
+from torchedge.quantization.embedding_quantization import quantize_embeddings
 from torchedge.quantization.linear_quantization import LINEAR_SCHEMES, quantize_linear_weights
 
 # Operator namespaces, besides aten, whose operators the runtime's quantized kernels run.
@@ -40,8 +49,8 @@ _LAZY = {  # name -> module (these import torchao)
 
 __all__ = [
     "ComparisonReport", "LINEAR_SCHEMES", "QUANTIZED_NAMESPACES", "QuantConfig", "QuantMode",
-    "compare", "dynamic_config", "qat_config", "quantize_linear_weights", "sqnr_db",
-    "static_config", *_LAZY,
+    "compare", "dynamic_config", "fuse_dynamic_linear", "qat_config", "quantize_embeddings", "quantize_linear_weights",
+    "sqnr_db", "static_config", *_LAZY,
 ]
 
 

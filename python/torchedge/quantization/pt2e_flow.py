@@ -52,13 +52,23 @@ def prepare(model: torch.nn.Module, example_inputs: Sequence[Any],
 
 
 def convert(prepared: torch.fx.GraphModule, example_inputs: Sequence[Any],
-            dynamic_shapes: Any = None) -> ExportedProgram:
-    """Freezes observed qparams into quantize/dequantize ops; returns the exported program."""
+            dynamic_shapes: Any = None, *, fuse_dynamic_linear: bool = True) -> ExportedProgram:
+    """Freezes observed qparams into quantize/dequantize ops; returns the exported program.
+
+    With `fuse_dynamic_linear`, dynamically quantized linear layers with
+    symmetric per-channel int8 weights become torchedge::linear_dynamic_int8
+    (same eager numerics; the runtime then multiplies in int8: see
+    dynamic_linear_fusion.py); False keeps convert_pt2e's five-op form.
+    """
     from torchao.quantization.pt2e import move_exported_model_to_eval
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e
 
+    from torchedge.quantization.dynamic_linear_fusion import fuse_dynamic_linear as fuse
+
     converted = convert_pt2e(prepared)
     move_exported_model_to_eval(converted)  # QAT: batch norm and dropout as at inference
+    if fuse_dynamic_linear:
+        fuse(converted)
     return torch.export.export(converted, _as_tuple(example_inputs), dynamic_shapes=dynamic_shapes)
 
 
@@ -77,12 +87,14 @@ def quantize_pt2e(model: torch.nn.Module, example_inputs: Sequence[Any],
                   config: Optional[QuantConfig] = None,
                   train: Optional[Callable[[torch.fx.GraphModule], None]] = None,
                   operators: Optional[Iterable[str]] = None,
-                  dynamic_shapes: Any = None) -> ExportedProgram:
+                  dynamic_shapes: Any = None,
+                  fuse_dynamic_linear: bool = True) -> ExportedProgram:
     """Quantizes `model` in one call; returns the converted ExportedProgram.
 
     static (default): `calibration_data` (batches of inputs) is required.
     dynamic: no calibration; linear layers quantize their input per call.
     qat: `train(prepared)` runs the training loop on the fake-quantized module.
+    `fuse_dynamic_linear`: see `convert`.
     """
     config = config if config is not None else static_config()
     if config.is_qat and train is None:
@@ -97,4 +109,5 @@ def quantize_pt2e(model: torch.nn.Module, example_inputs: Sequence[Any],
     if calibration_data is not None:
         if calibrate(prepared, calibration_data) == 0 and config.mode.value == "static":
             raise ValueError("calibration_data is empty; static quantization needs at least one batch")
-    return convert(prepared, example_inputs, dynamic_shapes)
+    return convert(prepared, example_inputs, dynamic_shapes,
+                   fuse_dynamic_linear=fuse_dynamic_linear)

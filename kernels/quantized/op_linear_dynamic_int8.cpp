@@ -1,0 +1,106 @@
+// torchedge::linear_dynamic_int8.out(Tensor input, Tensor weight_q, Tensor weight_scales,
+//     Tensor? bias, *, Tensor(a!) out)
+//
+// The fused form of the dynamic int8 linear that PT2E's dynamic flow emits
+// (choose_qparams.tensor -> quantize_per_tensor.tensor ->
+// dequantize_per_tensor.tensor on the activation, dequantize_per_channel of
+// a symmetric int8 weight, float linear); its eager reference is
+// python/torchedge/quantization/int8_linear_ops.py:
+//   scale, zp = choose_qparams(input, -128, 127, float32 eps)   (per tensor, bit-exact)
+//   xq  = clamp(round(input * float(1.0 / scale)) + zp, -128, 127)  (bit-exact)
+//   acc = sum_k (xq - zp) * weight_q[n, k]                      (int32, exact)
+//   out = float(acc) * (scale * weight_scales[n]) + bias[n]     (float32)
+// input float32 [..., K] (row-major, non-empty), weight_q int8 [N, K],
+// weight_scales float32 [N], bias float32 [N] or None, out float32 [..., N].
+// Numerics vs the reference: the integers are the reference's; the
+// reference rounds every float product and partial sum of its float
+// linear, this kernel only the final scaling, so outputs differ by float
+// rounding (relative ~K * 2^-24 of the row's magnitude) only.
+// Scratch (temp allocator): 2 * round_up(M, 6) * round_up(K, 2) bytes of activations
+// plus int8_gemm_f32_scratch_bytes (AVX2: per thread 32 * K + 64 * M bytes).
+#include "kernels/quantized/support/activation_quant.h"
+#include "kernels/quantized/support/int8_gemm_f32.h"
+#include "kernels/quantized/support/quant_args.h"
+#include "runtime/kernel/kernel_context.h"
+
+namespace torchedge {
+namespace native {
+namespace {
+
+constexpr const char* kOp = "linear_dynamic_int8.out";
+
+Error check_args(const Tensor& in, const Tensor& w, const Tensor& scales, const Tensor* bias,
+                 const Tensor& out) {
+  TE_CHECK_OR_RETURN(in.dtype() == ScalarType::Float && in.dim() >= 1 && in.numel() > 0,
+                     Error::InvalidArgument,
+                     "%s: input must be a non-empty float32 tensor of rank >= 1, got %s %d-d",
+                     kOp, to_string(in.dtype()), in.dim());
+  TE_CHECK_OR_RETURN(w.dtype() == ScalarType::Char && w.dim() == 2 && w.size(1) == in.size(-1),
+                     Error::InvalidArgument,
+                     "%s: weight_q must be int8 [N, %d] (K of input), got %s %d-d", kOp,
+                     in.size(-1), to_string(w.dtype()), w.dim());
+  TE_CHECK_OR_RETURN(w.size(1) <= quantized::kMaxInt8GemmK, Error::InvalidArgument,
+                     "%s: K = %d exceeds %d (the int32 sums could overflow)", kOp, w.size(1),
+                     static_cast<int>(quantized::kMaxInt8GemmK));
+  TE_CHECK_OR_RETURN(scales.dtype() == ScalarType::Float &&
+                         scales.numel() == static_cast<size_t>(w.size(0)),
+                     Error::InvalidArgument, "%s: weight_scales must be float32 [%d]", kOp,
+                     w.size(0));
+  if (bias != nullptr) {
+    TE_CHECK_OR_RETURN(bias->dtype() == ScalarType::Float &&
+                           bias->numel() == static_cast<size_t>(w.size(0)),
+                       Error::InvalidArgument, "%s: bias must be float32 [%d]", kOp, w.size(0));
+  }
+  TE_RETURN_IF_ERROR(expect_dtype(out, ScalarType::Float, "out"));
+  TE_RETURN_IF_ERROR(quantized::expect_row_major(in, "input", kOp));
+  TE_RETURN_IF_ERROR(quantized::expect_row_major(w, "weight_q", kOp));
+  return quantized::expect_row_major(out, "out", kOp);
+}
+
+}  // namespace
+
+Error linear_dynamic_int8_out(KernelContext& ctx, Span<EValue*> args) {
+  TE_RETURN_IF_ERROR(expect_arg_count(args, 5));
+  TE_ASSIGN_OR_RETURN(const Tensor* in, tensor_arg(args, 0, "input"));
+  TE_ASSIGN_OR_RETURN(const Tensor* w, tensor_arg(args, 1, "weight_q"));
+  TE_ASSIGN_OR_RETURN(const Tensor* w_scales, tensor_arg(args, 2, "weight_scales"));
+  TE_ASSIGN_OR_RETURN(const Tensor* bias, optional_tensor_arg(args, 3, "bias"));
+  TE_ASSIGN_OR_RETURN(Tensor* out, tensor_arg(args, 4, "out"));
+  TE_RETURN_IF_ERROR(check_args(*in, *w, *w_scales, bias, *out));
+  const int64_t k = in->size(-1), n = w->size(0);
+  int64_t sizes[kTensorDimensionLimit];
+  int64_t m = 1;
+  for (int d = 0; d + 1 < in->dim(); ++d) {
+    sizes[d] = in->size(d);
+    m *= in->size(d);
+  }
+  sizes[in->dim() - 1] = n;
+  TE_RETURN_IF_ERROR(resize_to(*out, {sizes, static_cast<size_t>(in->dim())}));
+  if (n == 0) return Error::Ok;
+  const size_t x_bytes =
+      (static_cast<size_t>(quantized::int8_gemm_x_elements(m, k)) * sizeof(int16_t) + 63) &
+      ~size_t{63};
+  const size_t gemm_bytes = quantized::int8_gemm_f32_scratch_bytes(m, n, k);
+  char* scratch = static_cast<char*>(ctx.allocate_temp(x_bytes + gemm_bytes, 64));
+  TE_CHECK_OR_RETURN(scratch != nullptr, Error::MemoryAllocationFailed,
+                     "%s: needs %zu bytes of kernel scratch (temp allocator)", kOp,
+                     x_bytes + gemm_bytes);
+  quantized::Int8GemmF32Problem p;
+  int16_t* shifted = reinterpret_cast<int16_t*>(scratch);
+  int32_t zero_point = 0;
+  quantized::quantize_tensor_int8_shifted(in->data_as<float>(), m, k, shifted, &p.x_scale,
+                                          &zero_point);
+  p.x = shifted;
+  p.w = w->data_as<int8_t>();
+  p.w_scales = w_scales->data_as<float>();
+  p.bias = bias != nullptr ? bias->data_as<float>() : nullptr;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.out = out->mutable_data_as<float>();
+  quantized::run_int8_gemm_f32(p, scratch + x_bytes);
+  return Error::Ok;
+}
+
+}  // namespace native
+}  // namespace torchedge

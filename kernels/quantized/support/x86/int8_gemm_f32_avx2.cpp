@@ -1,0 +1,218 @@
+// AVX2 path of the int8 GEMM with a float epilogue (contract:
+// support/int8_gemm_f32.h). Per 16-column strip of w:
+//  1. pack: sign-extend to int16 and interleave K pairs, so one 32-byte
+//     load holds (w[n, k], w[n, k+1]) for 8 columns; an 8x8 int32 transpose
+//     does 16 k of 8 columns at a time (scalar code only for the K tail and
+//     a partial last strip, which it pads with zeros);
+//  2. multiply: a 6x16 int32 register tile (12 accumulators, 2 weight
+//     vectors, 1 broadcast, 1 product: all 16 ymm), vpmaddwd of the broadcast
+//     activation pair against both weight vectors per K pair; the 6 rows'
+//     pairs come from one stream (the activations' row-panel layout), and
+//     a last panel's padding rows are computed and never stored. K runs in
+//     blocks of kBlockPairs so a block of the strip (12 KiB) stays in L1
+//     while all of M passes over it; partial sums wait in an int32 tile
+//     [M, 16] between blocks;
+//  3. epilogue: float(acc) * (x_scale * w_scales[n]) (+ bias[n]) for the
+//     strip, as the scalar path computes it (mul, then add: no FMA).
+// Compiled with -mavx2 -mfma.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/quantized/support/int8_gemm_f32.h"
+
+namespace torchedge {
+namespace quantized {
+namespace {
+
+constexpr int64_t kStrip = 16;
+constexpr int64_t kTileRows = kInt8GemmPanelRows;
+constexpr int64_t kBlockPairs = 192;  // 384 k: 12 KiB of packed strip
+
+inline __m256i load256(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+inline void store256(void* p, __m256i v) { _mm256_storeu_si256(static_cast<__m256i*>(p), v); }
+
+inline void store_row(int32_t* c, __m256i lo, __m256i hi, bool accumulate) {
+  if (accumulate) {
+    lo = _mm256_add_epi32(lo, load256(c));
+    hi = _mm256_add_epi32(hi, load256(c + 8));
+  }
+  store256(c, lo);
+  store256(c + 8, hi);
+}
+
+// In-register transpose of 8 rows of 8 int32 (row i, lane l -> row l, lane i).
+inline void transpose8x8(__m256i r[8]) {
+  __m256i t[8], u[8];
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_epi32(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_epi32(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    u[i] = _mm256_unpacklo_epi64(t[i], t[i + 2]);
+    u[i + 1] = _mm256_unpackhi_epi64(t[i], t[i + 2]);
+    u[i + 2] = _mm256_unpacklo_epi64(t[i + 1], t[i + 3]);
+    u[i + 3] = _mm256_unpackhi_epi64(t[i + 1], t[i + 3]);
+  }
+  for (int i = 0; i < 4; ++i) {
+    r[i] = _mm256_permute2x128_si256(u[i], u[i + 4], 0x20);
+    r[i + 4] = _mm256_permute2x128_si256(u[i], u[i + 4], 0x31);
+  }
+}
+
+// packed[pair][col][2]: (w[n0 + col, 2 pair], w[n0 + col, 2 pair + 1]),
+// zero outside w.
+void pack_strip(const Int8GemmF32Problem& p, int64_t n0, int16_t* packed) {
+  const int64_t pairs = int8_gemm_x_stride(p.k) / 2;
+  const int64_t cols = std::min(kStrip, p.n - n0);
+  int64_t k0 = 0;
+  if (cols == kStrip) {
+    for (; k0 + 16 <= p.k; k0 += 16) {
+      for (int half = 0; half < 2; ++half) {
+        __m256i r[8];
+        for (int j = 0; j < 8; ++j) {
+          const int8_t* src = p.w + (n0 + half * 8 + j) * p.k + k0;
+          r[j] = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src)));
+        }
+        transpose8x8(r);  // r[q]: pair k0/2 + q of columns half*8 .. half*8 + 7
+        for (int q = 0; q < 8; ++q) store256(packed + (k0 / 2 + q) * 32 + half * 16, r[q]);
+      }
+    }
+  }
+  for (int64_t pair = k0 / 2; pair < pairs; ++pair) {
+    int16_t* dst = packed + pair * 32;
+    for (int64_t j = 0; j < kStrip; ++j) {
+      for (int64_t e = 0; e < 2; ++e) {
+        const int64_t k = 2 * pair + e;
+        dst[2 * j + e] = (j < cols && k < p.k) ? p.w[(n0 + j) * p.k + k] : 0;
+      }
+    }
+  }
+}
+
+// c[0..6)[0..16) (+)= sum over `pairs` (>= 1) of panel pair x weight pair.
+// a: the panel's pairs (6 int32 per pair, support/int8_gemm_f32.h), b: the
+// packed strip. The loop is written in assembly because GCC hoists the six
+// broadcasts ahead of the multiplies and then spills accumulators to the
+// stack; here the 12 accumulators (compiler-chosen among ymm0-11), 2 weight
+// vectors (ymm12-13), the broadcast (ymm14) and one product (ymm15) use
+// exactly the 16 ymm.
+void tile(const int32_t* a, const int16_t* b, int64_t pairs, int32_t* c, bool accumulate) {
+  __m256i c00 = _mm256_setzero_si256(), c01 = _mm256_setzero_si256();
+  __m256i c10 = _mm256_setzero_si256(), c11 = _mm256_setzero_si256();
+  __m256i c20 = _mm256_setzero_si256(), c21 = _mm256_setzero_si256();
+  __m256i c30 = _mm256_setzero_si256(), c31 = _mm256_setzero_si256();
+  __m256i c40 = _mm256_setzero_si256(), c41 = _mm256_setzero_si256();
+  __m256i c50 = _mm256_setzero_si256(), c51 = _mm256_setzero_si256();
+  asm volatile(
+      "1:\n\t"
+      "vmovdqu (%[b]), %%ymm12\n\t"
+      "vmovdqu 32(%[b]), %%ymm13\n\t"
+      "vpbroadcastd 0(%[a]), %%ymm14\n\t"
+      "vpmaddwd %%ymm12, %%ymm14, %%ymm15\n\t"
+      "vpaddd %%ymm15, %[c00], %[c00]\n\t"
+      "vpmaddwd %%ymm13, %%ymm14, %%ymm15\n\t"
+      "vpaddd %%ymm15, %[c01], %[c01]\n\t"
+      "vpbroadcastd 4(%[a]), %%ymm14\n\t"
+      "vpmaddwd %%ymm12, %%ymm14, %%ymm15\n\t"
+      "vpaddd %%ymm15, %[c10], %[c10]\n\t"
+      "vpmaddwd %%ymm13, %%ymm14, %%ymm15\n\t"
+      "vpaddd %%ymm15, %[c11], %[c11]\n\t"
+      "vpbroadcastd 8(%[a]), %%ymm14\n\t"
+      "vpmaddwd %%ymm12, %%ymm14, %%ymm15\n\t"
+      "vpaddd %%ymm15, %[c20], %[c20]\n\t"
+      "vpmaddwd %%ymm13, %%ymm14, %%ymm15\n\t"
+      "vpaddd %%ymm15, %[c21], %[c21]\n\t"
+      "vpbroadcastd 12(%[a]), %%ymm14\n\t"
+      "vpmaddwd %%ymm12, %%ymm14, %%ymm15\n\t"
+      "vpaddd %%ymm15, %[c30], %[c30]\n\t"
+      "vpmaddwd %%ymm13, %%ymm14, %%ymm15\n\t"
+      "vpaddd %%ymm15, %[c31], %[c31]\n\t"
+      "vpbroadcastd 16(%[a]), %%ymm14\n\t"
+      "vpmaddwd %%ymm12, %%ymm14, %%ymm15\n\t"
+      "vpaddd %%ymm15, %[c40], %[c40]\n\t"
+      "vpmaddwd %%ymm13, %%ymm14, %%ymm15\n\t"
+      "vpaddd %%ymm15, %[c41], %[c41]\n\t"
+      "vpbroadcastd 20(%[a]), %%ymm14\n\t"
+      "vpmaddwd %%ymm12, %%ymm14, %%ymm15\n\t"
+      "vpaddd %%ymm15, %[c50], %[c50]\n\t"
+      "vpmaddwd %%ymm13, %%ymm14, %%ymm15\n\t"
+      "vpaddd %%ymm15, %[c51], %[c51]\n\t"
+      "add $24, %[a]\n\t"
+      "add $64, %[b]\n\t"
+      "dec %[n]\n\t"
+      "jnz 1b\n\t"
+      : [a] "+r"(a), [b] "+r"(b), [n] "+r"(pairs), [c00] "+x"(c00), [c01] "+x"(c01),
+        [c10] "+x"(c10), [c11] "+x"(c11), [c20] "+x"(c20), [c21] "+x"(c21), [c30] "+x"(c30),
+        [c31] "+x"(c31), [c40] "+x"(c40), [c41] "+x"(c41), [c50] "+x"(c50), [c51] "+x"(c51)
+      :
+      : "cc", "memory", "xmm12", "xmm13", "xmm14", "xmm15");
+  store_row(c + 0 * 16, c00, c01, accumulate);
+  store_row(c + 1 * 16, c10, c11, accumulate);
+  store_row(c + 2 * 16, c20, c21, accumulate);
+  store_row(c + 3 * 16, c30, c31, accumulate);
+  store_row(c + 4 * 16, c40, c41, accumulate);
+  store_row(c + 5 * 16, c50, c51, accumulate);
+}
+
+void epilogue(const Int8GemmF32Problem& p, int64_t n0, const int32_t* c) {
+  const int64_t cols = std::min(kStrip, p.n - n0);
+  alignas(32) float scale[kStrip] = {}, bias[kStrip] = {};
+  for (int64_t j = 0; j < cols; ++j) {
+    scale[j] = p.x_scale * p.w_scales[n0 + j];
+    if (p.bias != nullptr) bias[j] = p.bias[n0 + j];
+  }
+  const __m256 s0 = _mm256_load_ps(scale), s1 = _mm256_load_ps(scale + 8);
+  const __m256 b0 = _mm256_load_ps(bias), b1 = _mm256_load_ps(bias + 8);
+  alignas(32) float row[kStrip];
+  for (int64_t m = 0; m < p.m; ++m) {
+    __m256 y0 = _mm256_mul_ps(_mm256_cvtepi32_ps(load256(c + m * 16)), s0);
+    __m256 y1 = _mm256_mul_ps(_mm256_cvtepi32_ps(load256(c + m * 16 + 8)), s1);
+    if (p.bias != nullptr) {  // no add without bias: -0.0 stays -0.0 as in the scalar path
+      y0 = _mm256_add_ps(y0, b0);
+      y1 = _mm256_add_ps(y1, b1);
+    }
+    float* dst = p.out + m * p.n + n0;
+    if (cols == kStrip) {
+      _mm256_storeu_ps(dst, y0);
+      _mm256_storeu_ps(dst + 8, y1);
+    } else {
+      _mm256_store_ps(row, y0);
+      _mm256_store_ps(row + 8, y1);
+      std::memcpy(dst, row, static_cast<size_t>(cols) * sizeof(float));
+    }
+  }
+}
+
+}  // namespace
+
+size_t int8_gemm_f32_avx2_worker_bytes(int64_t m, int64_t k) {
+  const size_t packed = static_cast<size_t>(int8_gemm_x_stride(k)) * kStrip * sizeof(int16_t);
+  const int64_t rows = (m + kTileRows - 1) / kTileRows * kTileRows;  // the last tile's padding
+  return ((packed + 63) & ~size_t{63}) + static_cast<size_t>(rows) * kStrip * sizeof(int32_t);
+}
+
+void int8_gemm_f32_avx2(const Int8GemmF32Problem& p, int64_t strip_begin, int64_t strip_end,
+                        void* worker_scratch) {
+  const int64_t kp = int8_gemm_x_stride(p.k), pairs = kp / 2;
+  int16_t* packed = static_cast<int16_t*>(worker_scratch);
+  const size_t packed_bytes = static_cast<size_t>(kp) * kStrip * sizeof(int16_t);
+  int32_t* c = reinterpret_cast<int32_t*>(static_cast<char*>(worker_scratch) +
+                                          ((packed_bytes + 63) & ~size_t{63}));
+  for (int64_t s = strip_begin; s < strip_end; ++s) {
+    const int64_t n0 = s * kStrip;
+    pack_strip(p, n0, packed);
+    for (int64_t q0 = 0; q0 < pairs; q0 += kBlockPairs) {
+      const int64_t block = std::min(kBlockPairs, pairs - q0);
+      for (int64_t m0 = 0; m0 < p.m; m0 += kTileRows) {
+        const int32_t* panel = reinterpret_cast<const int32_t*>(p.x + m0 * kp) + q0 * kTileRows;
+        tile(panel, packed + q0 * 32, block, c + m0 * kStrip, q0 > 0);
+      }
+    }
+    epilogue(p, n0, c);
+  }
+}
+
+}  // namespace quantized
+}  // namespace torchedge
