@@ -1,9 +1,14 @@
 // sgemm_bench: GFLOP/s of the optimized SGEMM (not a test; run by hand).
 //
-//   sgemm_bench [--threads N] [--isa scalar|avx2|avx512] [--seconds S]
+//   sgemm_bench [--threads N] [--isa scalar|avx2|avx512] [--seconds S] [--filter TEXT]
 //
-// Prints one line per shape: square sizes and the GEMMs of ResNet-50's
-// convolutions (M = Cout, N = output pixels, K = Cin * kh * kw).
+// Prints one line per shape (best time of repeated runs): square sizes, the
+// GEMMs of ResNet-50's convolutions (M = Cout, N = output pixels, K = Cin *
+// kh * kw) and the matrix products of the transformers as their programs
+// run them: addmm with a [K, N] weight and a column bias, bmm over heads.
+// "cold" shapes cycle B through copies that together exceed the L3 cache,
+// as a model's weights arrive from memory (BERT's 42 MB of weights do not
+// stay cached between layers); the others run with hot caches.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +27,10 @@ namespace {
 struct Shape {
   const char* name;
   int64_t m, n, k;
+  bool b_transposed = false;  // B read as the transpose of an N x K weight (linear)
+  bool bias = false;          // a column bias in the epilogue (addmm)
+  bool cold = false;          // B cycled through copies larger than the L3
+  int64_t batch = 1;
 };
 
 double seconds_now() {
@@ -35,9 +44,11 @@ int main(int argc, char** argv) {
   size_t threads = 1;
   Isa isa = best_isa();
   double budget = 0.5;
+  const char* filter = nullptr;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!strcmp(argv[i], "--threads")) threads = static_cast<size_t>(atoi(argv[i + 1]));
     else if (!strcmp(argv[i], "--seconds")) budget = atof(argv[i + 1]);
+    else if (!strcmp(argv[i], "--filter")) filter = argv[i + 1];
     else if (!strcmp(argv[i], "--isa")) {
       isa = !strcmp(argv[i + 1], "scalar") ? Isa::kScalar
             : !strcmp(argv[i + 1], "avx2") ? Isa::kAvx2 : Isa::kAvx512;
@@ -56,21 +67,47 @@ int main(int argc, char** argv) {
       {"r50 3x3 512 @7", 512, 49, 4608},
       {"r50 1x1 2048->512 @7", 512, 49, 2048},
       {"linear 197x192x768", 197, 768, 192},
+      {"linear W^T 128x384x384", 128, 384, 384, true},
+      {"linear W^T 197x768x192", 197, 768, 192, true},
+      // BERT-MiniLM (batch 2 x 64 tokens): addmm with [K, N] weights + bias.
+      {"bert qkv/o 128x384x384", 128, 384, 384, false, true},
+      {"bert ffn1 128x1536x384", 128, 1536, 384, false, true},
+      {"bert ffn2 128x384x1536", 128, 384, 1536, false, true},
+      {"bert qkv/o cold", 128, 384, 384, false, true, true},
+      {"bert ffn1 cold", 128, 1536, 384, false, true, true},
+      {"bert ffn2 cold", 128, 384, 1536, false, true, true},
+      {"bert bmm q.kT 24x64x64x32", 64, 64, 32, false, false, false, 24},
+      {"bert bmm p.v 24x64x32x64", 64, 32, 64, false, false, false, 24},
+      // ViT-Tiny (197 tokens, width 192, 3 heads).
+      {"vit qkv 197x576x192", 197, 576, 192, false, true},
+      {"vit proj 197x192x192", 197, 192, 192, false, true},
+      {"vit fc1 197x768x192", 197, 768, 192, false, true},
+      {"vit fc2 197x192x768", 197, 192, 768, false, true},
+      {"vit bmm q.kT 3x197x197x64", 197, 197, 64, false, false, false, 3},
+      {"vit bmm p.v 3x197x64x197", 197, 64, 197, false, false, false, 3},
   };
   std::vector<uint8_t> temp(size_t{64} << 20);
   printf("isa %s, %zu thread(s)\n", isa_name(isa), threads);
   for (const Shape& s : shapes) {
-    std::vector<float> a(s.m * s.k, 0.5f), b(s.k * s.n, 0.25f), c(s.m * s.n);
+    if (filter != nullptr && strstr(s.name, filter) == nullptr) continue;
+    const int64_t b_size = s.batch * s.k * s.n;
+    // Copies of B totalling at least 64 MiB for cold shapes (one otherwise).
+    const int64_t copies = s.cold ? ((int64_t{16} << 20) + b_size - 1) / b_size : 1;
+    std::vector<float> a(s.batch * s.m * s.k, 0.5f), b(copies * b_size, 0.25f);
+    std::vector<float> c(s.batch * s.m * s.n), bias(s.n, 1.0f);
     SgemmProblem p;
-    p.m = s.m, p.n = s.n, p.k = s.k;
+    p.m = s.m, p.n = s.n, p.k = s.k, p.batch = s.batch;
     p.a = MatrixView{a.data(), s.k, 1};
-    p.b = MatrixView{b.data(), s.n, 1};
     p.c = c.data();
     p.ldc = s.n;
+    p.batch_stride_a = s.m * s.k, p.batch_stride_b = s.k * s.n, p.batch_stride_c = s.m * s.n;
+    if (s.bias) p.col_bias = bias.data();
     int runs = 0;
     double best = 1e30;
     const double start = seconds_now();
     while (runs < 3 || seconds_now() - start < budget) {
+      const float* bd = b.data() + (runs % copies) * b_size;
+      p.b = s.b_transposed ? MatrixView{bd, 1, s.k} : MatrixView{bd, s.n, 1};
       MemoryAllocator allocator(temp.data(), temp.size());
       KernelContext ctx(&allocator);
       const double t0 = seconds_now();
@@ -82,10 +119,10 @@ int main(int argc, char** argv) {
       best = t < best ? t : best;
       ++runs;
     }
-    const double gflops = 2.0 * s.m * s.n * s.k / best * 1e-9;
-    printf("%-24s M=%5lld N=%6lld K=%5lld  %7.1f GFLOP/s  (best of %d)\n", s.name,
-           static_cast<long long>(s.m), static_cast<long long>(s.n), static_cast<long long>(s.k),
-           gflops, runs);
+    const double gflops = 2.0 * s.batch * s.m * s.n * s.k / best * 1e-9;
+    printf("%-28s b=%2lld M=%5lld N=%6lld K=%5lld  %7.1f GFLOP/s  %8.1f us  (best of %d)\n",
+           s.name, static_cast<long long>(s.batch), static_cast<long long>(s.m),
+           static_cast<long long>(s.n), static_cast<long long>(s.k), gflops, best * 1e6, runs);
   }
   return 0;
 }

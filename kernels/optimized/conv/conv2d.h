@@ -9,10 +9,14 @@
 //                     stride-1, unpadded convolution reads its input as the
 //                     column matrix directly and every other one packs im2col
 //                     columns straight from the input (implicit GEMM: no
-//                     column matrix is built). Bias fused in the epilogue.
+//                     column matrix is built; conv/im2col.h, AVX2 packer when
+//                     best_isa() allows). Bias added by a pass over each
+//                     GEMM's output (conv2d_gemm.cpp says why not fused).
 //   conv2d_depthwise  groups == Cin == Cout (any kernel size; 3x3 and 5x5 are
 //                     the zoo's): direct loops over a zero-padded copy of each
-//                     channel plane (AVX2 and scalar builds).
+//                     channel plane (AVX2 and scalar builds; the AVX2 build
+//                     runs 3x3 stride 1 / 2 planes 8 outputs per vector with
+//                     the weights in registers and the bias fused).
 //
 // Both take scratch from ctx's temp allocator and return
 // MemoryAllocationFailed when it is short (the output is then untouched, so

@@ -5,7 +5,12 @@
 // copied once into a zero-padded scratch plane so the tap loops run without
 // bounds checks; each output row is then accumulated tap by tap (a weight
 // broadcast times a contiguous, or strided, input row), which the compiler
-// vectorizes for the ISA of the including file. Threads take whole planes.
+// vectorizes for the ISA of the including file. run() first offers each
+// plane to the including file's `fast` plane function (the AVX2 build's
+// register-blocked 3x3 kernels), which returns false for geometries it does
+// not take. The padded plane has kSlack floats after its last row so
+// vector loads may run past a row's end (into values they then discard).
+// Threads take whole planes.
 //
 // Include only from those files: everything here is `static` (each ISA gets
 // its own copy, never merged by the linker into baseline callers).
@@ -20,6 +25,9 @@
 namespace torchedge {
 namespace optimized {
 namespace depthwise_loops {
+
+constexpr int64_t kSlack = 64;
+
 // One output plane from a padded input plane (row stride `pw`).
 template <int kStride>
 static void depthwise_plane(const Conv2dShape& s, const float* padded, int64_t pw, const float* w,
@@ -40,8 +48,10 @@ static void depthwise_plane(const Conv2dShape& s, const float* padded, int64_t p
   }
 }
 
+// fast(s, padded, pw, w, b, y) -> bool: one plane, or false to decline.
+template <typename Fast>
 static Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
-                 const float* bias, float* y) {
+                 const float* bias, float* y, Fast fast) {
   if (s.groups != s.in_channels || s.out_channels != s.in_channels) return Error::NotSupported;
   const int64_t ph = s.in_h + 2 * s.pad_h, pw = s.in_w + 2 * s.pad_w;
   const int64_t planes = s.batch * s.in_channels;
@@ -49,7 +59,7 @@ static Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const
                             ? static_cast<int64_t>(num_threads())
                             : planes;
   if (parts == 0) return Error::Ok;
-  const size_t plane_floats = static_cast<size_t>((ph * pw + 15) / 16 * 16);
+  const size_t plane_floats = static_cast<size_t>((ph * pw + kSlack + 15) / 16 * 16);
   float* scratch = static_cast<float*>(
       ctx.allocate_temp(sizeof(float) * plane_floats * static_cast<size_t>(parts), 64));
   TE_CHECK_OR_RETURN(scratch != nullptr, Error::MemoryAllocationFailed,
@@ -60,7 +70,7 @@ static Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const
     for (int64_t part = begin; part < end; ++part) {
       float* padded = scratch + static_cast<size_t>(part) * plane_floats;
       // The border stays zero; only the interior is rewritten per plane.
-      std::memset(padded, 0, sizeof(float) * static_cast<size_t>(ph * pw));
+      std::memset(padded, 0, sizeof(float) * plane_floats);
       for (int64_t plane = part; plane < planes; plane += parts) {
         const int64_t c = plane % s.in_channels;
         const float* src = x + plane * in_plane;
@@ -71,6 +81,7 @@ static Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const
         const float* wc = w + c * s.kernel_h * s.kernel_w;
         const float b = bias == nullptr ? 0.0f : bias[c];
         float* out = y + plane * out_plane;
+        if (fast(s, padded, pw, wc, b, out)) continue;
         if (s.stride_h == 1 && s.stride_w == 1) {
           depthwise_plane<1>(s, padded, pw, wc, b, out);
         } else if (s.stride_h == 2 && s.stride_w == 2) {

@@ -15,8 +15,11 @@
 // K into blocks of KC; each KC x NC panel of B is packed into NR-wide strips,
 // each MC x KC block of A into MR-tall strips, and an MR x NR register-tiled
 // micro-kernel (AVX2/FMA 6x16, AVX-512 6x32, scalar 4x16) runs over them.
-// Threads (threadpool.h) take disjoint rectangles of C, or whole batch items
-// when the batch is large. The micro-kernel is chosen by cpu_features'
+// Threads (threadpool.h) take disjoint rectangles of C (the larger of M and
+// N is split, so each thread packs only its share of the bigger operand), or
+// whole batch items when the batch divides evenly among them or is large.
+// Packing is vectorized per ISA (both B layouts: [K, N] rows and a [N, K]
+// weight read transposed), the bias/clamp epilogue too. The micro-kernel is chosen by cpu_features'
 // best_isa(); the AVX-512 one is compiled on x86-64 and only entered on a
 // CPU that has AVX-512 F/DQ/BW/VL.
 //

@@ -127,6 +127,152 @@ struct Avx2Kernel {
     }
   }
 
+  // micro() for rows < kMr (the last strip of M = 128 has 2 rows, of M =
+  // 197 has 5): only those rows are computed and stored.
+  static void micro_rows(int rows, int64_t kc, const float* pa, const float* pb, float* c,
+                         int64_t ldc, bool accumulate) {
+    switch (rows) {
+      case 1: return micro_r<1>(kc, pa, pb, c, ldc, accumulate);
+      case 2: return micro_r<2>(kc, pa, pb, c, ldc, accumulate);
+      case 3: return micro_r<3>(kc, pa, pb, c, ldc, accumulate);
+      case 4: return micro_r<4>(kc, pa, pb, c, ldc, accumulate);
+      default: return micro_r<5>(kc, pa, pb, c, ldc, accumulate);
+    }
+  }
+
+  template <int kRows>
+  static inline void micro_r(int64_t kc, const float* pa, const float* pb, float* c, int64_t ldc,
+                             bool accumulate) {
+    __m256 acc[kRows][2];
+    for (int i = 0; i < kRows; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
+    for (int64_t k = 0; k < kc; ++k) {
+      const __m256 b0 = _mm256_load_ps(pb);
+      const __m256 b1 = _mm256_load_ps(pb + 8);
+      for (int i = 0; i < kRows; ++i) {  // unrolled: kRows is a constant
+        const __m256 a = _mm256_broadcast_ss(pa + i);
+        acc[i][0] = _mm256_fmadd_ps(a, b0, acc[i][0]);
+        acc[i][1] = _mm256_fmadd_ps(a, b1, acc[i][1]);
+      }
+      pa += kMr;
+      pb += kNr;
+    }
+    for (int i = 0; i < kRows; ++i) store_row(c + i * ldc, acc[i][0], acc[i][1], accumulate);
+  }
+
+  // Packing (sgemm_driver.h contract) with whole-vector moves: the scalar
+  // transposing loops took 13 % of BERT-MiniLM's GEMM time (A and B
+  // together, perf annotate), as much as a quarter of the FMAs they feed.
+  static void pack_a_strip(const float* a, int64_t lda, int64_t rows, int64_t kc, float* out) {
+    const __m256 zero = _mm256_setzero_ps();
+    int64_t k = 0;
+    for (; k + 8 <= kc; k += 8) {
+      __m256 r[8];
+      for (int i = 0; i < 8; ++i) r[i] = i < rows ? _mm256_loadu_ps(a + i * lda + k) : zero;
+      transpose8(r);  // r[t] = column k + t: rows 0-5, then two zeros
+      float* o = out + k * kMr;
+      // Overlapping 8-wide stores, each overwriting the previous one's two
+      // zeros; the last one stores 6 floats exactly (no write past the strip).
+      for (int t = 0; t < 7; ++t) _mm256_storeu_ps(o + t * kMr, r[t]);
+      _mm_storeu_ps(o + 7 * kMr, _mm256_castps256_ps128(r[7]));
+      _mm_storel_pi(reinterpret_cast<__m64*>(o + 7 * kMr + 4), _mm256_extractf128_ps(r[7], 1));
+    }
+    for (; k < kc; ++k) {
+      for (int i = 0; i < kMr; ++i) out[k * kMr + i] = i < rows ? a[i * lda + k] : 0.0f;
+    }
+  }
+
+  // Row by row, so the reads of B are sequential (the hardware prefetcher
+  // follows them); the strips are written 64 bytes at a time.
+  static void pack_b_rows(const float* b, int64_t ldb, int64_t kc, int64_t nc, float* dst) {
+    const int64_t full = nc / kNr * kNr;
+    const int64_t rem = nc - full;
+    const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i mask0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(rem)), lanes);
+    const __m256i mask1 =
+        _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(rem) - 8), lanes);
+    for (int64_t k = 0; k < kc; ++k) {
+      const float* row = b + k * ldb;
+      float* out = dst + k * kNr;
+      for (int64_t s = 0; s < full; s += kNr) {
+        _mm256_storeu_ps(out + s * kc, _mm256_loadu_ps(row + s));
+        _mm256_storeu_ps(out + s * kc + 8, _mm256_loadu_ps(row + s + 8));
+      }
+      if (rem > 0) {  // masked lanes read nothing and load zeros
+        _mm256_storeu_ps(out + full * kc, _mm256_maskload_ps(row + full, mask0));
+        _mm256_storeu_ps(out + full * kc + 8, _mm256_maskload_ps(row + full + 8, mask1));
+      }
+    }
+  }
+
+  // B^T row-major ([N, K] weight): 16 columns x 8 k at a time through two
+  // 8 x 8 transposes.
+  static void pack_b_cols(const float* b, int64_t ldb, int64_t kc, int64_t nc, float* dst) {
+    const __m256 zero = _mm256_setzero_ps();
+    for (int64_t s = 0; s < nc; s += kNr) {
+      const int64_t cols = nc - s < kNr ? nc - s : kNr;
+      const float* src = b + s * ldb;
+      float* out = dst + s * kc;
+      int64_t k = 0;
+      for (; k + 8 <= kc; k += 8) {
+        __m256 lo[8], hi[8];
+        for (int j = 0; j < 8; ++j) {
+          lo[j] = j < cols ? _mm256_loadu_ps(src + j * ldb + k) : zero;
+          hi[j] = j + 8 < cols ? _mm256_loadu_ps(src + (j + 8) * ldb + k) : zero;
+        }
+        transpose8(lo);
+        transpose8(hi);
+        for (int t = 0; t < 8; ++t) {
+          _mm256_storeu_ps(out + (k + t) * kNr, lo[t]);
+          _mm256_storeu_ps(out + (k + t) * kNr + 8, hi[t]);
+        }
+      }
+      for (; k < kc; ++k) {
+        for (int j = 0; j < kNr; ++j) out[k * kNr + j] = j < cols ? src[j * ldb + k] : 0.0f;
+      }
+    }
+  }
+
+  // r[i] = row i of an 8 x 8 block -> r[t] = column t.
+  static inline void transpose8(__m256* r) {
+    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    r[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
+    r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+    r[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
+    r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+    r[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
+    r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+    r[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
+    r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+  }
+
+  // The epilogue without an addend (linear layers' bias, fused clamps),
+  // 8 columns at a time; max/min take c second so a NaN stays NaN.
+  static void bias_clamp_row(float* c, int64_t cols, float alpha, float row_bias,
+                             const float* col_bias, float lo, float hi) {
+    const __m256 va = _mm256_set1_ps(alpha), vr = _mm256_set1_ps(row_bias);
+    const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+    int64_t j = 0;
+    for (; j + 8 <= cols; j += 8) {
+      __m256 v = _mm256_add_ps(_mm256_mul_ps(va, _mm256_loadu_ps(c + j)), vr);
+      if (col_bias != nullptr) v = _mm256_add_ps(v, _mm256_loadu_ps(col_bias + j));
+      v = _mm256_min_ps(vhi, _mm256_max_ps(vlo, v));
+      _mm256_storeu_ps(c + j, v);
+    }
+    for (; j < cols; ++j) {
+      float v = alpha * c[j] + row_bias;
+      if (col_bias != nullptr) v += col_bias[j];
+      v = v < lo ? lo : v;
+      c[j] = v > hi ? hi : v;
+    }
+  }
+
   static inline void store_half(float* c, __m256 lo, bool accumulate) {
     if (accumulate) lo = _mm256_add_ps(lo, _mm256_loadu_ps(c));
     _mm256_storeu_ps(c, lo);

@@ -5,11 +5,17 @@
 //
 //   struct Kernel {
 //     static constexpr int kMr, kNr;              // register tile
-//     static constexpr int64_t kKc, kMc, kNc;     // cache blocks (kMc % kMr == 0)
+//     static constexpr int64_t kKc, kMc, kNc;     // cache blocks (kMc % kMr == 0,
+//                                                 // kKc % 8 == 0)
 //     // c[i * ldc + j] (+)= sum_k pa[k * kMr + i] * pb[k * kNr + j], full tile.
 //     static void micro(int64_t kc, const float* pa, const float* pb, float* c,
 //                       int64_t ldc, bool accumulate);
 //   };
+//
+// and, optionally (detected; portable code below otherwise), faster pieces
+// for the same contract: micro_rows (a tile of fewer than kMr rows),
+// micro_direct_a (A read in place), pack_a_strip, pack_b_rows, pack_b_cols
+// and bias_clamp_row; their signatures are at the Has* traits below.
 //
 // Include this header ONLY from one ISA's translation unit (sgemm_<isa>.cpp)
 // and instantiate it with a Kernel in that file's anonymous namespace: every
@@ -24,6 +30,9 @@
 //       pack A block (MC x KC) -> MR-tall strips          (L2)
 //       for each NR strip: for each MR strip: micro-kernel (L1 / registers)
 //         last K block: epilogue on the tile while it is hot
+// K and M are cut into equal blocks (K = 384 runs as 2 x 192, not 256 + 128;
+// M = 128 as 66 + 62 rows, not 120 + 8, whose 8-row block streamed the whole
+// B panel again for one and a third strips).
 #pragma once
 
 #include <cstring>
@@ -43,21 +52,70 @@ static inline int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to
 static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
+// Optional Kernel members (see the file comment), detected by these traits.
+//
+//   static void micro_rows(int rows, int64_t kc, const float* pa, const float* pb, float* c,
+//                          int64_t ldc, bool accumulate);
+//     micro() for the first `rows` (< kMr) rows of a tile only (pa still
+//     packed kMr tall); rows past `rows` of c are not touched, so a partial
+//     last strip of M is written in place instead of through a buffer.
+#define TE_SGEMM_OPTIONAL_MEMBER(Trait, member)                \
+  template <typename K, typename = void>                       \
+  struct Trait {                                               \
+    static constexpr bool value = false;                       \
+  };                                                           \
+  template <typename K>                                        \
+  struct Trait<K, decltype(void(&K::member))> {                \
+    static constexpr bool value = true;                        \
+  };
+TE_SGEMM_OPTIONAL_MEMBER(HasMicroRows, micro_rows)
+//   static void micro_direct_a(int64_t kc, const float* a, int64_t lda,
+//                              const float* pb, float* c, int64_t ldc, bool accumulate,
+//                              int64_t cols)
+//     a kMr-row tile with A read in place, rows lda apart, unit column
+//     stride; at least the first `cols` columns of c are written, and only
+//     those may be used, so c must hold kNr columns (a full tile or the edge
+//     buffer).
+TE_SGEMM_OPTIONAL_MEMBER(HasDirectA, micro_direct_a)
+//   static void pack_a_strip(const float* a, int64_t lda, int64_t rows, int64_t kc, float* out);
+//     one kMr-tall strip (layout of pack_a below) from `rows` <= kMr rows of
+//     a unit-column-stride A (row i at a + i * lda); rows past `rows` zero.
+TE_SGEMM_OPTIONAL_MEMBER(HasPackAStrip, pack_a_strip)
+//   static void pack_b_rows(const float* b, int64_t ldb, int64_t kc, int64_t nc, float* dst);
+//     kc x nc of a unit-column-stride B (row k at b + k * ldb) into
+//     ceil(nc / kNr) strips (PackBFunction's layout, zero past nc).
+TE_SGEMM_OPTIONAL_MEMBER(HasPackBRows, pack_b_rows)
+//   static void pack_b_cols(const float* b, int64_t ldb, int64_t kc, int64_t nc, float* dst);
+//     the same for a unit-row-stride B (column n at b + n * ldb: a row-major
+//     [N, K] linear weight read as its transpose).
+TE_SGEMM_OPTIONAL_MEMBER(HasPackBCols, pack_b_cols)
+//   static void bias_clamp_row(float* c, int64_t cols, float alpha, float row_bias,
+//                              const float* col_bias, float lo, float hi);
+//     c[j] = clamp(alpha * c[j] + row_bias (+ col_bias[j] if not null), lo, hi)
+//     for j < cols, NaN kept.
+TE_SGEMM_OPTIONAL_MEMBER(HasBiasClampRow, bias_clamp_row)
+#undef TE_SGEMM_OPTIONAL_MEMBER
+
 // Packs rows [m0, m0 + mc) x cols [k0, k0 + kc) of A into MR-tall strips:
 // strip s, element (k, i) at dst[s * kc * kMr + k * kMr + i]; rows past M zero.
 template <typename K>
 void pack_a(const MatrixView& a, int64_t m_total, int64_t m0, int64_t mc, int64_t k0, int64_t kc,
             float* dst) {
   for (int64_t s = 0; s < mc; s += K::kMr) {
-    const int64_t rows = min64(K::kMr, m_total - (m0 + s));
+    const int64_t rows = max64(0, min64(K::kMr, m_total - (m0 + s)));
     float* out = dst + s * kc;
     if (a.col_stride == 1) {
+      const float* first = a.data + (m0 + s) * a.row_stride + k0;
+      if constexpr (HasPackAStrip<K>::value) {
+        K::pack_a_strip(first, a.row_stride, rows, kc, out);
+        continue;
+      }
       for (int64_t i = 0; i < K::kMr; ++i) {
         if (i >= rows) {
           for (int64_t k = 0; k < kc; ++k) out[k * K::kMr + i] = 0.0f;
           continue;
         }
-        const float* row = a.data + (m0 + s + i) * a.row_stride + k0;
+        const float* row = first + i * a.row_stride;
         for (int64_t k = 0; k < kc; ++k) out[k * K::kMr + i] = row[k];
       }
     } else {
@@ -75,12 +133,19 @@ void pack_a(const MatrixView& a, int64_t m_total, int64_t m0, int64_t mc, int64_
 // strips (see PackBFunction).
 template <typename K>
 void pack_b(const MatrixView& b, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst) {
+  const float* first = b.data + k0 * b.row_stride + n0 * b.col_stride;
+  if constexpr (HasPackBRows<K>::value) {
+    if (b.col_stride == 1) return K::pack_b_rows(first, b.row_stride, kc, nc, dst);
+  }
+  if constexpr (HasPackBCols<K>::value) {
+    if (b.row_stride == 1) return K::pack_b_cols(first, b.col_stride, kc, nc, dst);
+  }
   for (int64_t s = 0; s < nc; s += K::kNr) {
     const int64_t cols = min64(K::kNr, nc - s);
     float* out = dst + s * kc;
     if (b.col_stride == 1) {
       for (int64_t k = 0; k < kc; ++k) {
-        const float* row = b.data + (k0 + k) * b.row_stride + n0 + s;
+        const float* row = first + k * b.row_stride + s;
         float* o = out + k * K::kNr;
         if (cols == K::kNr) {
           std::memcpy(o, row, sizeof(float) * K::kNr);
@@ -94,7 +159,7 @@ void pack_b(const MatrixView& b, int64_t k0, int64_t kc, int64_t n0, int64_t nc,
           for (int64_t k = 0; k < kc; ++k) out[k * K::kNr + j] = 0.0f;
           continue;
         }
-        const float* col = b.data + (n0 + s + j) * b.col_stride + k0 * b.row_stride;
+        const float* col = first + (s + j) * b.col_stride;
         for (int64_t k = 0; k < kc; ++k) out[k * K::kNr + j] = col[k * b.row_stride];
       }
     }
@@ -112,10 +177,16 @@ template <typename K>
 void epilogue(const SgemmProblem& p, const Item& it, int64_t m0, int64_t rows, int64_t n0,
               int64_t cols) {
   const bool use_addend = p.beta != 0.0f && it.addend.data != nullptr;
+  const float* cb = p.col_bias == nullptr ? nullptr : p.col_bias + n0;
   for (int64_t i = 0; i < rows; ++i) {
     float* c = it.c + (m0 + i) * p.ldc + n0;
     const float rb = p.row_bias == nullptr ? 0.0f : p.row_bias[m0 + i];
-    const float* cb = p.col_bias == nullptr ? nullptr : p.col_bias + n0;
+    if constexpr (HasBiasClampRow<K>::value) {
+      if (!use_addend) {
+        K::bias_clamp_row(c, cols, p.alpha, rb, cb, p.min, p.max);
+        continue;
+      }
+    }
     for (int64_t j = 0; j < cols; ++j) {
       float v = p.alpha * c[j] + rb;
       if (cb != nullptr) v += cb[j];
@@ -137,28 +208,14 @@ bool needs_epilogue(const SgemmProblem& p) {
          p.max != std::numeric_limits<float>::infinity();
 }
 
-// Whether micro-kernel K also offers
-//   static void micro_direct_a(int64_t kc, const float* a, int64_t lda,
-//                              const float* pb, float* c, int64_t ldc, bool accumulate,
-//                              int64_t cols)
-// (a kMr-row tile with A read in place, rows lda apart, unit column stride;
-// at least the first `cols` columns of c are written, and only those may be
-// used, so c must hold kNr columns: a full tile or the edge buffer).
-template <typename K, typename = void>
-struct HasDirectA {
-  static constexpr bool value = false;
-};
-template <typename K>
-struct HasDirectA<K, decltype(void(&K::micro_direct_a))> {
-  static constexpr bool value = true;
-};
-
 // Up to this many columns of C per rectangle, a kernel with micro_direct_a
 // reads a unit-stride A in place instead of packing it: a packed A element
-// feeds only 2 * N flops then, and the (scalar, transposing) packing cost
-// as much as those FMAs (ResNet-50 layer 4, M=512 N=49 K=4608, AVX2, 1 thread:
-// 46-48 -> 66-74 GFLOP/s with sgemm_bench). Larger N amortizes the packing;
-// N = 196 measured no better direct, so the packed path stays there.
+// feeds only 2 * N flops then, and the (then scalar) packing cost as much as
+// those FMAs (ResNet-50 layer 4, M=512 N=49 K=4608, AVX2, 1 thread: 46-48 ->
+// 66-74 GFLOP/s with sgemm_bench). With the vectorized AVX2 packer, reading
+// in place still wins there (74 vs 58 GFLOP/s packed; BERT's p.v bmm, N=32:
+// 89 vs 77). Larger N amortizes the packing; N = 196 measured no better
+// direct, so the packed path stays there.
 constexpr int64_t kDirectAMaxN = 64;
 
 // Per-thread scratch: one A block and one B panel.
@@ -166,6 +223,49 @@ struct Scratch {
   float* a;
   float* b;
 };
+
+// `total` cut into the fewest blocks of at most `max_block`, of equal size
+// rounded up to `align` (the last one may be shorter).
+static inline int64_t even_block(int64_t total, int64_t max_block, int64_t align) {
+  if (total <= 0) return align;
+  const int64_t blocks = (total + max_block - 1) / max_block;
+  return min64(max_block, round_up((total + blocks - 1) / blocks, align));
+}
+
+// One micro-tile: rows [m, m + rows) x cols [n, n + cols) of C (rows <= kMr,
+// cols <= kNr) from the packed strips pa / pb (or A in place: `direct`).
+template <typename K>
+inline void tile(const SgemmProblem& p, const Item& it, int64_t m, int64_t rows, int64_t n,
+                 int64_t cols, int64_t k0, int64_t kc, const float* pa, const float* pb,
+                 bool direct, bool first, float* edge) {
+  float* c = it.c + m * p.ldc + n;
+  // In place when the tile's columns are all there; a narrow tile goes
+  // through the full-size `edge` buffer.
+  const bool in_place = cols == K::kNr && (rows == K::kMr || HasMicroRows<K>::value);
+  float* dst = in_place ? c : edge;
+  const int64_t ld = in_place ? p.ldc : K::kNr;
+  for (int64_t r = 0; r < rows && !first && !in_place; ++r) {
+    std::memcpy(edge + r * K::kNr, c + r * p.ldc, sizeof(float) * cols);
+  }
+  bool done = false;
+  if constexpr (HasDirectA<K>::value) {
+    if (direct && rows == K::kMr) {
+      K::micro_direct_a(kc, it.a.data + m * it.a.row_stride + k0, it.a.row_stride, pb, dst, ld,
+                        !first, cols);
+      done = true;
+    }
+  }
+  if constexpr (HasMicroRows<K>::value) {
+    if (!done && rows < K::kMr) {
+      K::micro_rows(static_cast<int>(rows), kc, pa, pb, dst, ld, !first);
+      done = true;
+    }
+  }
+  if (!done) K::micro(kc, pa, pb, dst, ld, !first);
+  for (int64_t r = 0; r < rows && !in_place; ++r) {
+    std::memcpy(c + r * p.ldc, edge + r * K::kNr, sizeof(float) * cols);
+  }
+}
 
 // The serial loop nest (file comment) over rows [m_begin, m_end) and
 // columns [n_begin, n_end) of one batch item.
@@ -175,20 +275,22 @@ void run_rectangle(const SgemmProblem& p, const Item& it, int64_t m_begin, int64
   const bool epi = needs_epilogue<K>(p);
   const bool direct_a =
       HasDirectA<K>::value && it.a.col_stride == 1 && n_end - n_begin <= kDirectAMaxN;
+  const int64_t kc_block = even_block(p.k, K::kKc, 8);
+  const int64_t mc_block = even_block(m_end - m_begin, K::kMc, K::kMr);
   alignas(64) float edge[K::kMr * K::kNr];
   for (int64_t n0 = n_begin; n0 < n_end; n0 += nc_max) {
     const int64_t nc = min64(nc_max, n_end - n0);
     int64_t k0 = 0;
     do {  // K == 0 still runs once so C gets its zeros and epilogue
-      const int64_t kc = min64(K::kKc, p.k - k0);
+      const int64_t kc = min64(kc_block, p.k - k0);
       const bool first = k0 == 0, last = k0 + kc >= p.k;
       if (p.pack_b != nullptr) {
         p.pack_b(p.pack_b_context, k0, kc, n0, nc, K::kNr, s.b);
       } else {
         pack_b<K>(it.b, k0, kc, n0, nc, s.b);
       }
-      for (int64_t m0 = m_begin; m0 < m_end; m0 += K::kMc) {
-        const int64_t mc = min64(K::kMc, m_end - m0);
+      for (int64_t m0 = m_begin; m0 < m_end; m0 += mc_block) {
+        const int64_t mc = min64(mc_block, m_end - m0);
         const int64_t full_rows = mc / K::kMr * K::kMr;
         if (!direct_a) {
           pack_a<K>(it.a, p.m, m0, round_up(mc, K::kMr), k0, kc, s.a);
@@ -200,26 +302,8 @@ void run_rectangle(const SgemmProblem& p, const Item& it, int64_t m_begin, int64
           const float* pb = s.b + j * kc;
           for (int64_t i = 0; i < mc; i += K::kMr) {
             const int64_t rows = min64(K::kMr, mc - i);
-            const float* pa = s.a + i * kc;
-            float* c = it.c + (m0 + i) * p.ldc + n0 + j;
-            const bool full = rows == K::kMr && cols == K::kNr;
-            float* dst = full ? c : edge;  // edge tile: through a full-size buffer
-            const int64_t ld = full ? p.ldc : K::kNr;
-            for (int64_t r = 0; r < rows && !first && !full; ++r) {
-              std::memcpy(edge + r * K::kNr, c + r * p.ldc, sizeof(float) * cols);
-            }
-            bool done = false;
-            if constexpr (HasDirectA<K>::value) {
-              if (direct_a && rows == K::kMr) {
-                K::micro_direct_a(kc, it.a.data + (m0 + i) * it.a.row_stride + k0,
-                                  it.a.row_stride, pb, dst, ld, !first, cols);
-                done = true;
-              }
-            }
-            if (!done) K::micro(kc, pa, pb, dst, ld, !first);
-            for (int64_t r = 0; r < rows && !full; ++r) {
-              std::memcpy(c + r * p.ldc, edge + r * K::kNr, sizeof(float) * cols);
-            }
+            tile<K>(p, it, m0 + i, rows, n0 + j, cols, k0, kc, s.a + i * kc, pb, direct_a, first,
+                    edge);
             if (last && epi) epilogue<K>(p, it, m0 + i, rows, n0 + j, cols);
           }
         }
@@ -243,8 +327,8 @@ static inline Item item_of(const SgemmProblem& p, int64_t b) {
 
 // Splits [0, total) into `parts` ranges aligned to `align`; part i is
 // [*begin, *end) (possibly empty).
-static inline void split_range(int64_t total, int64_t parts, int64_t i, int64_t align, int64_t* begin,
-                        int64_t* end) {
+static inline void split_range(int64_t total, int64_t parts, int64_t i, int64_t align,
+                               int64_t* begin, int64_t* end) {
   const int64_t units = (total + align - 1) / align;
   const int64_t lo = units * i / parts, hi = units * (i + 1) / parts;
   *begin = min64(total, lo * align);
@@ -268,14 +352,19 @@ Plan make_plan(const SgemmProblem& p) {
   // Work too small to pay for waking threads stays on the caller.
   const double flops = 2.0 * p.m * p.n * max64(p.k, 1) * p.batch;
   if (flops < 2e5) threads = 1;
-  plan.by_batch = p.batch >= threads || threads == 1;
-  // Split one item's columns among threads when they are plentiful (or rows
-  // are too few to share), else its rows.
-  plan.split_n = !plan.by_batch && (p.n >= threads * 256 || p.m < threads * K::kMr * 4);
+  // Threads take whole batch items when they divide evenly or are many
+  // (ViT's 3 heads on 2 threads would leave one thread idle a third of the
+  // time); otherwise every item is split among all threads.
+  plan.by_batch = threads == 1 || p.batch % threads == 0 || p.batch >= 4 * threads;
+  // Each thread packs the whole operand that is not split, so split the
+  // larger of N and M (BERT's 128 x 384 x 384: splitting M had both threads
+  // stream all of B), unless the split part would be too thin.
+  plan.split_n = !plan.by_batch &&
+                 ((p.n > p.m && p.n >= threads * K::kNr * 2) || p.m < threads * K::kMr * 4);
   plan.parts = plan.by_batch ? min64(threads, max64(p.batch, 1)) : threads;
   int64_t nc_max = K::kNc;
   if (plan.split_n) nc_max = min64(nc_max, round_up((p.n + threads - 1) / threads, K::kNr));
-  const int64_t kc_max = max64(1, min64(K::kKc, p.k));
+  const int64_t kc_max = max64(1, even_block(p.k, K::kKc, 8));
   // Many threads: narrower panels keep the scratch within the Module's
   // default 8 MiB temp allocator (kScratchBudget for all B panels).
   constexpr int64_t kScratchBudget = int64_t{5} << 20;
@@ -319,10 +408,12 @@ Error run(KernelContext& ctx, const SgemmProblem& p) {
       int64_t lo = 0, hi = 0;
       split_range(split_n ? p.n : p.m, parts, part, split_n ? K::kNr : K::kMr, &lo, &hi);
       if (lo >= hi) continue;
-      if (split_n) {
-        run_rectangle<K>(p, item_of(p, 0), 0, p.m, lo, hi, nc_max, s);
-      } else {
-        run_rectangle<K>(p, item_of(p, 0), lo, hi, 0, p.n, nc_max, s);
+      for (int64_t b = 0; b < p.batch; ++b) {
+        if (split_n) {
+          run_rectangle<K>(p, item_of(p, b), 0, p.m, lo, hi, nc_max, s);
+        } else {
+          run_rectangle<K>(p, item_of(p, b), lo, hi, 0, p.n, nc_max, s);
+        }
       }
     }
   });

@@ -47,7 +47,9 @@ void compare(KernelFn optimized_fn, KernelFn portable_fn, const std::vector<int3
     MemoryAllocator temp(arena.data(), arena.size());
     KernelContext ctx(&temp);
     ASSERT_EQ(args.run_with(which == 0 ? optimized_fn : portable_fn, ctx), Error::Ok) << what;
-    if (which == 0 && expect_fast_path) EXPECT_GT(temp.used(), 0u) << what << ": fast path";
+    if (which == 0 && expect_fast_path) {
+      EXPECT_GT(temp.used(), 0u) << what << ": fast path";
+    }
     results[which] = out.values<float>();
   }
   ASSERT_EQ(results[0].size(), results[1].size());
@@ -75,6 +77,20 @@ const ConvCase kConvCases[] = {
     {1, 8, 11, 11, 8, 5, 5, 1, 2, 1, 8, true},      // depthwise 5x5
     {1, 8, 12, 12, 8, 5, 5, 2, 2, 1, 8, true},      // depthwise 5x5 / 2
     {1, 4, 9, 9, 8, 3, 3, 1, 1, 1, 4, true},        // depthwise multiplier 2 (GEMM per group)
+    // Rows of 16+ output pixels: the im2col packer's whole-strip fast paths
+    // (stride 1 loads, stride 2 deinterleave) next to its border chunks.
+    {1, 5, 40, 37, 9, 3, 3, 1, 1, 1, 1, true},      // 3x3 / 1, rows straddling strips
+    {1, 4, 71, 69, 7, 3, 3, 2, 1, 1, 1, true},      // 3x3 / 2
+    {1, 3, 64, 66, 8, 7, 7, 2, 3, 1, 1, true},      // 7x7 / 2 stem
+    {1, 6, 48, 48, 5, 1, 1, 2, 0, 1, 1, false},     // 1x1 / 2, the last row ends the plane
+    {1, 3, 20, 70, 4, 3, 3, 3, 0, 1, 1, true},      // stride 3: gathers
+    {1, 3, 7, 7, 64, 3, 3, 1, 1, 1, 1, true},       // 7-wide rows: two-row chunks
+    // Depthwise 3x3 register-blocked rows: widths with and without a tail.
+    {1, 5, 56, 56, 5, 3, 3, 1, 1, 1, 5, true},      // / 1, 8-multiple rows
+    {1, 5, 33, 20, 5, 3, 3, 1, 1, 1, 5, true},      // / 1, odd row count, tail of 4
+    {1, 5, 33, 45, 5, 3, 3, 2, 1, 1, 5, true},      // / 2, tail of 7
+    {2, 3, 30, 21, 3, 3, 3, 2, 0, 1, 3, false},     // / 2 unpadded
+    {1, 4, 12, 12, 4, 3, 3, 1, 1, 2, 4, true},      // dilation 2: generic loop
 };
 
 void run_conv_case(const ConvCase& c, std::mt19937& rng) {
@@ -106,6 +122,34 @@ TEST_P(OptimizedOpsTest, Convolution) {
   for (const ConvCase& c : kConvCases) {
     SCOPED_TRACE(::testing::Message() << "cin=" << c.cin << " k=" << c.kh << "x" << c.kw
                                       << " s=" << c.stride << " g=" << c.groups);
+    run_conv_case(c, rng);
+  }
+}
+
+// Random geometries: any kernel 1-7, stride 1-3, padding up to half the
+// kernel, dilation 1-2, groups dividing both channel counts, batch 1-2.
+TEST_P(OptimizedOpsTest, ConvolutionRandomShapes) {
+  std::mt19937 rng(1234);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int trial = 0; trial < 40; ++trial) {
+    ConvCase c;
+    c.n = pick(1, 2);
+    c.groups = pick(0, 3) == 0 ? pick(2, 3) : 1;
+    c.cin = c.groups * pick(1, 6);
+    c.cout = c.groups * pick(1, 7);
+    if (pick(0, 5) == 0) c.cout = c.cin = c.groups = pick(2, 6);  // depthwise
+    c.kh = pick(1, 7);
+    c.kw = pick(0, 1) == 0 ? c.kh : pick(1, 7);
+    c.stride = pick(1, 3);
+    c.dil = pick(0, 3) == 0 ? 2 : 1;
+    c.pad = pick(0, (c.kh < c.kw ? c.kh : c.kw) / 2);
+    c.h = pick(c.dil * (c.kh - 1) + 1, 40);
+    c.w = pick(c.dil * (c.kw - 1) + 1, 48);
+    c.bias = pick(0, 1) == 1;
+    SCOPED_TRACE(::testing::Message()
+                 << "trial " << trial << ": n=" << c.n << " cin=" << c.cin << " " << c.h << "x"
+                 << c.w << " cout=" << c.cout << " k=" << c.kh << "x" << c.kw << " s=" << c.stride
+                 << " p=" << c.pad << " d=" << c.dil << " g=" << c.groups);
     run_conv_case(c, rng);
   }
 }

@@ -1,0 +1,72 @@
+// Max pooling with indices (conv/max_pool2d.h): the plane walk, the border
+// outputs and the ISA dispatch.
+#include "kernels/optimized/conv/max_pool2d.h"
+
+#include <limits>
+
+#include "kernels/optimized/cpu/cpu_features.h"
+#include "kernels/optimized/threadpool/threadpool.h"
+
+namespace torchedge {
+namespace optimized {
+namespace {
+
+// One output, exactly as the portable kernel computes it.
+void pool_one(const Pool2dShape& s, const float* plane, int64_t oh, int64_t ow, float* y,
+              int64_t* idx) {
+  int64_t h0 = oh * s.stride_h - s.pad_h, w0 = ow * s.stride_w - s.pad_w;
+  const int64_t h_end = h0 + s.kernel_h, w_end = w0 + s.kernel_w;
+  if (h0 < 0) h0 = 0;
+  if (w0 < 0) w0 = 0;
+  float best = -std::numeric_limits<float>::infinity();
+  int64_t best_index = h0 * s.in_w + w0;
+  for (int64_t ih = h0; ih < h_end && ih < s.in_h; ++ih) {
+    for (int64_t iw = w0; iw < w_end && iw < s.in_w; ++iw) {
+      const float v = plane[ih * s.in_w + iw];
+      if (v > best || v != v) {
+        best = v;
+        best_index = ih * s.in_w + iw;
+      }
+    }
+  }
+  *y = best;
+  *idx = best_index;
+}
+
+}  // namespace
+
+void max_pool2d_with_indices_f32(const Pool2dShape& s, const float* x, float* y, int64_t* indices) {
+#ifndef TORCHEDGE_NO_X86_SIMD
+  const bool simd = static_cast<int>(best_isa()) >= static_cast<int>(Isa::kAvx2);
+#endif
+  // Columns whose windows neither start in the left padding nor run past
+  // the right edge: w0 = ow * sw - pw >= 0 and w0 + kw <= W.
+  const int64_t col_lo = (s.pad_w + s.stride_w - 1) / s.stride_w;
+  int64_t col_hi = s.in_w - s.kernel_w + s.pad_w < 0
+                       ? 0
+                       : (s.in_w - s.kernel_w + s.pad_w) / s.stride_w + 1;
+  if (col_hi > s.out_w) col_hi = s.out_w;
+  const int64_t in_plane = s.in_h * s.in_w, out_plane = s.out_h * s.out_w;
+  parallel_for(0, s.planes, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t p = begin; p < end; ++p) {
+      const float* plane = x + p * in_plane;
+      for (int64_t oh = 0; oh < s.out_h; ++oh) {
+        float* yr = y + p * out_plane + oh * s.out_w;
+        int64_t* ir = indices + p * out_plane + oh * s.out_w;
+        const int64_t h0 = oh * s.stride_h - s.pad_h;
+        const bool row_inside = h0 >= 0 && h0 + s.kernel_h <= s.in_h;
+        int64_t ow = 0;
+        if (row_inside && col_lo < col_hi) {
+          for (; ow < col_lo; ++ow) pool_one(s, plane, oh, ow, yr + ow, ir + ow);
+#ifndef TORCHEDGE_NO_X86_SIMD
+          if (simd) ow = detail::max_pool2d_row_avx2(s, plane, oh, ow, col_hi, yr, ir);
+#endif
+        }
+        for (; ow < s.out_w; ++ow) pool_one(s, plane, oh, ow, yr + ow, ir + ow);
+      }
+    }
+  });
+}
+
+}  // namespace optimized
+}  // namespace torchedge

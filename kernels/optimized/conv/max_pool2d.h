@@ -1,0 +1,40 @@
+// torchedge/kernels/optimized/conv/max_pool2d.h
+//
+// Float32 2-D max pooling with indices over contiguous [planes, H, W]
+// (NCHW with N * C planes), no dilation, for the optimized
+// max_pool2d_with_indices kernel (ResNet's 3x3 / 2 stem pool). Semantics
+// are the portable kernel's (ATen's): indices are h * W + w in the input
+// plane, NaN wins (the last NaN's position is kept), ties keep the first
+// position, windows are clipped to the input (padding never wins; a window
+// of only -inf points at its first in-bounds element).
+//
+// Outputs whose window lies inside the input and does not touch the padding
+// run 8 at a time (AVX2, conv/max_pool2d_avx2.cpp, when best_isa() allows:
+// the window's first element seeds the max, every later one replaces it
+// where it is greater or NaN, which is the scalar rule lane by lane); the
+// border ones, and all of them on the scalar ISA, run the portable loop.
+// Threads take whole planes. No scratch.
+#pragma once
+
+#include <cstdint>
+
+namespace torchedge {
+namespace optimized {
+
+struct Pool2dShape {
+  int64_t planes, in_h, in_w, out_h, out_w;
+  int64_t kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w;
+};
+
+void max_pool2d_with_indices_f32(const Pool2dShape& s, const float* x, float* y, int64_t* indices);
+
+namespace detail {
+// Output row `oh` of one plane, columns [ow_begin, ow_end) whose windows are
+// all inside the input: computes whole vectors of 8 from ow_begin and
+// returns the first column it did not compute.
+int64_t max_pool2d_row_avx2(const Pool2dShape& s, const float* plane, int64_t oh,
+                            int64_t ow_begin, int64_t ow_end, float* y_row, int64_t* i_row);
+}  // namespace detail
+
+}  // namespace optimized
+}  // namespace torchedge
