@@ -18,7 +18,7 @@
 // rounding (relative ~K * 2^-24 of the row's magnitude) only.
 // Scratch (temp allocator): 2 * round_up(M, 6) * round_up(K, 2) bytes of activations
 // plus int8_gemm_f32_scratch_bytes (AVX2: per thread 32 * K + 64 * M bytes).
-#include "kernels/quantized/support/activation_quant.h"
+#include "kernels/quantized/support/dynamic_linear.h"
 #include "kernels/quantized/support/int8_gemm_f32.h"
 #include "kernels/quantized/support/quant_args.h"
 #include "runtime/kernel/kernel_context.h"
@@ -67,39 +67,10 @@ Error linear_dynamic_int8_out(KernelContext& ctx, Span<EValue*> args) {
   TE_ASSIGN_OR_RETURN(const Tensor* bias, optional_tensor_arg(args, 3, "bias"));
   TE_ASSIGN_OR_RETURN(Tensor* out, tensor_arg(args, 4, "out"));
   TE_RETURN_IF_ERROR(check_args(*in, *w, *w_scales, bias, *out));
-  const int64_t k = in->size(-1), n = w->size(0);
-  int64_t sizes[kTensorDimensionLimit];
-  int64_t m = 1;
-  for (int d = 0; d + 1 < in->dim(); ++d) {
-    sizes[d] = in->size(d);
-    m *= in->size(d);
-  }
-  sizes[in->dim() - 1] = n;
-  TE_RETURN_IF_ERROR(resize_to(*out, {sizes, static_cast<size_t>(in->dim())}));
-  if (n == 0) return Error::Ok;
-  const size_t x_bytes =
-      (static_cast<size_t>(quantized::int8_gemm_x_elements(m, k)) * sizeof(int16_t) + 63) &
-      ~size_t{63};
-  const size_t gemm_bytes = quantized::int8_gemm_f32_scratch_bytes(m, n, k);
-  char* scratch = static_cast<char*>(ctx.allocate_temp(x_bytes + gemm_bytes, 64));
-  TE_CHECK_OR_RETURN(scratch != nullptr, Error::MemoryAllocationFailed,
-                     "%s: needs %zu bytes of kernel scratch (temp allocator)", kOp,
-                     x_bytes + gemm_bytes);
-  quantized::Int8GemmF32Problem p;
-  int16_t* shifted = reinterpret_cast<int16_t*>(scratch);
-  int32_t zero_point = 0;
-  quantized::quantize_tensor_int8_shifted(in->data_as<float>(), m, k, shifted, &p.x_scale,
-                                          &zero_point);
-  p.x = shifted;
-  p.w = w->data_as<int8_t>();
-  p.w_scales = w_scales->data_as<float>();
-  p.bias = bias != nullptr ? bias->data_as<float>() : nullptr;
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.out = out->mutable_data_as<float>();
-  quantized::run_int8_gemm_f32(p, scratch + x_bytes);
-  return Error::Ok;
+  const quantized::DynamicLinearSegment segment{
+      w->data_as<int8_t>(), false, w->size(0), w_scales->data_as<float>(),
+      bias != nullptr ? bias->data_as<float>() : nullptr, out};
+  return quantized::run_dynamic_linear(ctx, *in, {&segment, 1}, kOp);
 }
 
 }  // namespace native

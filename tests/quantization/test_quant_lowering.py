@@ -23,7 +23,7 @@ STATIC_KERNELS = {Q + "quantize_per_tensor.out", Q + "dequantize_per_tensor.out"
 EXPECTED_KERNELS = {
     "static": STATIC_KERNELS,
     "qat": STATIC_KERNELS,
-    "dynamic": {"torchedge::linear_dynamic_int8.out"},
+    "dynamic": {"torchedge::linear_dynamic_int8_packed.out"},  # weights packed at export
     "dynamic_unfused": {Q + "choose_qparams.Tensor_out", Q + "quantize_per_tensor.tensor_out",
                         Q + "dequantize_per_tensor.tensor_out", Q + "dequantize_per_channel.out"},
     "int8_weight_only": {Q + "dequantize_per_channel.out"},
@@ -72,7 +72,7 @@ def test_dynamic_flow_fuses_every_linear(flows):
     """Every linear of the MLP becomes one fused int8 op; nothing of the
     five-op form (or a float GEMM) is left."""
     kernels = set(flows.get("mlp", "dynamic").program.operators["forward"])
-    assert "torchedge::linear_dynamic_int8.out" in kernels
+    assert "torchedge::linear_dynamic_int8_packed.out" in kernels  # weights packed at export
     assert not kernels & (EXPECTED_KERNELS["dynamic_unfused"] | {"aten::addmm.out", "aten::mm.out"})
 
 

@@ -1,5 +1,8 @@
 #include "kernels/quantized/support/activation_quant.h"
 
+#include <algorithm>
+
+#include "kernels/optimized/threadpool/threadpool.h"
 #include "kernels/quantized/support/affine.h"
 #include "kernels/quantized/support/int8_gemm_f32.h"
 #include "kernels/quantized/support/minmax.h"
@@ -47,6 +50,51 @@ void quantize_panels_scalar(const float* x, int64_t m, int64_t k, const Quantize
   }
 }
 
+#if defined(TORCHEDGE_QUANTIZED_X86)
+// Work below this many elements stays on the calling thread: handing out a
+// task costs more than it saves, and every parallel_for is a wait for all
+// threads (on a loaded machine, for a descheduled one): of a BERT layer
+// only the FFN's second input (128 x 1536) is split.
+constexpr int64_t kParallelElements = 1 << 16;
+constexpr int64_t kMaxChunks = 16;
+
+// finite_min_max_avx2 over up to num_threads() chunks (min and max are exact,
+// so the combination is the single-pass result); false if any chunk holds a
+// NaN or an infinity.
+bool parallel_finite_min_max(const float* x, size_t count, float* lo, float* hi) {
+  const int64_t chunks = std::max<int64_t>(
+      1, std::min<int64_t>({kMaxChunks, static_cast<int64_t>(num_threads()),
+                            static_cast<int64_t>(count) / kParallelElements}));
+  if (chunks == 1) return finite_min_max_avx2(x, count, lo, hi);
+  float los[kMaxChunks], his[kMaxChunks];
+  bool finite[kMaxChunks];
+  parallel_for(0, chunks, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t c = begin; c < end; ++c) {
+      const size_t b = count * c / chunks, e = count * (c + 1) / chunks;
+      finite[c] = finite_min_max_avx2(x + b, e - b, &los[c], &his[c]);
+    }
+  });
+  for (int64_t c = 0; c < chunks; ++c) {
+    if (!finite[c]) return false;
+  }
+  *lo = *std::min_element(los, los + chunks);
+  *hi = *std::max_element(his, his + chunks);
+  return true;
+}
+
+// quantize_panels_avx2 split by row panels (each panel's layout is its own).
+void parallel_quantize_panels(const float* x, int64_t m, int64_t k, float inv, int32_t zp,
+                              int16_t* shifted) {
+  const int64_t panels = (m + kInt8GemmPanelRows - 1) / kInt8GemmPanelRows;
+  const int64_t grain = std::max<int64_t>(1, kParallelElements / (kInt8GemmPanelRows * k));
+  parallel_for(0, panels, grain, [&](int64_t begin, int64_t end) {
+    const int64_t r0 = begin * kInt8GemmPanelRows;
+    const int64_t rows = std::min(m, end * kInt8GemmPanelRows) - r0;
+    quantize_panels_avx2(x + r0 * k, rows, k, inv, zp, shifted + int8_gemm_x_index(r0, 0, k));
+  });
+}
+#endif
+
 }  // namespace
 
 void quantize_tensor_int8_shifted(const float* x, int64_t m, int64_t k, int16_t* shifted,
@@ -56,7 +104,7 @@ void quantize_tensor_int8_shifted(const float* x, int64_t m, int64_t k, int16_t*
   float lo = 0.0f, hi = 0.0f;
   bool simd = false;
 #if defined(TORCHEDGE_QUANTIZED_X86)
-  simd = quant_isa() != QuantIsa::kScalar && finite_min_max_avx2(x, count, &lo, &hi);
+  simd = quant_isa() != QuantIsa::kScalar && parallel_finite_min_max(x, count, &lo, &hi);
 #endif
   if (!simd) row_min_max(x, count, &lo, &hi);
   float scale = 1.0f;
@@ -67,7 +115,7 @@ void quantize_tensor_int8_shifted(const float* x, int64_t m, int64_t k, int16_t*
   const float inv = static_cast<float>(1.0 / static_cast<double>(scale));
   const QuantizeParams<float> p{inv, static_cast<float>(zp), -128.0f, 127.0f};
 #if defined(TORCHEDGE_QUANTIZED_X86)
-  if (simd) quantize_panels_avx2(x, m, k, inv, zp, shifted);
+  if (simd) parallel_quantize_panels(x, m, k, inv, zp, shifted);
 #endif
   if (!simd) quantize_panels_scalar(x, m, k, p, zp, shifted);
   // The last panel's padding rows multiply as zeros.

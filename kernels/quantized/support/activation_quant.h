@@ -32,7 +32,9 @@ void quantize_row_int8_per_token(const float* x, int64_t k, int64_t group_size, 
 /// tensor and writes q - zero_point as int16 into `shifted`
 /// (int8_gemm_x_elements(m, k) elements, in the row-panel layout of
 /// support/int8_gemm_f32.h, padding zeroed). Returns the scale (float32)
-/// and the zero point.
+/// and the zero point. The AVX2 path splits min/max and the quantize loop
+/// over the shared thread pool (chunks of >= 64K elements; same bits on any
+/// thread count: min and max are exact, rows are independent).
 void quantize_tensor_int8_shifted(const float* x, int64_t m, int64_t k, int16_t* shifted,
                                   float* scale, int32_t* zero_point);
 

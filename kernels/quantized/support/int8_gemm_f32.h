@@ -16,8 +16,15 @@
 // computes the same int32 sums and the same float epilogue, so all ISAs
 // agree bit for bit.
 //
+// w may instead be stored already in strips (`w_packed`, the layout of
+// torchedge::linear_dynamic_int8_packed, int8_gemm_w_packed_index): columns
+// in strips of kInt8GemmStrip, within a strip K in pairs (K rounded up to
+// even), within a pair the strip's columns, within a column the pair's two
+// k; columns past N and k past K hold 0.
+//
 // AVX2 (support/x86/int8_gemm_f32_avx2.cpp): per call, each 16-column
 // strip of w is sign-extended to int16 and packed with K pairs interleaved
+// (from the strip layout, a plain sign-extending copy)
 // (vpmaddwd: pair products summed into int32, never saturating for these
 // ranges, unlike vpmaddubsw), then a 6x16 register tile walks M. Scalar:
 // plain loops (any CPU).
@@ -34,12 +41,13 @@ constexpr int64_t kMaxInt8GemmK = 65536;
 
 struct Int8GemmF32Problem {
   const int16_t* x;        // int8_gemm_x_elements(M, K), see above; not owned
-  const int8_t* w;         // [N, K]; not owned
+  const int8_t* w;         // [N, K], or the strip layout when w_packed; not owned
   const float* w_scales;   // [N]; not owned
   const float* bias;       // [N] or nullptr; not owned
   float x_scale;
   int64_t m, n, k;
   float* out;              // [M, N] row-major; not owned
+  bool w_packed = false;   // w in strips (int8_gemm_w_packed_index)
 };
 
 constexpr int64_t kInt8GemmPanelRows = 6;
@@ -60,6 +68,20 @@ inline int64_t int8_gemm_x_index(int64_t row, int64_t col, int64_t k) {
          in_panel * 2 + (col & 1);
 }
 
+constexpr int64_t kInt8GemmStrip = 16;
+
+/// Elements (int8) of a weight [N, K] in the strip layout.
+inline int64_t int8_gemm_w_packed_elements(int64_t n, int64_t k) {
+  return (n + kInt8GemmStrip - 1) / kInt8GemmStrip * kInt8GemmStrip * int8_gemm_x_stride(k);
+}
+
+/// Index of weight (col, k) in the strip layout (see above).
+inline int64_t int8_gemm_w_packed_index(int64_t col, int64_t k, int64_t k_total) {
+  const int64_t strip = col / kInt8GemmStrip, in_strip = col % kInt8GemmStrip;
+  return (strip * int8_gemm_x_stride(k_total) + (k & ~int64_t{1})) * kInt8GemmStrip +
+         in_strip * 2 + (k & 1);
+}
+
 /// Bytes of scratch run_int8_gemm_f32 needs for this problem on the current
 /// thread setting (packed weight strips and int32 tiles per worker).
 size_t int8_gemm_f32_scratch_bytes(int64_t m, int64_t n, int64_t k);
@@ -68,6 +90,11 @@ size_t int8_gemm_f32_scratch_bytes(int64_t m, int64_t n, int64_t k);
 /// `scratch`: int8_gemm_f32_scratch_bytes() bytes, 64-byte aligned, owned
 /// by the caller (the kernel's temp allocator); unused on the scalar path.
 void run_int8_gemm_f32(const Int8GemmF32Problem& p, void* scratch);
+
+/// Computes `count` problems sharing M, K and the activations (x, x_scale)
+/// in one split over the thread pool (AVX2: one parallel_for for all their
+/// strips). `scratch`: int8_gemm_f32_scratch_bytes(m, sum of n, k) bytes.
+void run_int8_gemm_f32_batch(const Int8GemmF32Problem* ps, size_t count, void* scratch);
 
 /// The scalar reference for columns [n_begin, n_end) (tests compare the SIMD
 /// path to it bit for bit).

@@ -104,6 +104,15 @@ TEST(LinearDynamicInt8, EqualsQuantizeKernelsPlusExactIntegerSum) {
 TEST(LinearDynamicInt8, SameResultOnTwoThreads) {
   ASSERT_EQ(set_num_threads(2), Error::Ok);
   run_case({9, 200, 70, true}, 3);
+  // Past 2 x 64K elements the activation min/max and quantize loop split
+  // over the threads too (a NaN or inf in the second chunk: scalar path).
+  const Case big{130, 1030, 24, true};
+  run_case(big, 4);
+  std::vector<float> x = random_floats(130 * 1030, -2.0f, 3.0f, 5);
+  x[130 * 1030 - 7] = std::numeric_limits<float>::infinity();
+  run_case(big, 6, &x);
+  x[130 * 1030 - 7] = std::numeric_limits<float>::quiet_NaN();
+  run_case(big, 7, &x);
   ASSERT_EQ(set_num_threads(1), Error::Ok);
 }
 

@@ -11,6 +11,7 @@
     art.files["onnx_int8"]    # onnxruntime.quantization.quantize_static (in .venv-peers)
     art.files["pte_int8_dynamic"]   # torchedge dynamic int8 linear (linear_dynamic_int8)
     art.files["onnx_int8_dynamic"]  # onnxruntime.quantization.quantize_dynamic (in .venv-peers)
+    art.files["executorch_pte_int8_dynamic"]  # upstream XNNPACKQuantizer dynamic (in .venv-peers)
     art.problems[key]         # ("unavailable" | "failed", reason) instead of a file
 
 Every runtime gets the same input values (one .npy per input) and is
@@ -109,7 +110,7 @@ def prepare_model(name: str, out_dir: Path, keys: set[str], env: Environment,
         torchedge_lowering.lower_int8_dynamic(spec.module, inputs),
         directory / "torchedge_int8_dynamic.pte", art, "pte_int8_dynamic"))
     needs_peers = keys & {"onnx", "executorch_pte", "executorch_pte_int8", "onnx_int8",
-                          "onnx_int8_dynamic"}
+                          "onnx_int8_dynamic", "executorch_pte_int8_dynamic"}
     if needs_peers:
         exported = directory / "exported.pt2"
         torch.export.save(torch.export.export(spec.module, inputs), str(exported))
@@ -127,6 +128,11 @@ def prepare_model(name: str, out_dir: Path, keys: set[str], env: Environment,
             ["--exported", str(exported), "--inputs", *input_files,
              "--out", str(directory / "executorch_xnnpack_int8.pte")],
             art, "executorch_pte_int8", directory / "executorch_xnnpack_int8.pte"))
+        step("executorch_pte_int8_dynamic", lambda: _peer_export(
+            env, "export_executorch_int8_dynamic.py",
+            ["--exported", str(exported), "--inputs", *input_files,
+             "--out", str(directory / "executorch_xnnpack_int8_dynamic.pte")],
+            art, "executorch_pte_int8_dynamic", directory / "executorch_xnnpack_int8_dynamic.pte"))
         if keys & {"onnx_int8", "onnx_int8_dynamic"} and "onnx" not in art.files \
                 and "onnx" not in art.problems:
             keys = keys | {"onnx"}  # the int8 model is quantized from the float .onnx

@@ -71,8 +71,10 @@ CONFIGS: tuple[Config, ...] = (
 # Opt-in (named with --configs, not in the default "all"): dynamic int8 linear
 # layers for transformers (activations quantized per call, int8 per-channel
 # weights; other ops float), torchedge's fused int8 GEMM op against ONNX
-# Runtime's quantize_dynamic. E.g. make bench BENCH_ARGS="--models bert_minilm
-# --configs torchedge-optimized torchedge-int8-dynamic onnxruntime-int8-dynamic".
+# Runtime's quantize_dynamic and upstream ExecuTorch's XNNPACKQuantizer
+# dynamic config. E.g. make bench BENCH_ARGS="--models bert_minilm --configs
+# torchedge-optimized torchedge-int8-dynamic onnxruntime-int8-dynamic
+# executorch-xnnpack-int8-dynamic".
 OPTIONAL_CONFIGS: tuple[Config, ...] = (
     Config("torchedge-int8-dynamic", "torchedge",
            "torchedge dynamic int8 linear (linear_dynamic_int8), optimized kernels",
@@ -83,12 +85,16 @@ OPTIONAL_CONFIGS: tuple[Config, ...] = (
            "ONNX Runtime, quantize_dynamic int8 (per-channel, reduce_range)", "onnx_int8_dynamic",
            "run_onnxruntime.py", "peers", precision="int8", tolerance=INT8_TOLERANCE,
            host="Python + numpy + onnxruntime"),
+    Config("executorch-xnnpack-int8-dynamic", "peer",
+           "upstream ExecuTorch + XNNPACK, XNNPACKQuantizer dynamic int8 (per-channel)",
+           "executorch_pte_int8_dynamic", "run_executorch.py", "peers", precision="int8",
+           tolerance=INT8_TOLERANCE, host="Python + torch + executorch pybindings"),
 )
 
 # The peers the ratio table compares the best torchedge configuration against.
 RATIO_PEERS: tuple[str, ...] = ("onnxruntime", "executorch-xnnpack", "eager",
                                  "onnxruntime-int8", "executorch-xnnpack-int8",
-                                 "onnxruntime-int8-dynamic")
+                                 "onnxruntime-int8-dynamic", "executorch-xnnpack-int8-dynamic")
 
 
 def by_name(names: list[str] | None) -> list[Config]:

@@ -78,9 +78,16 @@ def lower_int8(module: torch.nn.Module, inputs: tuple) -> tuple[PteProgram, dict
 
 def lower_int8_dynamic(module: torch.nn.Module, inputs: tuple) -> PteProgram:
     """Dynamic int8 linear layers (PT2E dynamic config): each linear becomes
-    torchedge::linear_dynamic_int8 (activations quantized per call, int8 GEMM);
-    everything else stays float on the optimized kernels. No delegate."""
+    torchedge::linear_dynamic_int8 (activations quantized per call, int8 GEMM;
+    layers sharing an input, like Q/K/V, merged into one call), and embedding
+    tables are stored int8 (quantize_embeddings), as ONNX Runtime's
+    quantize_dynamic stores its Gather tables, so file sizes compare. Everything
+    else stays float on the optimized kernels. No delegate. `module` is left
+    unchanged (the embeddings are replaced on a copy)."""
+    import copy
+
     from torchedge import quantization as tq
 
-    ep = tq.quantize_pt2e(module, inputs, config=tq.dynamic_config())
+    model = tq.quantize_embeddings(copy.deepcopy(module))
+    ep = tq.quantize_pt2e(model, inputs, config=tq.dynamic_config())
     return torchedge.to_edge(ep).to_pte()

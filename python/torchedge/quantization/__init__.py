@@ -32,7 +32,11 @@ from torchedge.quantization.configs import (
     qat_config,
     static_config,
 )
-from torchedge.quantization.dynamic_linear_fusion import fuse_dynamic_linear
+from torchedge.quantization.dynamic_linear_fusion import (
+    fuse_dynamic_linear,
+    fuse_sibling_linears,
+    pack_dynamic_linear_weights,
+)
 from torchedge.quantization.embedding_quantization import quantize_embeddings
 from torchedge.quantization.linear_quantization import LINEAR_SCHEMES, quantize_linear_weights
 
@@ -49,8 +53,8 @@ _LAZY = {  # name -> module (these import torchao)
 
 __all__ = [
     "ComparisonReport", "LINEAR_SCHEMES", "QUANTIZED_NAMESPACES", "QuantConfig", "QuantMode",
-    "compare", "dynamic_config", "fuse_dynamic_linear", "qat_config", "quantize_embeddings", "quantize_linear_weights",
-    "sqnr_db", "static_config", *_LAZY,
+    "compare", "dynamic_config", "fuse_dynamic_linear", "fuse_sibling_linears", "pack_dynamic_linear_weights",
+    "qat_config", "quantize_embeddings", "quantize_linear_weights", "sqnr_db", "static_config", *_LAZY,
 ]
 
 

@@ -17,6 +17,19 @@ implementation is the same five-op composition, so the quantized reference
 model computes exactly what it did before; anything else (other ranges,
 asymmetric or non-constant weights, per-token activations) is left as it
 was.
+
+`fuse_sibling_linears` then merges fused layers that read the same input
+(a transformer's Q, K and V projections) into one call on weights, scales
+and biases concatenated along N (new constants), followed by a split of the
+output along its last dimension: the input is quantized once and the GEMM
+is wider. Each output column is the same integer sum scaled by the same
+factors, so only float rounding of the reference's float linear changes.
+
+`pack_dynamic_linear_weights` finally stores each fused layer's constant
+weight in the runtime GEMM's strip layout
+(torchedge::linear_dynamic_int8_packed; int8_linear_ops.pack_int8_strips),
+so the kernel does not reorder the weight on every call. Same bytes per
+weight (plus zero padding to 16 columns and even K), same numerics.
 """
 
 from __future__ import annotations
@@ -30,6 +43,9 @@ import torch.fx
 from torchedge.quantization import int8_linear_ops
 
 _qd = torch.ops.quantized_decomposed
+# Layers one linear_dynamic_int8_packed_split may hold (its runtime kernel keeps
+# the layer table on the stack: kMaxSegments in op_linear_dynamic_int8_packed_split.cpp).
+MAX_SPLIT_LAYERS = 16
 
 
 def _constant(gm: torch.fx.GraphModule, node: Any) -> Optional[torch.Tensor]:
@@ -152,3 +168,191 @@ def _erase_if_unused(nodes: list, graph: torch.fx.Graph) -> None:
     for node in nodes:
         if isinstance(node, torch.fx.Node) and not node.users and node.graph is graph:
             graph.erase_node(node)
+
+
+def fuse_sibling_linears(gm: torch.fx.GraphModule) -> int:
+    """Merges torchedge::linear_dynamic_int8 calls sharing an input (in place).
+
+    Siblings must have constant weights/scales and either all constant
+    float32 biases or none (calls with and without a bias form separate
+    groups). The merged call reads new constants
+    (`_torchedge_sibling_weight_<i>`, `..._scales_<i>`, `..._bias_<i>`: the
+    siblings' tensors concatenated in graph order) and is followed by
+    aten.split_with_sizes along the last dimension, whose pieces replace the
+    siblings' results. Constants nothing reads any more are removed from
+    `gm`. Returns the number of calls removed (siblings minus merged calls).
+    """
+    op = torch.ops.torchedge.linear_dynamic_int8.default
+    groups: dict = {}
+    for node in gm.graph.nodes:
+        if node.op == "call_function" and node.target == op and not node.kwargs \
+                and len(node.args) == 4:
+            # Calls with and without a bias merge separately (no zero bias invented).
+            groups.setdefault((node.args[0], node.args[3] is None), []).append(node)
+    removed = 0
+    for index, siblings in enumerate(g for g in groups.values() if len(g) > 1):
+        tensors = _sibling_constants(gm, siblings)
+        if tensors is None:
+            continue
+        weights, scales, biases = tensors
+        names = [_new_constant(gm, f"_torchedge_sibling_{kind}_{index}", torch.cat(parts))
+                 for kind, parts in (("weight", weights), ("scales", scales), ("bias", biases))
+                 if parts is not None]
+        first = siblings[0]
+        with gm.graph.inserting_before(first):
+            attrs = [gm.graph.get_attr(name) for name in names]
+            fused = gm.graph.call_function(
+                op, (first.args[0], attrs[0], attrs[1], attrs[2] if biases else None))
+            sizes = [int(w.shape[0]) for w in weights]
+            split = gm.graph.call_function(torch.ops.aten.split_with_sizes.default,
+                                           (fused, sizes, -1))
+            pieces = [gm.graph.call_function(operator.getitem, (split, i))
+                      for i in range(len(siblings))]
+        _set_meta(first, fused, split, pieces, siblings)
+        old_constants = []
+        for sibling, piece in zip(siblings, pieces):
+            sibling.replace_all_uses_with(piece)
+            old_constants += [a for a in sibling.args[1:] if isinstance(a, torch.fx.Node)]
+            gm.graph.erase_node(sibling)
+        for node in old_constants:
+            if node.graph is gm.graph and not node.users:
+                target = node.target
+                gm.graph.erase_node(node)
+                if not any(n.op == "get_attr" and n.target == target for n in gm.graph.nodes):
+                    _delete_attr(gm, target)
+        removed += len(siblings) - 1
+    if removed:
+        gm.graph.lint()
+        gm.recompile()
+    return removed
+
+
+def _sibling_constants(gm: torch.fx.GraphModule, siblings: list) -> Optional[tuple]:
+    """([W], [S], [B] or None) of the siblings, or None when they cannot merge."""
+    weights, scales, biases = [], [], []
+    for node in siblings:
+        w, s = _constant(gm, node.args[1]), _constant(gm, node.args[2])
+        if w is None or s is None or w.dtype != torch.int8 or w.dim() != 2 \
+                or s.dtype != torch.float32 or list(s.shape) != [w.shape[0]]:
+            return None
+        bias = node.args[3]
+        b = _constant(gm, bias) if bias is not None else None
+        if bias is not None and (b is None or b.dtype != torch.float32
+                                 or list(b.shape) != [w.shape[0]]):
+            return None
+        weights.append(w)
+        scales.append(s)
+        biases.append(b)
+    if len({w.shape[1] for w in weights}) != 1:
+        return None
+    with_bias = [b is not None for b in biases]
+    if any(with_bias) != all(with_bias):
+        return None
+    return weights, scales, biases if all(with_bias) else None
+
+
+def _new_constant(gm: torch.fx.GraphModule, base: str, value: torch.Tensor) -> str:
+    name, suffix = base, 0
+    while hasattr(gm, name):
+        suffix += 1
+        name = f"{base}_{suffix}"
+    gm.register_buffer(name, value.contiguous())
+    return name
+
+
+def _delete_attr(gm: torch.fx.GraphModule, target: str) -> None:
+    *path, leaf = target.split(".")
+    owner: Any = gm
+    for part in path:
+        owner = getattr(owner, part, None)
+        if owner is None:
+            return
+    if hasattr(owner, leaf):
+        delattr(owner, leaf)
+
+
+def _set_meta(first: torch.fx.Node, fused: torch.fx.Node, split: torch.fx.Node,
+              pieces: list, siblings: list) -> None:
+    """Stack traces and module paths for the new nodes (convert re-exports the
+    graph, which recomputes every value's metadata)."""
+    for new in (fused, split):
+        new.meta = {k: v for k, v in first.meta.items() if k != "val"}
+    for piece, sibling in zip(pieces, siblings):
+        piece.meta = dict(sibling.meta)
+
+
+def pack_dynamic_linear_weights(gm: torch.fx.GraphModule) -> int:
+    """Stores the constant weights of torchedge::linear_dynamic_int8 calls in
+    the runtime GEMM's strip layout (in place): a call becomes
+    torchedge::linear_dynamic_int8_packed reading a new constant
+    (`_torchedge_packed_weight_<i>`, pack_int8_strips of the weight); a
+    merged call whose only user is fuse_sibling_linears' split becomes one
+    torchedge::linear_dynamic_int8_packed_split (each layer packed on its own,
+    one output per layer: no concatenated output to copy apart). Weights
+    nothing reads any more are removed. Returns the number of calls rewritten."""
+    op = torch.ops.torchedge.linear_dynamic_int8.default
+    count = 0
+    for node in list(gm.graph.nodes):
+        if node.op != "call_function" or node.target != op or node.kwargs \
+                or len(node.args) != 4:
+            continue
+        w_node = node.args[1]
+        w = _constant(gm, w_node)
+        if w is None or w.dtype != torch.int8 or w.dim() != 2:
+            continue
+        sizes = _split_sizes(node, int(w.shape[0]))
+        parts = torch.split(w, sizes) if sizes else [w]
+        packed = torch.cat([int8_linear_ops.pack_int8_strips(p) for p in parts])
+        name = _new_constant(gm, f"_torchedge_packed_weight_{count}", packed)
+        with gm.graph.inserting_before(node):
+            attr = gm.graph.get_attr(name)
+            if sizes:
+                new = gm.graph.call_function(
+                    torch.ops.torchedge.linear_dynamic_int8_packed_split.default,
+                    (node.args[0], attr, node.args[2], node.args[3], sizes))
+            else:
+                new = gm.graph.call_function(
+                    torch.ops.torchedge.linear_dynamic_int8_packed.default,
+                    (node.args[0], attr, *node.args[2:]))
+        new.meta = {k: v for k, v in node.meta.items() if k != "val"}
+        if sizes:
+            split = next(iter(node.users))
+            split.replace_all_uses_with(new)
+            gm.graph.erase_node(split)
+        else:
+            new.meta = dict(node.meta)
+            node.replace_all_uses_with(new)
+        gm.graph.erase_node(node)
+        if not w_node.users:
+            target = w_node.target
+            gm.graph.erase_node(w_node)
+            if not any(n.op == "get_attr" and n.target == target for n in gm.graph.nodes):
+                _delete_attr(gm, target)
+        count += 1
+    if count:
+        gm.graph.lint()
+        gm.recompile()
+    return count
+
+
+def _split_sizes(node: torch.fx.Node, n: int) -> Optional[list]:
+    """The sizes when `node`'s only user is aten.split_with_sizes of its last
+    dimension into at most MAX_SPLIT_LAYERS pieces read only through getitem,
+    else None (the call is then packed on its own and the split stays)."""
+    if len(node.users) != 1:
+        return None
+    split = next(iter(node.users))
+    if split.op != "call_function" or split.target != torch.ops.aten.split_with_sizes.default \
+            or split.kwargs or len(split.args) != 3 or split.args[0] is not node:
+        return None
+    sizes, dim = split.args[1], split.args[2]
+    val = node.meta.get("val")
+    rank = val.dim() if isinstance(val, torch.Tensor) else None
+    if not (dim == -1 or (rank is not None and dim == rank - 1)):
+        return None
+    if not all(isinstance(s, int) for s in sizes) or sum(sizes) != n \
+            or len(sizes) > MAX_SPLIT_LAYERS:
+        return None
+    if any(u.op != "call_function" or u.target != operator.getitem for u in split.users):
+        return None
+    return list(sizes)

@@ -52,23 +52,33 @@ def prepare(model: torch.nn.Module, example_inputs: Sequence[Any],
 
 
 def convert(prepared: torch.fx.GraphModule, example_inputs: Sequence[Any],
-            dynamic_shapes: Any = None, *, fuse_dynamic_linear: bool = True) -> ExportedProgram:
+            dynamic_shapes: Any = None, *, fuse_dynamic_linear: bool = True,
+            fuse_siblings: bool = True, pack_weights: bool = True) -> ExportedProgram:
     """Freezes observed qparams into quantize/dequantize ops; returns the exported program.
 
     With `fuse_dynamic_linear`, dynamically quantized linear layers with
     symmetric per-channel int8 weights become torchedge::linear_dynamic_int8
     (same eager numerics; the runtime then multiplies in int8: see
     dynamic_linear_fusion.py); False keeps convert_pt2e's five-op form.
+    With `fuse_siblings` too, fused layers reading the same input (Q, K, V)
+    become one wider call whose output is split (fuse_sibling_linears); with
+    `pack_weights`, fused layers store their weights in the runtime GEMM's
+    layout (torchedge::linear_dynamic_int8_packed, pack_dynamic_linear_weights).
     """
     from torchao.quantization.pt2e import move_exported_model_to_eval
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e
 
-    from torchedge.quantization.dynamic_linear_fusion import fuse_dynamic_linear as fuse
+    from torchedge.quantization.dynamic_linear_fusion import (
+        fuse_dynamic_linear as fuse, fuse_sibling_linears, pack_dynamic_linear_weights)
 
     converted = convert_pt2e(prepared)
     move_exported_model_to_eval(converted)  # QAT: batch norm and dropout as at inference
     if fuse_dynamic_linear:
         fuse(converted)
+        if fuse_siblings:
+            fuse_sibling_linears(converted)
+        if pack_weights:
+            pack_dynamic_linear_weights(converted)
     return torch.export.export(converted, _as_tuple(example_inputs), dynamic_shapes=dynamic_shapes)
 
 
@@ -88,13 +98,14 @@ def quantize_pt2e(model: torch.nn.Module, example_inputs: Sequence[Any],
                   train: Optional[Callable[[torch.fx.GraphModule], None]] = None,
                   operators: Optional[Iterable[str]] = None,
                   dynamic_shapes: Any = None,
-                  fuse_dynamic_linear: bool = True) -> ExportedProgram:
+                  fuse_dynamic_linear: bool = True,
+                  fuse_siblings: bool = True, pack_weights: bool = True) -> ExportedProgram:
     """Quantizes `model` in one call; returns the converted ExportedProgram.
 
     static (default): `calibration_data` (batches of inputs) is required.
     dynamic: no calibration; linear layers quantize their input per call.
     qat: `train(prepared)` runs the training loop on the fake-quantized module.
-    `fuse_dynamic_linear`: see `convert`.
+    `fuse_dynamic_linear`, `fuse_siblings`, `pack_weights`: see `convert`.
     """
     config = config if config is not None else static_config()
     if config.is_qat and train is None:
@@ -110,4 +121,5 @@ def quantize_pt2e(model: torch.nn.Module, example_inputs: Sequence[Any],
         if calibrate(prepared, calibration_data) == 0 and config.mode.value == "static":
             raise ValueError("calibration_data is empty; static quantization needs at least one batch")
     return convert(prepared, example_inputs, dynamic_shapes,
-                   fuse_dynamic_linear=fuse_dynamic_linear)
+                   fuse_dynamic_linear=fuse_dynamic_linear, fuse_siblings=fuse_siblings,
+                   pack_weights=pack_weights)

@@ -3,12 +3,15 @@
 //  1. pack: sign-extend to int16 and interleave K pairs, so one 32-byte
 //     load holds (w[n, k], w[n, k+1]) for 8 columns; an 8x8 int32 transpose
 //     does 16 k of 8 columns at a time (scalar code only for the K tail and
-//     a partial last strip, which it pads with zeros);
+//     a partial last strip, which it pads with zeros). A weight stored in
+//     the strip layout (w_packed) already has this order and padding: the
+//     step is a sign-extending copy;
 //  2. multiply: a 6x16 int32 register tile (12 accumulators, 2 weight
 //     vectors, 1 broadcast, 1 product: all 16 ymm), vpmaddwd of the broadcast
 //     activation pair against both weight vectors per K pair; the 6 rows'
-//     pairs come from one stream (the activations' row-panel layout), and
-//     a last panel's padding rows are computed and never stored. K runs in
+//     pairs come from one stream (the activations' row-panel layout); a
+//     last panel of 4-5 rows computes its padding rows and never stores
+//     them, one of 1-3 rows takes a half-height tile instead. K runs in
 //     blocks of kBlockPairs so a block of the strip (12 KiB) stays in L1
 //     while all of M passes over it; partial sums wait in an int32 tile
 //     [M, 16] between blocks;
@@ -26,7 +29,7 @@ namespace torchedge {
 namespace quantized {
 namespace {
 
-constexpr int64_t kStrip = 16;
+constexpr int64_t kStrip = kInt8GemmStrip;
 constexpr int64_t kTileRows = kInt8GemmPanelRows;
 constexpr int64_t kBlockPairs = 192;  // 384 k: 12 KiB of packed strip
 
@@ -65,6 +68,14 @@ inline void transpose8x8(__m256i r[8]) {
 // zero outside w.
 void pack_strip(const Int8GemmF32Problem& p, int64_t n0, int16_t* packed) {
   const int64_t pairs = int8_gemm_x_stride(p.k) / 2;
+  if (p.w_packed) {
+    const int8_t* src = p.w + int8_gemm_w_packed_index(n0, 0, p.k);
+    for (int64_t i = 0; i < pairs * 32; i += 16) {
+      store256(packed + i,
+               _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
+    }
+    return;
+  }
   const int64_t cols = std::min(kStrip, p.n - n0);
   int64_t k0 = 0;
   if (cols == kStrip) {
@@ -156,6 +167,24 @@ void tile(const int32_t* a, const int16_t* b, int64_t pairs, int32_t* c, bool ac
   store_row(c + 5 * 16, c50, c51, accumulate);
 }
 
+// The last panel when it holds at most 3 rows (M % 6 in 1..3): the same
+// sums for rows [0, rows) only, half the multiplies of the full tile (6
+// accumulators: GCC keeps them in registers, no assembly needed).
+void tile_tail(const int32_t* a, const int16_t* b, int64_t pairs, int64_t rows, int32_t* c,
+               bool accumulate) {
+  __m256i acc[3][2] = {};
+  for (int64_t q = 0; q < pairs; ++q, a += kTileRows, b += 32) {
+    const __m256i w0 = load256(b), w1 = load256(b + 16);
+    for (int64_t r = 0; r < 3; ++r) {
+      if (r >= rows) break;
+      const __m256i x = _mm256_set1_epi32(a[r]);
+      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(x, w0));
+      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(x, w1));
+    }
+  }
+  for (int64_t r = 0; r < rows; ++r) store_row(c + r * 16, acc[r][0], acc[r][1], accumulate);
+}
+
 void epilogue(const Int8GemmF32Problem& p, int64_t n0, const int32_t* c) {
   const int64_t cols = std::min(kStrip, p.n - n0);
   alignas(32) float scale[kStrip] = {}, bias[kStrip] = {};
@@ -200,14 +229,33 @@ void int8_gemm_f32_avx2(const Int8GemmF32Problem& p, int64_t strip_begin, int64_
   const size_t packed_bytes = static_cast<size_t>(kp) * kStrip * sizeof(int16_t);
   int32_t* c = reinterpret_cast<int32_t*>(static_cast<char*>(worker_scratch) +
                                           ((packed_bytes + 63) & ~size_t{63}));
+  // A weight in the strip layout is read as one contiguous stream per strip:
+  // while a strip is multiplied, the next one is prefetched a few lines per
+  // tile, so its pack reads cache instead of waiting on memory (the weights
+  // of a transformer's layers do not stay in cache between calls).
+  const int64_t strip_bytes = kp * kStrip;
+  const int64_t panels = (p.m + kTileRows - 1) / kTileRows;
+  const int64_t lines_per_tile = (strip_bytes / 64 + panels - 1) / panels;
   for (int64_t s = strip_begin; s < strip_end; ++s) {
     const int64_t n0 = s * kStrip;
     pack_strip(p, n0, packed);
+    const char* next = (p.w_packed && s + 1 < strip_end)
+                           ? reinterpret_cast<const char*>(p.w) + (s + 1) * strip_bytes
+                           : nullptr;
+    int64_t prefetched = 0;
     for (int64_t q0 = 0; q0 < pairs; q0 += kBlockPairs) {
       const int64_t block = std::min(kBlockPairs, pairs - q0);
       for (int64_t m0 = 0; m0 < p.m; m0 += kTileRows) {
+        for (int64_t l = 0; next != nullptr && l < lines_per_tile && prefetched < strip_bytes;
+             ++l, prefetched += 64) {
+          _mm_prefetch(next + prefetched, _MM_HINT_T0);
+        }
         const int32_t* panel = reinterpret_cast<const int32_t*>(p.x + m0 * kp) + q0 * kTileRows;
-        tile(panel, packed + q0 * 32, block, c + m0 * kStrip, q0 > 0);
+        if (p.m - m0 <= 3) {
+          tile_tail(panel, packed + q0 * 32, block, p.m - m0, c + m0 * kStrip, q0 > 0);
+        } else {
+          tile(panel, packed + q0 * 32, block, c + m0 * kStrip, q0 > 0);
+        }
       }
     }
     epilogue(p, n0, c);

@@ -1,0 +1,63 @@
+#include "kernels/quantized/support/dynamic_linear.h"
+
+#include <algorithm>
+
+#include "kernels/portable/support/kernel_args.h"
+#include "kernels/quantized/support/activation_quant.h"
+#include "kernels/quantized/support/int8_gemm_f32.h"
+
+namespace torchedge {
+namespace quantized {
+
+Error run_dynamic_linear(KernelContext& ctx, const Tensor& in,
+                         Span<const DynamicLinearSegment> segments, const char* op) {
+  TE_CHECK_OR_RETURN(segments.size() <= kMaxDynamicLinearSegments, Error::InvalidArgument,
+                     "%s: at most %zu layers per call, got %zu", op, kMaxDynamicLinearSegments,
+                     segments.size());
+  const int64_t k = in.size(-1);
+  int64_t sizes[kTensorDimensionLimit];
+  int64_t m = 1;
+  for (int d = 0; d + 1 < in.dim(); ++d) {
+    sizes[d] = in.size(d);
+    m *= in.size(d);
+  }
+  int64_t n_total = 0;
+  for (const DynamicLinearSegment& s : segments) {
+    sizes[in.dim() - 1] = s.n;
+    TE_RETURN_IF_ERROR(resize_to(*s.out, {sizes, static_cast<size_t>(in.dim())}));
+    n_total += s.n;
+  }
+  if (n_total == 0) return Error::Ok;
+  const size_t x_bytes =
+      (static_cast<size_t>(int8_gemm_x_elements(m, k)) * sizeof(int16_t) + 63) & ~size_t{63};
+  const size_t gemm_bytes = int8_gemm_f32_scratch_bytes(m, n_total, k);
+  char* scratch = static_cast<char*>(ctx.allocate_temp(x_bytes + gemm_bytes, 64));
+  TE_CHECK_OR_RETURN(scratch != nullptr, Error::MemoryAllocationFailed,
+                     "%s: needs %zu bytes of kernel scratch (temp allocator)", op,
+                     x_bytes + gemm_bytes);
+  int16_t* shifted = reinterpret_cast<int16_t*>(scratch);
+  float x_scale = 1.0f;
+  int32_t zero_point = 0;
+  quantize_tensor_int8_shifted(in.data_as<float>(), m, k, shifted, &x_scale, &zero_point);
+  Int8GemmF32Problem problems[kMaxDynamicLinearSegments];
+  size_t count = 0;
+  for (const DynamicLinearSegment& s : segments) {
+    if (s.n == 0) continue;
+    Int8GemmF32Problem& p = problems[count++];
+    p.x = shifted;
+    p.x_scale = x_scale;
+    p.m = m;
+    p.k = k;
+    p.w = s.weight;
+    p.w_packed = s.packed;
+    p.w_scales = s.scales;
+    p.bias = s.bias;
+    p.n = s.n;
+    p.out = s.out->mutable_data_as<float>();
+  }
+  run_int8_gemm_f32_batch(problems, count, scratch + x_bytes);
+  return Error::Ok;
+}
+
+}  // namespace quantized
+}  // namespace torchedge
