@@ -55,7 +55,20 @@ class Environment:
             "cli": str(self.cli),
             "peers_python": self.peers_python,
             "peer_versions": self._peer_versions(),
+            "fma_peak_gflops_per_core": self._fma_peak(),
         }
+
+    def _fma_peak(self) -> Optional[float]:
+        """This core's measured fp32 FMA GFLOP/s (build/fma_peak, x86-64 builds), or None."""
+        tool = self.cli.parent / "fma_peak"
+        if not tool.exists():
+            return None
+        try:
+            out = subprocess.run([str(tool)], capture_output=True, text=True, timeout=60,
+                                 check=True).stdout.split()
+            return float(out[-1])
+        except (subprocess.SubprocessError, ValueError, IndexError):
+            return None
 
     def _peer_versions(self) -> dict[str, str]:
         if self.peers_python is None:
