@@ -47,8 +47,11 @@ def ratio_rows(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
             elif "ratio" not in e:
                 cells.append(f"- (peer {_ms(e['peer_ms'])} ms)")
             else:
-                mark = "ok" if e["meets_target"] else "MISSED"
-                cells.append(f"{e['ratio']:.2f} ({_ms(e['peer_ms'])} ms, {mark})")
+                if e.get("target") is None:  # no target for this peer: no verdict
+                    cells.append(f"{e['ratio']:.2f} ({_ms(e['peer_ms'])} ms)")
+                else:
+                    mark = "ok" if e["meets_target"] else "MISSED"
+                    cells.append(f"{e['ratio']:.2f} ({_ms(e['peer_ms'])} ms, {mark})")
         rows.append(cells)
     return header, rows
 
