@@ -31,30 +31,14 @@ constexpr const char* kOp = "linear_dynamic_int8.out";
 
 Error check_args(const Tensor& in, const Tensor& w, const Tensor& scales, const Tensor* bias,
                  const Tensor& out) {
-  TE_CHECK_OR_RETURN(in.dtype() == ScalarType::Float && in.dim() >= 1 && in.numel() > 0,
-                     Error::InvalidArgument,
-                     "%s: input must be a non-empty float32 tensor of rank >= 1, got %s %d-d",
-                     kOp, to_string(in.dtype()), in.dim());
-  TE_CHECK_OR_RETURN(w.dtype() == ScalarType::Char && w.dim() == 2 && w.size(1) == in.size(-1),
+  TE_CHECK_OR_RETURN(in.dim() >= 1 && w.dtype() == ScalarType::Char && w.dim() == 2 &&
+                         w.size(1) == in.size(-1),
                      Error::InvalidArgument,
                      "%s: weight_q must be int8 [N, %d] (K of input), got %s %d-d", kOp,
-                     in.size(-1), to_string(w.dtype()), w.dim());
-  TE_CHECK_OR_RETURN(w.size(1) <= quantized::kMaxInt8GemmK, Error::InvalidArgument,
-                     "%s: K = %d exceeds %d (the int32 sums could overflow)", kOp, w.size(1),
-                     static_cast<int>(quantized::kMaxInt8GemmK));
-  TE_CHECK_OR_RETURN(scales.dtype() == ScalarType::Float &&
-                         scales.numel() == static_cast<size_t>(w.size(0)),
-                     Error::InvalidArgument, "%s: weight_scales must be float32 [%d]", kOp,
-                     w.size(0));
-  if (bias != nullptr) {
-    TE_CHECK_OR_RETURN(bias->dtype() == ScalarType::Float &&
-                           bias->numel() == static_cast<size_t>(w.size(0)),
-                       Error::InvalidArgument, "%s: bias must be float32 [%d]", kOp, w.size(0));
-  }
-  TE_RETURN_IF_ERROR(expect_dtype(out, ScalarType::Float, "out"));
-  TE_RETURN_IF_ERROR(quantized::expect_row_major(in, "input", kOp));
+                     in.dim() >= 1 ? in.size(-1) : 0, to_string(w.dtype()), w.dim());
+  TE_RETURN_IF_ERROR(quantized::check_dynamic_linear_operands(in, scales, w.size(0), bias, kOp));
   TE_RETURN_IF_ERROR(quantized::expect_row_major(w, "weight_q", kOp));
-  return quantized::expect_row_major(out, "out", kOp);
+  return quantized::check_dynamic_linear_out(out, kOp);
 }
 
 }  // namespace

@@ -24,36 +24,14 @@ constexpr const char* kOp = "linear_dynamic_int8_packed.out";
 
 Error check_args(const Tensor& in, const Tensor& w, const Tensor& scales, const Tensor* bias,
                  const Tensor& out) {
-  TE_CHECK_OR_RETURN(in.dtype() == ScalarType::Float && in.dim() >= 1 && in.numel() > 0,
-                     Error::InvalidArgument,
-                     "%s: input must be a non-empty float32 tensor of rank >= 1, got %s %d-d",
-                     kOp, to_string(in.dtype()), in.dim());
-  const int64_t k = in.size(-1);
-  TE_CHECK_OR_RETURN(k <= quantized::kMaxInt8GemmK, Error::InvalidArgument,
-                     "%s: K = %d exceeds %d (the int32 sums could overflow)", kOp,
-                     static_cast<int>(k), static_cast<int>(quantized::kMaxInt8GemmK));
-  TE_CHECK_OR_RETURN(scales.dtype() == ScalarType::Float && scales.dim() == 1,
-                     Error::InvalidArgument, "%s: weight_scales must be float32 [N]", kOp);
+  // N comes from the scales (the packed weight's rows are strips of 16).
+  TE_CHECK_OR_RETURN(scales.dim() == 1, Error::InvalidArgument,
+                     "%s: weight_scales must be float32 [N]", kOp);
   const int64_t n = scales.size(0);
+  TE_RETURN_IF_ERROR(quantized::check_dynamic_linear_operands(in, scales, n, bias, kOp));
   const int64_t strips = (n + quantized::kInt8GemmStrip - 1) / quantized::kInt8GemmStrip;
-  const int64_t strip_elements = quantized::int8_gemm_x_stride(k) * quantized::kInt8GemmStrip;
-  TE_CHECK_OR_RETURN(w.dtype() == ScalarType::Char && w.dim() == 2 && w.size(0) == strips &&
-                         w.size(1) == strip_elements,
-                     Error::InvalidArgument,
-                     "%s: weight_packed must be int8 [%d, %d] (N = %d from weight_scales, "
-                     "K = %d from input), got %s %d-d",
-                     kOp, static_cast<int>(strips), static_cast<int>(strip_elements),
-                     static_cast<int>(n), static_cast<int>(k), to_string(w.dtype()), w.dim());
-  if (bias != nullptr) {
-    TE_CHECK_OR_RETURN(bias->dtype() == ScalarType::Float &&
-                           bias->numel() == static_cast<size_t>(n),
-                       Error::InvalidArgument, "%s: bias must be float32 [%d]", kOp,
-                       static_cast<int>(n));
-  }
-  TE_RETURN_IF_ERROR(expect_dtype(out, ScalarType::Float, "out"));
-  TE_RETURN_IF_ERROR(quantized::expect_row_major(in, "input", kOp));
-  TE_RETURN_IF_ERROR(quantized::expect_row_major(w, "weight_packed", kOp));
-  return quantized::expect_row_major(out, "out", kOp);
+  TE_RETURN_IF_ERROR(quantized::check_packed_weight(w, strips, in.size(-1), kOp));
+  return quantized::check_dynamic_linear_out(out, kOp);
 }
 
 }  // namespace

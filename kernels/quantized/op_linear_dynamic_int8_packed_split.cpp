@@ -30,14 +30,6 @@ constexpr size_t kMaxSegments = quantized::kMaxDynamicLinearSegments;
 
 Error check_args(const Tensor& in, const Tensor& w, const Tensor& scales, const Tensor* bias,
                  Span<const int64_t> sizes, Span<Tensor* const> outs) {
-  TE_CHECK_OR_RETURN(in.dtype() == ScalarType::Float && in.dim() >= 1 && in.numel() > 0,
-                     Error::InvalidArgument,
-                     "%s: input must be a non-empty float32 tensor of rank >= 1, got %s %d-d",
-                     kOp, to_string(in.dtype()), in.dim());
-  const int64_t k = in.size(-1);
-  TE_CHECK_OR_RETURN(k <= quantized::kMaxInt8GemmK, Error::InvalidArgument,
-                     "%s: K = %d exceeds %d (the int32 sums could overflow)", kOp,
-                     static_cast<int>(k), static_cast<int>(quantized::kMaxInt8GemmK));
   TE_CHECK_OR_RETURN(sizes.size() >= 1 && sizes.size() <= kMaxSegments, Error::InvalidArgument,
                      "%s: between 1 and %zu sizes, got %zu", kOp, kMaxSegments, sizes.size());
   TE_CHECK_OR_RETURN(outs.size() == sizes.size(), Error::InvalidArgument,
@@ -48,29 +40,10 @@ Error check_args(const Tensor& in, const Tensor& w, const Tensor& scales, const 
                        j, static_cast<long long>(sizes[j]));
     n += sizes[j];
     strips += (sizes[j] + quantized::kInt8GemmStrip - 1) / quantized::kInt8GemmStrip;
-    TE_RETURN_IF_ERROR(expect_dtype(*outs[j], ScalarType::Float, "out"));
-    TE_RETURN_IF_ERROR(quantized::expect_row_major(*outs[j], "out", kOp));
+    TE_RETURN_IF_ERROR(quantized::check_dynamic_linear_out(*outs[j], kOp));
   }
-  TE_CHECK_OR_RETURN(scales.dtype() == ScalarType::Float && scales.dim() == 1 &&
-                         scales.size(0) == n,
-                     Error::InvalidArgument, "%s: weight_scales must be float32 [%lld]", kOp,
-                     static_cast<long long>(n));
-  const int64_t strip_elements = quantized::int8_gemm_x_stride(k) * quantized::kInt8GemmStrip;
-  TE_CHECK_OR_RETURN(w.dtype() == ScalarType::Char && w.dim() == 2 && w.size(0) == strips &&
-                         w.size(1) == strip_elements,
-                     Error::InvalidArgument,
-                     "%s: weight_packed must be int8 [%lld, %lld] (sizes and K = %lld of input), "
-                     "got %s %d-d",
-                     kOp, static_cast<long long>(strips), static_cast<long long>(strip_elements),
-                     static_cast<long long>(k), to_string(w.dtype()), w.dim());
-  if (bias != nullptr) {
-    TE_CHECK_OR_RETURN(bias->dtype() == ScalarType::Float &&
-                           bias->numel() == static_cast<size_t>(n),
-                       Error::InvalidArgument, "%s: bias must be float32 [%lld]", kOp,
-                       static_cast<long long>(n));
-  }
-  TE_RETURN_IF_ERROR(quantized::expect_row_major(in, "input", kOp));
-  return quantized::expect_row_major(w, "weight_packed", kOp);
+  TE_RETURN_IF_ERROR(quantized::check_dynamic_linear_operands(in, scales, n, bias, kOp));
+  return quantized::check_packed_weight(w, strips, in.size(-1), kOp);
 }
 
 }  // namespace

@@ -5,9 +5,49 @@
 #include "kernels/portable/support/kernel_args.h"
 #include "kernels/quantized/support/activation_quant.h"
 #include "kernels/quantized/support/int8_gemm_f32.h"
+#include "kernels/quantized/support/quant_args.h"
 
 namespace torchedge {
 namespace quantized {
+
+Error check_dynamic_linear_operands(const Tensor& in, const Tensor& scales, int64_t n,
+                                    const Tensor* bias, const char* op) {
+  TE_CHECK_OR_RETURN(in.dtype() == ScalarType::Float && in.dim() >= 1 && in.numel() > 0,
+                     Error::InvalidArgument,
+                     "%s: input must be a non-empty float32 tensor of rank >= 1, got %s %d-d",
+                     op, to_string(in.dtype()), in.dim());
+  const int64_t k = in.size(-1);
+  TE_CHECK_OR_RETURN(k <= kMaxInt8GemmK, Error::InvalidArgument,
+                     "%s: K = %lld exceeds %lld (the int32 sums could overflow)", op,
+                     static_cast<long long>(k), static_cast<long long>(kMaxInt8GemmK));
+  TE_CHECK_OR_RETURN(scales.dtype() == ScalarType::Float && scales.dim() == 1 &&
+                         scales.size(0) == n,
+                     Error::InvalidArgument, "%s: weight_scales must be float32 [%lld]", op,
+                     static_cast<long long>(n));
+  if (bias != nullptr) {
+    TE_CHECK_OR_RETURN(bias->dtype() == ScalarType::Float &&
+                           bias->numel() == static_cast<size_t>(n),
+                       Error::InvalidArgument, "%s: bias must be float32 [%lld]", op,
+                       static_cast<long long>(n));
+  }
+  return expect_row_major(in, "input", op);
+}
+
+Error check_packed_weight(const Tensor& w, int64_t strips, int64_t k, const char* op) {
+  const int64_t strip_elements = int8_gemm_x_stride(k) * kInt8GemmStrip;
+  TE_CHECK_OR_RETURN(w.dtype() == ScalarType::Char && w.dim() == 2 && w.size(0) == strips &&
+                         w.size(1) == strip_elements,
+                     Error::InvalidArgument,
+                     "%s: weight_packed must be int8 [%lld, %lld] (K = %lld of input), got %s %d-d",
+                     op, static_cast<long long>(strips), static_cast<long long>(strip_elements),
+                     static_cast<long long>(k), to_string(w.dtype()), w.dim());
+  return expect_row_major(w, "weight_packed", op);
+}
+
+Error check_dynamic_linear_out(const Tensor& out, const char* op) {
+  TE_RETURN_IF_ERROR(expect_dtype(out, ScalarType::Float, "out"));
+  return expect_row_major(out, "out", op);
+}
 
 Error run_dynamic_linear(KernelContext& ctx, const Tensor& in,
                          Span<const DynamicLinearSegment> segments, const char* op) {

@@ -31,6 +31,20 @@ struct DynamicLinearSegment {
 /// Layers per call (the problem table lives on the stack).
 constexpr size_t kMaxDynamicLinearSegments = 16;
 
+/// The checks every dynamic int8 linear kernel makes of its operands other
+/// than the weight: input a non-empty row-major float32 tensor of rank >= 1
+/// with K = input.size(-1) <= kMaxInt8GemmK; weight_scales float32 [n]; bias
+/// float32 [n] or null. InvalidArgument naming `op` otherwise.
+Error check_dynamic_linear_operands(const Tensor& in, const Tensor& scales, int64_t n,
+                                    const Tensor* bias, const char* op);
+
+/// A weight in the strip layout of support/int8_gemm_f32.h holding `strips`
+/// 16-column strips over K: int8 [strips, round_up(K, 2) * 16], row-major.
+Error check_packed_weight(const Tensor& w, int64_t strips, int64_t k, const char* op);
+
+/// An output: float32, row-major.
+Error check_dynamic_linear_out(const Tensor& out, const char* op);
+
 /// Scratch from ctx's temp allocator (MemoryAllocationFailed naming `op` and
 /// the size when it has too little): the quantized input plus the GEMM
 /// scratch for all segments' columns; the segments' GEMMs run as one split

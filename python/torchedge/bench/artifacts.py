@@ -129,9 +129,9 @@ def prepare_model(name: str, out_dir: Path, keys: set[str], env: Environment,
              "--out", str(directory / "executorch_xnnpack_int8.pte")],
             art, "executorch_pte_int8", directory / "executorch_xnnpack_int8.pte"))
         step("executorch_pte_int8_dynamic", lambda: _peer_export(
-            env, "export_executorch_int8_dynamic.py",
+            env, "export_executorch_int8.py",
             ["--exported", str(exported), "--inputs", *input_files,
-             "--out", str(directory / "executorch_xnnpack_int8_dynamic.pte")],
+             "--out", str(directory / "executorch_xnnpack_int8_dynamic.pte"), "--dynamic"],
             art, "executorch_pte_int8_dynamic", directory / "executorch_xnnpack_int8_dynamic.pte"))
         if keys & {"onnx_int8", "onnx_int8_dynamic"} and "onnx" not in art.files \
                 and "onnx" not in art.problems:
