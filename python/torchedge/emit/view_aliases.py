@@ -26,7 +26,7 @@ from __future__ import annotations
 import torch
 import torch.fx
 
-ET_VIEW = ("executorch_prim::et_view", "default")
+from torchedge.memory.execution_plan import ET_VIEW  # noqa: F401  (the planner treats its out as an alias)
 
 VIEW_COPY = torch.ops.aten.view_copy.default
 
@@ -49,7 +49,8 @@ def can_alias(node: torch.fx.Node, source_written: bool, source_is_buffer: bool)
         return False
     if is_method_output(node):
         return False
-    value, source = node.meta.get("val"), node.args[0].meta.get("val") if isinstance(node.args[0], torch.fx.Node) else None
+    value = node.meta.get("val")
+    source = node.args[0].meta.get("val") if isinstance(node.args[0], torch.fx.Node) else None
     if not isinstance(value, torch.Tensor) or not isinstance(source, torch.Tensor):
         return False
     # Same bytes only for the default dim order (the runtime kernel checks too).

@@ -72,6 +72,7 @@ def _instructions(plan: s.ExecutionPlan) -> list[s.InstructionArguments]:
     return [i for chain in plan.chains for i in chain.instructions]
 
 
+# The memory-sharing view the emitter writes for reshapes (emit/view_aliases.py).
 ET_VIEW = ("executorch_prim::et_view", "default")
 
 
