@@ -6,7 +6,8 @@
 //     a partial last strip, which it pads with zeros). A weight stored in
 //     the strip layout (w_packed) already has this order and padding: the
 //     step is a sign-extending copy;
-//  2. multiply: a 6x16 int32 register tile (12 accumulators, 2 weight
+//  2. multiply: a 6x16 int32 register tile (int8_tile_avx2.h, shared with
+//     the int8 convolution; 12 accumulators, 2 weight
 //     vectors, 1 broadcast, 1 product: all 16 ymm), vpmaddwd of the broadcast
 //     activation pair against both weight vectors per K pair; the 6 rows'
 //     pairs come from one stream (the activations' row-panel layout); a
@@ -24,26 +25,20 @@
 #include <cstring>
 
 #include "kernels/quantized/support/int8_gemm_f32.h"
+#include "kernels/quantized/support/x86/int8_tile_avx2.h"
 
 namespace torchedge {
 namespace quantized {
 namespace {
 
+using int8_tile::load256;
+using int8_tile::store256;
+using int8_tile::tile;
+using int8_tile::tile_tail;
+
 constexpr int64_t kStrip = kInt8GemmStrip;
 constexpr int64_t kTileRows = kInt8GemmPanelRows;
 constexpr int64_t kBlockPairs = 192;  // 384 k: 12 KiB of packed strip
-
-inline __m256i load256(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
-inline void store256(void* p, __m256i v) { _mm256_storeu_si256(static_cast<__m256i*>(p), v); }
-
-inline void store_row(int32_t* c, __m256i lo, __m256i hi, bool accumulate) {
-  if (accumulate) {
-    lo = _mm256_add_epi32(lo, load256(c));
-    hi = _mm256_add_epi32(hi, load256(c + 8));
-  }
-  store256(c, lo);
-  store256(c + 8, hi);
-}
 
 // In-register transpose of 8 rows of 8 int32 (row i, lane l -> row l, lane i).
 inline void transpose8x8(__m256i r[8]) {
@@ -100,89 +95,6 @@ void pack_strip(const Int8GemmF32Problem& p, int64_t n0, int16_t* packed) {
       }
     }
   }
-}
-
-// c[0..6)[0..16) (+)= sum over `pairs` (>= 1) of panel pair x weight pair.
-// a: the panel's pairs (6 int32 per pair, support/int8_gemm_f32.h), b: the
-// packed strip. The loop is written in assembly because GCC hoists the six
-// broadcasts ahead of the multiplies and then spills accumulators to the
-// stack; here the 12 accumulators (compiler-chosen among ymm0-11), 2 weight
-// vectors (ymm12-13), the broadcast (ymm14) and one product (ymm15) use
-// exactly the 16 ymm.
-void tile(const int32_t* a, const int16_t* b, int64_t pairs, int32_t* c, bool accumulate) {
-  __m256i c00 = _mm256_setzero_si256(), c01 = _mm256_setzero_si256();
-  __m256i c10 = _mm256_setzero_si256(), c11 = _mm256_setzero_si256();
-  __m256i c20 = _mm256_setzero_si256(), c21 = _mm256_setzero_si256();
-  __m256i c30 = _mm256_setzero_si256(), c31 = _mm256_setzero_si256();
-  __m256i c40 = _mm256_setzero_si256(), c41 = _mm256_setzero_si256();
-  __m256i c50 = _mm256_setzero_si256(), c51 = _mm256_setzero_si256();
-  asm volatile(
-      "1:\n\t"
-      "vmovdqu (%[b]), %%ymm12\n\t"
-      "vmovdqu 32(%[b]), %%ymm13\n\t"
-      "vpbroadcastd 0(%[a]), %%ymm14\n\t"
-      "vpmaddwd %%ymm12, %%ymm14, %%ymm15\n\t"
-      "vpaddd %%ymm15, %[c00], %[c00]\n\t"
-      "vpmaddwd %%ymm13, %%ymm14, %%ymm15\n\t"
-      "vpaddd %%ymm15, %[c01], %[c01]\n\t"
-      "vpbroadcastd 4(%[a]), %%ymm14\n\t"
-      "vpmaddwd %%ymm12, %%ymm14, %%ymm15\n\t"
-      "vpaddd %%ymm15, %[c10], %[c10]\n\t"
-      "vpmaddwd %%ymm13, %%ymm14, %%ymm15\n\t"
-      "vpaddd %%ymm15, %[c11], %[c11]\n\t"
-      "vpbroadcastd 8(%[a]), %%ymm14\n\t"
-      "vpmaddwd %%ymm12, %%ymm14, %%ymm15\n\t"
-      "vpaddd %%ymm15, %[c20], %[c20]\n\t"
-      "vpmaddwd %%ymm13, %%ymm14, %%ymm15\n\t"
-      "vpaddd %%ymm15, %[c21], %[c21]\n\t"
-      "vpbroadcastd 12(%[a]), %%ymm14\n\t"
-      "vpmaddwd %%ymm12, %%ymm14, %%ymm15\n\t"
-      "vpaddd %%ymm15, %[c30], %[c30]\n\t"
-      "vpmaddwd %%ymm13, %%ymm14, %%ymm15\n\t"
-      "vpaddd %%ymm15, %[c31], %[c31]\n\t"
-      "vpbroadcastd 16(%[a]), %%ymm14\n\t"
-      "vpmaddwd %%ymm12, %%ymm14, %%ymm15\n\t"
-      "vpaddd %%ymm15, %[c40], %[c40]\n\t"
-      "vpmaddwd %%ymm13, %%ymm14, %%ymm15\n\t"
-      "vpaddd %%ymm15, %[c41], %[c41]\n\t"
-      "vpbroadcastd 20(%[a]), %%ymm14\n\t"
-      "vpmaddwd %%ymm12, %%ymm14, %%ymm15\n\t"
-      "vpaddd %%ymm15, %[c50], %[c50]\n\t"
-      "vpmaddwd %%ymm13, %%ymm14, %%ymm15\n\t"
-      "vpaddd %%ymm15, %[c51], %[c51]\n\t"
-      "add $24, %[a]\n\t"
-      "add $64, %[b]\n\t"
-      "dec %[n]\n\t"
-      "jnz 1b\n\t"
-      : [a] "+r"(a), [b] "+r"(b), [n] "+r"(pairs), [c00] "+x"(c00), [c01] "+x"(c01),
-        [c10] "+x"(c10), [c11] "+x"(c11), [c20] "+x"(c20), [c21] "+x"(c21), [c30] "+x"(c30),
-        [c31] "+x"(c31), [c40] "+x"(c40), [c41] "+x"(c41), [c50] "+x"(c50), [c51] "+x"(c51)
-      :
-      : "cc", "memory", "xmm12", "xmm13", "xmm14", "xmm15");
-  store_row(c + 0 * 16, c00, c01, accumulate);
-  store_row(c + 1 * 16, c10, c11, accumulate);
-  store_row(c + 2 * 16, c20, c21, accumulate);
-  store_row(c + 3 * 16, c30, c31, accumulate);
-  store_row(c + 4 * 16, c40, c41, accumulate);
-  store_row(c + 5 * 16, c50, c51, accumulate);
-}
-
-// The last panel when it holds at most 3 rows (M % 6 in 1..3): the same
-// sums for rows [0, rows) only, half the multiplies of the full tile (6
-// accumulators: GCC keeps them in registers, no assembly needed).
-void tile_tail(const int32_t* a, const int16_t* b, int64_t pairs, int64_t rows, int32_t* c,
-               bool accumulate) {
-  __m256i acc[3][2] = {};
-  for (int64_t q = 0; q < pairs; ++q, a += kTileRows, b += 32) {
-    const __m256i w0 = load256(b), w1 = load256(b + 16);
-    for (int64_t r = 0; r < 3; ++r) {
-      if (r >= rows) break;
-      const __m256i x = _mm256_set1_epi32(a[r]);
-      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(x, w0));
-      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(x, w1));
-    }
-  }
-  for (int64_t r = 0; r < rows; ++r) store_row(c + r * 16, acc[r][0], acc[r][1], accumulate);
 }
 
 void epilogue(const Int8GemmF32Problem& p, int64_t n0, const int32_t* c) {

@@ -1,0 +1,66 @@
+// torchedge::conv2d_int8.out(Tensor input, float input_scale, int input_zero_point,
+//     Tensor weight_panels, Tensor weight_scales, Tensor? bias, int[] kernel_size,
+//     int[] stride, int[] padding, int[] dilation, int groups, float output_scale,
+//     int output_zero_point, int output_min, int output_max, *, Tensor(a!) out)
+//
+// The fused form of PT2E's static int8 convolution
+//   quantize_per_tensor(act(conv2d(dequantize_per_tensor(input),
+//                                  dequantize_per_channel(W), bias, ...)))
+// with act (identity / relu / relu6 / hardtanh) folded into [output_min,
+// output_max]. input int8 [N, Cin, H, W] (row-major), weight_panels int8
+// [groups, ceil(Cout_g / 6), round_up(K, 2) * 6] in the panel layout of
+// support/int8_conv.h (K = Cin/groups * KH * KW, PyTorch's (c, kh, kw)
+// order), weight_scales float32 [Cout] (Cout comes from here), bias float32
+// [Cout] or None, out int8 [N, Cout, OH, OW]. Numerics: support/int8_conv.h
+// (exact int32 sums, requantize() epilogue; every ISA bit-identical; equal
+// to the unfused reference up to its float summation order). Eager
+// reference: python/torchedge/quantization/int8_conv_ops.py.
+// Scratch (temp allocator, AVX2): a zero-point-padded copy of one image
+// plus per worker the widened weight block, one packed strip block and the
+// int32 sums of up to 8 strips (int8_conv_scratch_bytes).
+#include "kernels/quantized/support/int8_conv.h"
+#include "kernels/portable/support/kernel_args.h"
+#include "runtime/kernel/kernel_context.h"
+
+namespace torchedge {
+namespace native {
+
+namespace {
+constexpr const char* kOp = "conv2d_int8.out";
+}  // namespace
+
+Error conv2d_int8_out(KernelContext& ctx, Span<EValue*> args) {
+  TE_RETURN_IF_ERROR(expect_arg_count(args, 16));
+  quantized::Int8ConvArgs a{};
+  TE_ASSIGN_OR_RETURN(a.input, tensor_arg(args, 0, "input"));
+  TE_ASSIGN_OR_RETURN(a.input_scale, double_arg(args, 1, "input_scale"));
+  TE_ASSIGN_OR_RETURN(a.input_zero_point, int_arg(args, 2, "input_zero_point"));
+  TE_ASSIGN_OR_RETURN(a.weight_panels, tensor_arg(args, 3, "weight_panels"));
+  TE_ASSIGN_OR_RETURN(a.weight_scales, tensor_arg(args, 4, "weight_scales"));
+  TE_ASSIGN_OR_RETURN(a.bias, optional_tensor_arg(args, 5, "bias"));
+  TE_ASSIGN_OR_RETURN(a.kernel_size, int_list_arg(args, 6, "kernel_size"));
+  TE_ASSIGN_OR_RETURN(a.stride, int_list_arg(args, 7, "stride"));
+  TE_ASSIGN_OR_RETURN(a.padding, int_list_arg(args, 8, "padding"));
+  TE_ASSIGN_OR_RETURN(a.dilation, int_list_arg(args, 9, "dilation"));
+  TE_ASSIGN_OR_RETURN(a.groups, int_arg(args, 10, "groups"));
+  TE_ASSIGN_OR_RETURN(a.output_scale, double_arg(args, 11, "output_scale"));
+  TE_ASSIGN_OR_RETURN(a.output_zero_point, int_arg(args, 12, "output_zero_point"));
+  TE_ASSIGN_OR_RETURN(a.output_min, int_arg(args, 13, "output_min"));
+  TE_ASSIGN_OR_RETURN(a.output_max, int_arg(args, 14, "output_max"));
+  TE_ASSIGN_OR_RETURN(a.out, tensor_arg(args, 15, "out"));
+  quantized::Int8ConvProblem p;
+  TE_RETURN_IF_ERROR(quantized::prepare_int8_conv(a, &p, kOp));
+  if (p.batch == 0 || p.out_channels == 0) return Error::Ok;
+  const size_t bytes = quantized::int8_conv_scratch_bytes(p);
+  void* scratch = nullptr;
+  if (bytes > 0) {
+    scratch = ctx.allocate_temp(bytes, 64);
+    TE_CHECK_OR_RETURN(scratch != nullptr, Error::MemoryAllocationFailed,
+                       "%s: needs %zu bytes of kernel scratch (temp allocator)", kOp, bytes);
+  }
+  quantized::run_int8_conv(p, scratch);
+  return Error::Ok;
+}
+
+}  // namespace native
+}  // namespace torchedge

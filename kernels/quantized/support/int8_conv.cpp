@@ -1,0 +1,338 @@
+#include "kernels/quantized/support/int8_conv.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "kernels/optimized/threadpool/threadpool.h"
+#include "kernels/portable/support/kernel_args.h"
+#include "kernels/quantized/support/int8_gemm.h"
+#include "kernels/quantized/support/quant_args.h"
+#include "kernels/quantized/support/quant_isa.h"
+
+namespace torchedge {
+namespace quantized {
+namespace {
+
+// Strips per int8_conv_avx2 call: enough to read each weight block once
+// for 8 strips, few enough that their packed blocks and sums stay in L2.
+constexpr int64_t kMaxChunkStrips = kInt8ConvMaxChunkStrips;
+
+size_t round_up_64(size_t bytes) { return (bytes + 63) & ~size_t{63}; }
+
+int64_t strips_of(const Int8ConvProblem& p) {
+  return (p.pixels() + kInt8ConvStrip - 1) / kInt8ConvStrip;
+}
+
+// Each worker takes a contiguous, equal share of one image's (group, strip)
+// pairs (balanced to one strip, unlike whole chunks: a 14x14 map has 13
+// strips), in calls of at most kMaxChunkStrips strips of one group.
+struct Split {
+  int64_t chunk_strips, total, workers;
+};
+
+Split split_of(const Int8ConvProblem& p) {
+  Split s;
+  s.chunk_strips = std::min(kMaxChunkStrips, strips_of(p));
+  s.total = p.groups * strips_of(p);
+  s.workers = std::max<int64_t>(
+      1, std::min<int64_t>(s.total, static_cast<int64_t>(num_threads())));
+  return s;
+}
+
+Error check_pair(Span<const int64_t> v, const char* name, int64_t min, const char* op) {
+  TE_CHECK_OR_RETURN(v.size() == 2, Error::InvalidArgument, "%s: %s must have 2 values, got %zu",
+                     op, name, v.size());
+  TE_CHECK_OR_RETURN(v[0] >= min && v[1] >= min, Error::InvalidArgument,
+                     "%s: %s must be >= %lld, got [%lld, %lld]", op, name,
+                     static_cast<long long>(min), static_cast<long long>(v[0]),
+                     static_cast<long long>(v[1]));
+  return Error::Ok;
+}
+
+Error check_scale(double s, const char* name, const char* op) {
+  TE_CHECK_OR_RETURN(std::isfinite(s) && s > 0.0 && std::isfinite(static_cast<float>(s)) &&
+                         static_cast<float>(s) > 0.0f,
+                     Error::InvalidArgument, "%s: %s must be finite and > 0, got %g", op, name, s);
+  return Error::Ok;
+}
+
+Error check_int8(int64_t v, const char* name, const char* op) {
+  TE_CHECK_OR_RETURN(v >= -128 && v <= 127, Error::InvalidArgument,
+                     "%s: %s must be in [-128, 127], got %lld", op, name,
+                     static_cast<long long>(v));
+  return Error::Ok;
+}
+
+Error check_tensors(const Int8ConvArgs& a, const char* op) {
+  const Tensor& in = *a.input;
+  TE_CHECK_OR_RETURN(in.dtype() == ScalarType::Char && in.dim() == 4, Error::InvalidArgument,
+                     "%s: input must be int8 [N, Cin, H, W], got %s %d-d", op,
+                     to_string(in.dtype()), in.dim());
+  TE_RETURN_IF_ERROR(expect_row_major(in, "input", op));
+  const Tensor& s = *a.weight_scales;
+  TE_CHECK_OR_RETURN(s.dtype() == ScalarType::Float && s.dim() == 1, Error::InvalidArgument,
+                     "%s: weight_scales must be float32 [Cout], got %s %d-d", op,
+                     to_string(s.dtype()), s.dim());
+  if (a.bias != nullptr) {
+    TE_CHECK_OR_RETURN(a.bias->dtype() == ScalarType::Float && a.bias->dim() == 1 &&
+                           a.bias->size(0) == s.size(0),
+                       Error::InvalidArgument, "%s: bias must be float32 [%d] (Cout), got %s %d-d",
+                       op, s.size(0), to_string(a.bias->dtype()), a.bias->dim());
+  }
+  TE_RETURN_IF_ERROR(expect_dtype(*a.out, ScalarType::Char, "out"));
+  return expect_row_major(*a.out, "out", op);
+}
+
+}  // namespace
+
+Error prepare_int8_conv(const Int8ConvArgs& a, Int8ConvProblem* p, const char* op) {
+  TE_RETURN_IF_ERROR(check_tensors(a, op));
+  TE_RETURN_IF_ERROR(check_pair(a.kernel_size, "kernel_size", 1, op));
+  TE_RETURN_IF_ERROR(check_pair(a.stride, "stride", 1, op));
+  TE_RETURN_IF_ERROR(check_pair(a.padding, "padding", 0, op));
+  TE_RETURN_IF_ERROR(check_pair(a.dilation, "dilation", 1, op));
+  TE_RETURN_IF_ERROR(check_scale(a.input_scale, "input_scale", op));
+  TE_RETURN_IF_ERROR(check_scale(a.output_scale, "output_scale", op));
+  TE_RETURN_IF_ERROR(check_int8(a.input_zero_point, "input_zero_point", op));
+  TE_RETURN_IF_ERROR(check_int8(a.output_zero_point, "output_zero_point", op));
+  TE_RETURN_IF_ERROR(check_quant_range(a.output_min, a.output_max, ScalarType::Char, op));
+  const Tensor& in = *a.input;
+  const int64_t cin = in.size(1), cout = a.weight_scales->size(0), groups = a.groups;
+  TE_CHECK_OR_RETURN(groups >= 1 && cin % groups == 0 && cout % groups == 0 && cin > 0,
+                     Error::InvalidArgument,
+                     "%s: groups must be >= 1 and divide Cin (%lld) and Cout (%lld), got %lld", op,
+                     static_cast<long long>(cin), static_cast<long long>(cout),
+                     static_cast<long long>(groups));
+  Int8ConvProblem& q = *p;
+  q = Int8ConvProblem{};
+  q.batch = in.size(0);
+  q.in_channels = cin;
+  q.height = in.size(2);
+  q.width = in.size(3);
+  q.out_channels = cout;
+  q.kernel_h = a.kernel_size[0];
+  q.kernel_w = a.kernel_size[1];
+  q.stride_h = a.stride[0];
+  q.stride_w = a.stride[1];
+  q.pad_h = a.padding[0];
+  q.pad_w = a.padding[1];
+  q.dilation_h = a.dilation[0];
+  q.dilation_w = a.dilation[1];
+  q.groups = groups;
+  const int64_t span_h = q.height + 2 * q.pad_h - q.dilation_h * (q.kernel_h - 1) - 1;
+  const int64_t span_w = q.width + 2 * q.pad_w - q.dilation_w * (q.kernel_w - 1) - 1;
+  TE_CHECK_OR_RETURN(span_h >= 0 && span_w >= 0, Error::InvalidArgument,
+                     "%s: the kernel (%lld x %lld, dilation %lld x %lld) is larger than the "
+                     "padded input (%lld x %lld)",
+                     op, static_cast<long long>(q.kernel_h), static_cast<long long>(q.kernel_w),
+                     static_cast<long long>(q.dilation_h), static_cast<long long>(q.dilation_w),
+                     static_cast<long long>(q.height + 2 * q.pad_h),
+                     static_cast<long long>(q.width + 2 * q.pad_w));
+  q.out_height = span_h / q.stride_h + 1;
+  q.out_width = span_w / q.stride_w + 1;
+  TE_CHECK_OR_RETURN(q.k() <= kMaxInt8ConvK, Error::InvalidArgument,
+                     "%s: K = Cin/groups * KH * KW = %lld exceeds %lld (int32 sums could overflow)",
+                     op, static_cast<long long>(q.k()), static_cast<long long>(kMaxInt8ConvK));
+  const Tensor& w = *a.weight_panels;
+  const int64_t panel_elements = 2 * q.k_pairs() * kInt8ConvPanelRows;
+  TE_CHECK_OR_RETURN(w.dtype() == ScalarType::Char && w.dim() == 3 && w.size(0) == groups &&
+                         w.size(1) == q.panels() && w.size(2) == panel_elements,
+                     Error::InvalidArgument,
+                     "%s: weight_panels must be int8 [%lld, %lld, %lld] (groups, ceil(Cout/groups "
+                     "/ 6), round_up(K, 2) * 6 with K = %lld), got %s %d-d",
+                     op, static_cast<long long>(groups), static_cast<long long>(q.panels()),
+                     static_cast<long long>(panel_elements), static_cast<long long>(q.k()),
+                     to_string(w.dtype()), w.dim());
+  TE_RETURN_IF_ERROR(expect_row_major(w, "weight_panels", op));
+  const int64_t sizes[4] = {q.batch, cout, q.out_height, q.out_width};
+  TE_RETURN_IF_ERROR(resize_to(*a.out, {sizes, 4}));
+  q.input = in.data_as<int8_t>();
+  q.weight = w.data_as<int8_t>();
+  q.w_scales = a.weight_scales->data_as<float>();
+  q.bias = a.bias != nullptr ? a.bias->data_as<float>() : nullptr;
+  q.out = a.out->mutable_data_as<int8_t>();
+  q.in_zero_point = static_cast<int32_t>(a.input_zero_point);
+  q.in_scale = static_cast<float>(a.input_scale);
+  // As quantize_per_tensor computes its inverse scale (a Python float).
+  q.inv_out_scale = static_cast<float>(1.0 / a.output_scale);
+  q.out_zero_point = static_cast<float>(a.output_zero_point);
+  q.quant_min = static_cast<float>(a.output_min);
+  q.quant_max = static_cast<float>(a.output_max);
+  return Error::Ok;
+}
+
+void int8_conv_scalar(const Int8ConvProblem& p, int64_t n, int64_t g, int64_t m_begin,
+                      int64_t m_end) {
+  const int64_t cin_g = p.cin_g(), cout_g = p.cout_g(), k_total = p.k();
+  const int8_t* weight = p.weight + g * p.panels() * 2 * p.k_pairs() * kInt8ConvPanelRows;
+  // requantize() of support/int8_gemm.h with this group's channels.
+  Int8GemmProblem rq{};
+  rq.w_scales = p.w_scales + g * cout_g;
+  rq.bias = p.bias != nullptr ? p.bias + g * cout_g : nullptr;
+  rq.in_scale = p.in_scale;
+  rq.inv_out_scale = p.inv_out_scale;
+  rq.out_zero_point = p.out_zero_point;
+  rq.quant_min = p.quant_min;
+  rq.quant_max = p.quant_max;
+  const int8_t* image = p.input + (n * p.in_channels + g * cin_g) * p.height * p.width;
+  for (int64_t m = m_begin; m < m_end; ++m) {
+    int8_t* out = p.out + (n * p.out_channels + g * cout_g + m) * p.pixels();
+    for (int64_t oh = 0; oh < p.out_height; ++oh) {
+      for (int64_t ow = 0; ow < p.out_width; ++ow) {
+        int32_t acc = 0;
+        int64_t k = 0;
+        for (int64_t c = 0; c < cin_g; ++c) {
+          const int8_t* plane = image + c * p.height * p.width;
+          for (int64_t kh = 0; kh < p.kernel_h; ++kh) {
+            const int64_t ih = oh * p.stride_h - p.pad_h + kh * p.dilation_h;
+            for (int64_t kw = 0; kw < p.kernel_w; ++kw, ++k) {
+              const int64_t iw = ow * p.stride_w - p.pad_w + kw * p.dilation_w;
+              if (ih < 0 || ih >= p.height || iw < 0 || iw >= p.width) continue;
+              const int32_t x = plane[ih * p.width + iw] - p.in_zero_point;
+              acc += x * weight[int8_conv_weight_index(m, k, k_total)];
+            }
+          }
+        }
+        out[oh * p.out_width + ow] = requantize(acc, rq, m);
+      }
+    }
+  }
+}
+
+#if defined(TORCHEDGE_QUANTIZED_X86)
+bool int8_conv_is_flat(const Int8ConvProblem& p) {
+  return p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1 &&
+         p.pad_h == 0 && p.pad_w == 0;
+}
+
+size_t int8_conv_padded_bytes(const Int8ConvProblem& p) {
+  if (int8_conv_is_flat(p)) return 0;
+  const int64_t hp = p.height + 2 * p.pad_h, wp = p.width + 2 * p.pad_w;
+  return static_cast<size_t>(p.in_channels * hp * wp + 2 * kInt8ConvPadSlack);
+}
+
+Int8ConvSource int8_conv_padded_source(const Int8ConvProblem& p, const int8_t* buffer) {
+  const int64_t hp = p.height + 2 * p.pad_h, wp = p.width + 2 * p.pad_w;
+  return Int8ConvSource{buffer + kInt8ConvPadSlack, wp, hp * wp, false};
+}
+
+void int8_conv_pad_image(const Int8ConvProblem& p, int64_t n, int64_t c_begin, int64_t c_end,
+                         int8_t* buffer) {
+  const int64_t hp = p.height + 2 * p.pad_h, wp = p.width + 2 * p.pad_w;
+  const int8_t zx = static_cast<int8_t>(p.in_zero_point);
+  int8_t* planes = buffer + kInt8ConvPadSlack;
+  if (c_begin == 0) std::memset(buffer, zx, kInt8ConvPadSlack);
+  if (c_end == p.in_channels) std::memset(planes + c_end * hp * wp, zx, kInt8ConvPadSlack);
+  for (int64_t c = c_begin; c < c_end; ++c) {
+    const int8_t* src = p.input + (n * p.in_channels + c) * p.height * p.width;
+    int8_t* dst = planes + c * hp * wp;
+    std::memset(dst, zx, static_cast<size_t>(p.pad_h * wp));
+    dst += p.pad_h * wp;
+    for (int64_t r = 0; r < p.height; ++r, dst += wp, src += p.width) {
+      std::memset(dst, zx, static_cast<size_t>(p.pad_w));
+      std::memcpy(dst + p.pad_w, src, static_cast<size_t>(p.width));
+      std::memset(dst + p.pad_w + p.width, zx, static_cast<size_t>(p.pad_w));
+    }
+    std::memset(dst, zx, static_cast<size_t>(p.pad_h * wp));
+  }
+}
+#endif
+
+#if defined(TORCHEDGE_QUANTIZED_X86)
+namespace {
+
+bool shares_weights(const Int8ConvProblem& p) {
+  return int8_conv_widened_bytes(p) <= kInt8ConvSharedWeightBytes;
+}
+
+// Scratch: [padded image][widened weights (when shared)][worker slots].
+struct Avx2Scratch {
+  size_t padded, widened, slot;
+};
+
+Avx2Scratch avx2_scratch_of(const Int8ConvProblem& p, const Split& s) {
+  const bool shared = shares_weights(p);
+  return Avx2Scratch{round_up_64(int8_conv_padded_bytes(p)),
+                     shared ? round_up_64(int8_conv_widened_bytes(p)) : 0,
+                     round_up_64(int8_conv_avx2_worker_bytes(p, s.chunk_strips, shared))};
+}
+
+}  // namespace
+#endif
+
+size_t int8_conv_scratch_bytes(const Int8ConvProblem& p) {
+#if defined(TORCHEDGE_QUANTIZED_X86)
+  if (quant_isa() != QuantIsa::kScalar) {
+    const Split s = split_of(p);
+    const Avx2Scratch a = avx2_scratch_of(p, s);
+    return a.padded + a.widened + static_cast<size_t>(s.workers) * a.slot;
+  }
+#endif
+  (void)p;
+  return 0;
+}
+
+void run_int8_conv(const Int8ConvProblem& p, void* scratch) {
+  if (p.batch == 0 || p.out_channels == 0 || p.pixels() == 0) return;
+#if defined(TORCHEDGE_QUANTIZED_X86)
+  if (quant_isa() != QuantIsa::kScalar) {
+    // The widened weights (split over panels); per image the padded copy
+    // (split over channels), then the (group, strip) pairs, split once over
+    // the workers; each worker owns one scratch slot.
+    const Split s = split_of(p);
+    const Avx2Scratch layout = avx2_scratch_of(p, s);
+    int8_t* padded = static_cast<int8_t*>(scratch);
+    int16_t* widened = nullptr;
+    if (layout.widened > 0) {
+      widened = reinterpret_cast<int16_t*>(static_cast<char*>(scratch) + layout.padded);
+      const int64_t panel_grain = std::max<int64_t>(1, 32768 / (2 * p.k_pairs() * 6));
+      parallel_for(0, p.groups * p.panels(), panel_grain, [&](int64_t begin, int64_t end) {
+        int8_conv_widen_weights(p, begin, end, widened);
+      });
+    }
+    char* slots = static_cast<char*>(scratch) + layout.padded + layout.widened;
+    const int64_t strips = strips_of(p);
+    const int64_t plane_grain = std::max<int64_t>(1, 65536 / (p.height * p.width + 1));
+    for (int64_t n = 0; n < p.batch; ++n) {
+      Int8ConvSource src{p.input + n * p.in_channels * p.height * p.width, p.width,
+                         p.height * p.width, true};
+      if (!int8_conv_is_flat(p)) {
+        parallel_for(0, p.in_channels, plane_grain, [&](int64_t begin, int64_t end) {
+          int8_conv_pad_image(p, n, begin, end, padded);
+        });
+        src = int8_conv_padded_source(p, padded);
+      }
+      parallel_for(0, s.workers, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t wi = begin; wi < end; ++wi) {
+          void* worker_scratch = slots + layout.slot * static_cast<size_t>(wi);
+          const int64_t first = s.total * wi / s.workers, last = s.total * (wi + 1) / s.workers;
+          for (int64_t i = first; i < last;) {
+            const int64_t g = i / strips, b = i % strips;
+            const int64_t e = std::min({strips, b + s.chunk_strips, b + (last - i)});
+            int8_conv_avx2(p, src, widened, n, g, b, e, worker_scratch);
+            i += e - b;
+          }
+        }
+      });
+    }
+    return;
+  }
+#endif
+  (void)scratch;
+  // Items (image, group, output channel); ~64K multiply-adds per chunk at least.
+  const int64_t cout_g = p.cout_g();
+  const int64_t work = std::max<int64_t>(1, p.pixels() * p.k());
+  const int64_t grain = std::max<int64_t>(1, 65536 / work);
+  parallel_for(0, p.batch * p.groups * cout_g, grain, [&](int64_t begin, int64_t end) {
+    while (begin < end) {
+      const int64_t ng = begin / cout_g, m = begin % cout_g;
+      const int64_t m_end = std::min(cout_g, m + (end - begin));
+      int8_conv_scalar(p, ng / p.groups, ng % p.groups, m, m_end);
+      begin += m_end - m;
+    }
+  });
+}
+
+}  // namespace quantized
+}  // namespace torchedge

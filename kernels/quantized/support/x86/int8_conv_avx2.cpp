@@ -1,0 +1,385 @@
+// AVX2 path of the int8 convolution (contract: support/int8_conv.h). Per
+// (image, group, chunk of 16-pixel output strips), a GEMM C[Cout_g, 16 px]
+// per strip, K in blocks of kInt8ConvBlockPairs pairs:
+//  1. widen: the weight panels, int8 -> int16 (the panel layout is already
+//     the tile's A order): once per call into scratch the workers share
+//     (int8_conv_widen_weights; perf: ~2% of the time vs 5-8% when each
+//     chunk widened its blocks), or per block and chunk past the budget;
+//  2. pack: each strip's block of im2col columns, int16 (x - zx) in the
+//     tile's B order [pair][16 px][2]. Row k of the strip is 16 bytes read
+//     from the source planes (the padded copy, so no bounds checks): one
+//     load per output row the strip touches (blended; a strip straddles a
+//     row end when OW is not a multiple of 16), stride 2 deinterleaves a
+//     32-byte load, other strides gather lane by lane. Two rows k, k+1 are
+//     interleaved bytewise, sign-extended and shifted by zx;
+//  3. multiply: the 6x16 tile of int8_tile_avx2.h, panel by panel over the
+//     chunk's packed strips (a panel's block stays in L1 and the weights are
+//     read once per block, not per strip: +2-5% for Cout >= 256), partial
+//     sums in [chunk][Cout_g rounded to 6][16] int32; a last strip of <= 8
+//     pixels (7x7 maps) takes the half-width 12x8 tile (+10-15% there);
+//  4. epilogue: requantize() of support/int8_gemm.h, 8 lanes at a time, in
+//     the same float operations (mul, add, mul, round to nearest even, add,
+//     clamp; NaN -> 0, masked only when a non-finite scale or bias makes NaN
+//     possible), two output channels per pack (+5-12% for K <= 64), 16
+//     contiguous int8 pixels per channel.
+// Compiled with -mavx2 -mfma (and -ffp-contract=off: no fused epilogue).
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "kernels/quantized/support/int8_conv.h"
+#include "kernels/quantized/support/x86/int8_tile_avx2.h"
+
+namespace torchedge {
+namespace quantized {
+namespace {
+
+using int8_tile::load256;
+using int8_tile::store256;
+
+constexpr int64_t kStrip = kInt8ConvStrip;
+constexpr int64_t kRows = kInt8ConvPanelRows;
+
+inline __m128i load128(const void* p) { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
+
+enum class RowMode { kStride1, kStride2, kGather };
+
+// Where the 16 lanes of one strip read, relative to the (c, kh, kw) base
+// of a k row: lane j of segment s (the pixels in one output row) reads
+// base[seg_offset[s] + j * stride_w].
+struct StripPlan {
+  RowMode mode;
+  int nseg;
+  int64_t seg_offset[kStrip];
+  __m128i seg_mask[kStrip];   // lanes >= segment s's first lane (s >= 1)
+  int64_t lane_offset[kStrip];  // kGather: per lane
+};
+
+// Fills `out` in place (a StripPlan is ~0.5 KiB: no copies per strip).
+void plan_strip(const Int8ConvProblem& p, const Int8ConvSource& src, int64_t s, StripPlan* out) {
+  StripPlan& sp = *out;
+  const int64_t p0 = s * kStrip, cols = std::min(kStrip, p.pixels() - p0);
+  if (src.flat) {
+    // The plane is the B matrix; a partial last strip gathers (a full load
+    // could run past the input tensor).
+    sp.nseg = 1;
+    sp.seg_offset[0] = p0;
+    sp.mode = cols == kStrip ? RowMode::kStride1 : RowMode::kGather;
+    for (int64_t j = 0; j < kStrip; ++j) sp.lane_offset[j] = p0 + std::min(j, cols - 1);
+    return;
+  }
+  sp.mode = p.stride_w == 1 ? RowMode::kStride1
+                            : (p.stride_w == 2 ? RowMode::kStride2 : RowMode::kGather);
+  sp.nseg = 0;
+  int64_t j = 0;
+  while (j < cols) {
+    const int64_t pix = p0 + j, oh = pix / p.out_width, ow = pix % p.out_width;
+    const int64_t run = std::min(cols - j, p.out_width - ow);
+    const int64_t offset = oh * p.stride_h * src.row_stride + (ow - j) * p.stride_w;
+    if (sp.nseg > 0) {
+      alignas(16) int8_t mask[kStrip];
+      for (int64_t l = 0; l < kStrip; ++l) mask[l] = l >= j ? -1 : 0;
+      sp.seg_mask[sp.nseg] = _mm_load_si128(reinterpret_cast<const __m128i*>(mask));
+    }
+    sp.seg_offset[sp.nseg++] = offset;
+    for (int64_t l = j; l < j + run; ++l) sp.lane_offset[l] = offset + l * p.stride_w;
+    j += run;
+  }
+  for (int64_t l = cols; l < kStrip; ++l) sp.lane_offset[l] = sp.lane_offset[cols - 1];
+}
+
+// Row k of the strip (16 int8) from base = plane c + kh * dh * row_stride + kw * dw.
+inline __m128i strip_row(const StripPlan& sp, const int8_t* base) {
+  switch (sp.mode) {
+    case RowMode::kStride1: {
+      __m128i v = load128(base + sp.seg_offset[0]);
+      for (int s = 1; s < sp.nseg; ++s) {
+        v = _mm_blendv_epi8(v, load128(base + sp.seg_offset[s]), sp.seg_mask[s]);
+      }
+      return v;
+    }
+    case RowMode::kStride2: {
+      const __m128i even = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1);
+      __m128i v = _mm_setzero_si128();
+      for (int s = 0; s < sp.nseg; ++s) {
+        const int8_t* q = base + sp.seg_offset[s];
+        const __m128i w = _mm_unpacklo_epi64(_mm_shuffle_epi8(load128(q), even),
+                                             _mm_shuffle_epi8(load128(q + 16), even));
+        v = s == 0 ? w : _mm_blendv_epi8(v, w, sp.seg_mask[s]);
+      }
+      return v;
+    }
+    case RowMode::kGather:
+    default: {
+      alignas(16) int8_t row[kStrip];
+      for (int64_t j = 0; j < kStrip; ++j) row[j] = base[sp.lane_offset[j]];
+      return _mm_load_si128(reinterpret_cast<const __m128i*>(row));
+    }
+  }
+}
+
+// Interleaves rows k (r0) and k + 1 (r1) of the strip into pair q of b,
+// sign-extended and shifted by zx.
+inline void store_pair(__m128i r0, __m128i r1, __m256i zx16, int16_t* b) {
+  const __m256i lo = _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(r0, r1));
+  const __m256i hi = _mm256_cvtepi8_epi16(_mm_unpackhi_epi8(r0, r1));
+  store256(b, _mm256_sub_epi16(lo, zx16));
+  store256(b + 16, _mm256_sub_epi16(hi, zx16));
+}
+
+// The strip's pairs [q0, q0 + block) into b ([pair][16][2] int16, x - zx;
+// k >= K reads as zx, i.e. 0). rows[k - 2 q0]: the (c, kh, kw) base of row
+// k (row_bases). The common cases (one load per row) get their own loop.
+void pack_block(const Int8ConvProblem& p, const StripPlan& sp, const int8_t* const* rows,
+                int64_t q0, int64_t block, int16_t* b) {
+  const __m128i zx8 = _mm_set1_epi8(static_cast<char>(p.in_zero_point));
+  const __m256i zx16 = _mm256_set1_epi16(static_cast<int16_t>(p.in_zero_point));
+  // Pairs whose both rows exist; an odd K leaves one last half pair.
+  const int64_t full = std::min(block, p.k() / 2 - q0);
+  int64_t q = 0;
+  if (sp.mode == RowMode::kStride1 && sp.nseg == 1) {
+    const int64_t off = sp.seg_offset[0];
+    for (; q < full; ++q) {
+      store_pair(load128(rows[2 * q] + off), load128(rows[2 * q + 1] + off), zx16, b + q * 32);
+    }
+  } else {
+    for (; q < full; ++q) {
+      store_pair(strip_row(sp, rows[2 * q]), strip_row(sp, rows[2 * q + 1]), zx16, b + q * 32);
+    }
+  }
+  for (; q < block; ++q) {
+    const bool has_row = 2 * (q0 + q) < p.k();
+    store_pair(has_row ? strip_row(sp, rows[2 * q]) : zx8, zx8, zx16, b + q * 32);
+  }
+}
+
+// The base of each row k in [2 q0, min(2 (q0 + block), K)) of group g:
+// plane c + kh * dh * row_stride + kw * dw (the same for every strip).
+void row_bases(const Int8ConvProblem& p, const Int8ConvSource& src, const int8_t* group_planes,
+               int64_t q0, int64_t block, const int8_t** rows) {
+  const int64_t taps = p.kernel_h * p.kernel_w;
+  const int64_t k_end = std::min(2 * (q0 + block), p.k());
+  int64_t k = 2 * q0;
+  int64_t c = k / taps, kh = (k % taps) / p.kernel_w, kw = k % p.kernel_w;
+  for (; k < k_end; ++k) {
+    rows[k - 2 * q0] = group_planes + c * src.plane_stride + kh * p.dilation_h * src.row_stride +
+                       kw * p.dilation_w;
+    if (++kw == p.kernel_w) {
+      kw = 0;
+      if (++kh == p.kernel_h) {
+        kh = 0;
+        ++c;
+      }
+    }
+  }
+}
+
+// count int8 -> int16.
+void widen(const int8_t* src, int64_t count, int16_t* dst) {
+  int64_t i = 0;
+  for (; i + 16 <= count; i += 16) store256(dst + i, _mm256_cvtepi8_epi16(load128(src + i)));
+  for (; i < count; ++i) dst[i] = src[i];
+}
+
+// Pairs [q0, q0 + block) of every panel of the group, sign-extended:
+// a[panel][pair][6][2].
+void widen_block(const Int8ConvProblem& p, const int8_t* group_weight, int64_t q0,
+                 int64_t block, int16_t* a) {
+  const int64_t panel_stride = 2 * p.k_pairs() * kRows, count = block * 2 * kRows;
+  for (int64_t pn = 0; pn < p.panels(); ++pn) {
+    widen(group_weight + pn * panel_stride + q0 * 2 * kRows, count, a + pn * count);
+  }
+}
+
+// requantize() for one strip's output channels, 8 lanes at a time. kNan:
+// whether a NaN can occur (a non-finite scale product, bias or inverse
+// scale; then NaN becomes 0 as in to_quant()); without, the mask is skipped.
+template <bool kBias, bool kNan>
+struct Epilogue {
+  __m256 inv, zp, lo, hi;
+  explicit Epilogue(const Int8ConvProblem& p)
+      : inv(_mm256_set1_ps(p.inv_out_scale)), zp(_mm256_set1_ps(p.out_zero_point)),
+        lo(_mm256_set1_ps(p.quant_min)), hi(_mm256_set1_ps(p.quant_max)) {}
+
+  __m256i eight(const int32_t* acc, __m256 scale, __m256 bias) const {
+    __m256 y = _mm256_mul_ps(_mm256_cvtepi32_ps(load256(acc)), scale);
+    if (kBias) y = _mm256_add_ps(y, bias);
+    const __m256 sum = _mm256_add_ps(
+        _mm256_round_ps(_mm256_mul_ps(y, inv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zp);
+    __m256 r = _mm256_min_ps(_mm256_max_ps(sum, lo), hi);
+    // max/min return their second operand for NaN: mask by the sum itself.
+    if (kNan) r = _mm256_andnot_ps(_mm256_cmp_ps(sum, sum, _CMP_UNORD_Q), r);
+    return _mm256_cvttps_epi32(r);
+  }
+
+  // Rows [0, count) of cs ([row][16] int32, channels channel0 + row) into
+  // out + row * plane (cols pixels each), two rows per pack.
+  void strip(const Int8ConvProblem& p, const int32_t* cs, int64_t channel0, int64_t count,
+             int8_t* out, int64_t plane, int64_t cols) const {
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    for (int64_t m = 0; m < count; m += 2) {
+      const int64_t m1 = std::min(m + 1, count - 1);  // an odd last row pairs with itself
+      const __m256 s0 = _mm256_set1_ps(p.in_scale * p.w_scales[channel0 + m]);
+      const __m256 s1 = _mm256_set1_ps(p.in_scale * p.w_scales[channel0 + m1]);
+      const __m256 b0 = _mm256_set1_ps(kBias ? p.bias[channel0 + m] : 0.0f);
+      const __m256 b1 = _mm256_set1_ps(kBias ? p.bias[channel0 + m1] : 0.0f);
+      const __m256i r0 = _mm256_packs_epi32(eight(cs + m * kStrip, s0, b0),
+                                            eight(cs + m * kStrip + 8, s0, b0));
+      const __m256i r1 = _mm256_packs_epi32(eight(cs + m1 * kStrip, s1, b1),
+                                            eight(cs + m1 * kStrip + 8, s1, b1));
+      // Bytes [r0 0-3, 8-11, r1 0-3, 8-11 | r0 4-7, 12-15, r1 4-7, 12-15]
+      // as dwords 0..7, reordered to [r0 0-15 | r1 0-15].
+      const __m256i v = _mm256_permutevar8x32_epi32(_mm256_packs_epi16(r0, r1), order);
+      int8_t* o0 = out + m * plane;
+      int8_t* o1 = out + m1 * plane;
+      if (cols == kStrip) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(o0), _mm256_castsi256_si128(v));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(o1), _mm256_extracti128_si256(v, 1));
+      } else {
+        alignas(32) int8_t tmp[2 * kStrip];
+        store256(tmp, v);
+        std::memcpy(o0, tmp, static_cast<size_t>(cols));
+        std::memcpy(o1, tmp + kStrip, static_cast<size_t>(cols));
+      }
+    }
+  }
+};
+
+// Whether requantize() can meet a NaN for group g's channels.
+bool may_produce_nan(const Int8ConvProblem& p, int64_t g) {
+  if (!std::isfinite(p.inv_out_scale) || !(p.inv_out_scale > 0.0f)) return true;
+  for (int64_t m = g * p.cout_g(); m < (g + 1) * p.cout_g(); ++m) {
+    if (!std::isfinite(p.in_scale * p.w_scales[m])) return true;
+    if (p.bias != nullptr && !std::isfinite(p.bias[m])) return true;
+  }
+  return false;
+}
+
+template <bool kBias, bool kNan>
+void requantize_strips(const Int8ConvProblem& p, const int32_t* c, int64_t mpad, int64_t n,
+                       int64_t g, int64_t strip_begin, int64_t strip_end) {
+  const Epilogue<kBias, kNan> epilogue(p);
+  const int64_t channel0 = g * p.cout_g();
+  for (int64_t s = strip_begin; s < strip_end; ++s) {
+    const int64_t p0 = s * kStrip, cols = std::min(kStrip, p.pixels() - p0);
+    epilogue.strip(p, c + (s - strip_begin) * mpad * kStrip, channel0, p.cout_g(),
+                   p.out + (n * p.out_channels + channel0) * p.pixels() + p0, p.pixels(), cols);
+  }
+}
+
+size_t round_up_64(size_t bytes) { return (bytes + 63) & ~size_t{63}; }
+
+struct WorkerLayout {
+  int64_t block, mpad;
+  size_t a_bytes, b_bytes, rows_bytes, c_bytes;
+};
+
+WorkerLayout layout_of(const Int8ConvProblem& p, int64_t chunk_strips, bool shared_weights) {
+  // chunk_strips blocks of packed strip, their int32 sums.
+  WorkerLayout l;
+  l.block = std::min(kInt8ConvBlockPairs, p.k_pairs());
+  l.mpad = p.panels() * kRows;
+  l.a_bytes = shared_weights
+                  ? 0
+                  : round_up_64(static_cast<size_t>(l.mpad * l.block * 2) * sizeof(int16_t));
+  l.b_bytes =
+      round_up_64(static_cast<size_t>(chunk_strips * l.block * 2 * kStrip) * sizeof(int16_t));
+  l.rows_bytes = round_up_64(static_cast<size_t>(l.block * 2) * sizeof(const int8_t*));
+  l.c_bytes = static_cast<size_t>(chunk_strips * l.mpad * kStrip) * sizeof(int32_t);
+  return l;
+}
+
+}  // namespace
+
+void int8_conv_widen_weights(const Int8ConvProblem& p, int64_t panel_begin, int64_t panel_end,
+                             int16_t* widened) {
+  const int64_t panel_elements = 2 * p.k_pairs() * kRows;
+  widen(p.weight + panel_begin * panel_elements, (panel_end - panel_begin) * panel_elements,
+        widened + panel_begin * panel_elements);
+}
+
+size_t int8_conv_avx2_worker_bytes(const Int8ConvProblem& p, int64_t chunk_strips,
+                                   bool shared_weights) {
+  const WorkerLayout l = layout_of(p, chunk_strips, shared_weights);
+  return l.a_bytes + l.b_bytes + l.rows_bytes + l.c_bytes;
+}
+
+void int8_conv_avx2(const Int8ConvProblem& p, const Int8ConvSource& src, const int16_t* widened,
+                    int64_t n, int64_t g, int64_t strip_begin, int64_t strip_end,
+                    void* worker_scratch) {
+  const int64_t cout_g = p.cout_g(), pairs = p.k_pairs(), panels = p.panels();
+  const WorkerLayout l = layout_of(p, strip_end - strip_begin, widened != nullptr);
+  char* scratch = static_cast<char*>(worker_scratch);
+  int16_t* a = reinterpret_cast<int16_t*>(scratch);
+  int16_t* b = reinterpret_cast<int16_t*>(scratch + l.a_bytes);
+  const int8_t** rows = reinterpret_cast<const int8_t**>(scratch + l.a_bytes + l.b_bytes);
+  int32_t* c =
+      reinterpret_cast<int32_t*>(scratch + l.a_bytes + l.b_bytes + l.rows_bytes);
+  const int64_t panel_elements = 2 * pairs * kRows;
+  const int8_t* group_weight = p.weight + g * panels * panel_elements;
+  const int8_t* group_planes = src.planes + g * p.cin_g() * src.plane_stride;
+  StripPlan plans[kInt8ConvMaxChunkStrips];
+  for (int64_t q0 = 0; q0 < pairs; q0 += l.block) {
+    const int64_t block = std::min(l.block, pairs - q0);
+    // A panel's block: `block` pairs of 6 rows, contiguous.
+    const int16_t* a_block;
+    int64_t a_panel_stride;
+    if (widened != nullptr) {
+      a_block = widened + (g * panels * pairs + q0) * 2 * kRows;
+      a_panel_stride = panel_elements;
+    } else {
+      widen_block(p, group_weight, q0, block, a);
+      a_block = a;
+      a_panel_stride = block * 2 * kRows;
+    }
+    row_bases(p, src, group_planes, q0, block, rows);
+    // Every strip's block first, then panel by panel over the strips: a
+    // panel's block (4.5 KiB) stays in L1 while the strips' blocks (12 KiB
+    // each) stream from L2, so the weights (up to 400 KiB per block for
+    // Cout = 512) are read once per block, not once per strip.
+    const int64_t strip_elements = block * 2 * kStrip;
+    for (int64_t s = strip_begin; s < strip_end; ++s) {
+      StripPlan& sp = plans[s - strip_begin];
+      if (q0 == 0) plan_strip(p, src, s, &sp);
+      pack_block(p, sp, rows, q0, block, b + (s - strip_begin) * strip_elements);
+    }
+    // A last strip of <= 8 pixels (a 7x7 map: 49 = 3 * 16 + 1) takes the
+    // half-width tile, two panels at a time.
+    const bool half_last = p.pixels() - (strip_end - 1) * kStrip <= kStrip / 2;
+    const int64_t full_end = half_last ? strip_end - 1 : strip_end;
+    for (int64_t pn = 0; pn < panels; ++pn) {
+      const int32_t* panel = reinterpret_cast<const int32_t*>(a_block + pn * a_panel_stride);
+      const int64_t rows_left = cout_g - pn * kRows;
+      for (int64_t s = strip_begin; s < full_end; ++s) {
+        const int16_t* bs = b + (s - strip_begin) * strip_elements;
+        int32_t* cs = c + ((s - strip_begin) * l.mpad + pn * kRows) * kStrip;
+        if (rows_left <= 3) {
+          int8_tile::tile_tail(panel, bs, block, rows_left, cs, q0 > 0);
+        } else {
+          int8_tile::tile(panel, bs, block, cs, q0 > 0);
+        }
+      }
+      if (half_last && pn % 2 == 0) {
+        const int64_t s = strip_end - 1;
+        const bool pair = pn + 1 < panels;
+        const int32_t* a1 = pair ? panel + a_panel_stride / 2 : panel;
+        int8_tile::tile_half(panel, a1, b + (s - strip_begin) * strip_elements, block,
+                             std::min<int64_t>(pair ? 2 * kRows : kRows, rows_left),
+                             c + ((s - strip_begin) * l.mpad + pn * kRows) * kStrip, q0 > 0);
+      }
+    }
+  }
+  const bool nan = may_produce_nan(p, g);
+  if (p.bias != nullptr) {
+    (nan ? requantize_strips<true, true> : requantize_strips<true, false>)(
+        p, c, l.mpad, n, g, strip_begin, strip_end);
+  } else {
+    (nan ? requantize_strips<false, true> : requantize_strips<false, false>)(
+        p, c, l.mpad, n, g, strip_begin, strip_end);
+  }
+}
+
+}  // namespace quantized
+}  // namespace torchedge
