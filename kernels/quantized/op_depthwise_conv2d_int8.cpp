@@ -1,0 +1,63 @@
+// torchedge::depthwise_conv2d_int8.out(Tensor input, float input_scale, int input_zero_point,
+//     Tensor weight, Tensor weight_scales, Tensor? bias, int[] stride, int[] padding,
+//     int[] dilation, float output_scale, int output_zero_point, int output_min,
+//     int output_max, *, Tensor(a!) out)
+//
+// torchedge::conv2d_int8.out with groups == Cin == Cout == C (channel
+// multiplier 1) and the weight in PyTorch's own layout: the fused form of
+// PT2E's static int8 depthwise convolution
+//   quantize_per_tensor(act(conv2d(dequantize_per_tensor(input),
+//                                  dequantize_per_channel(W), bias, groups=C)))
+// with act (identity / relu / relu6 / hardtanh) folded into [output_min,
+// output_max]. input int8 [N, C, H, W] (row-major), weight int8
+// [C, 1, KH, KW] (row-major), weight_scales float32 [C], bias float32 [C]
+// or None, out int8 [N, C, OH, OW]. Numerics: support/int8_depthwise.h
+// (exact int32 sums, requantize() epilogue; every ISA bit-identical).
+// Eager reference: python/torchedge/quantization/int8_conv_ops.py.
+// Scratch (temp allocator, AVX2): per worker thread one padded input plane
+// widened to int16 and the tap tables (int8_depthwise_scratch_bytes: about
+// 33 KiB per thread for a 112x112 map, 1 KiB for 14x14).
+#include "kernels/portable/support/kernel_args.h"
+#include "kernels/quantized/support/int8_depthwise.h"
+#include "runtime/kernel/kernel_context.h"
+
+namespace torchedge {
+namespace native {
+
+namespace {
+constexpr const char* kOp = "depthwise_conv2d_int8.out";
+}  // namespace
+
+Error depthwise_conv2d_int8_out(KernelContext& ctx, Span<EValue*> args) {
+  TE_RETURN_IF_ERROR(expect_arg_count(args, 14));
+  quantized::Int8DepthwiseArgs a{};
+  TE_ASSIGN_OR_RETURN(a.input, tensor_arg(args, 0, "input"));
+  TE_ASSIGN_OR_RETURN(a.input_scale, double_arg(args, 1, "input_scale"));
+  TE_ASSIGN_OR_RETURN(a.input_zero_point, int_arg(args, 2, "input_zero_point"));
+  TE_ASSIGN_OR_RETURN(a.weight, tensor_arg(args, 3, "weight"));
+  TE_ASSIGN_OR_RETURN(a.weight_scales, tensor_arg(args, 4, "weight_scales"));
+  TE_ASSIGN_OR_RETURN(a.bias, optional_tensor_arg(args, 5, "bias"));
+  TE_ASSIGN_OR_RETURN(a.stride, int_list_arg(args, 6, "stride"));
+  TE_ASSIGN_OR_RETURN(a.padding, int_list_arg(args, 7, "padding"));
+  TE_ASSIGN_OR_RETURN(a.dilation, int_list_arg(args, 8, "dilation"));
+  TE_ASSIGN_OR_RETURN(a.output_scale, double_arg(args, 9, "output_scale"));
+  TE_ASSIGN_OR_RETURN(a.output_zero_point, int_arg(args, 10, "output_zero_point"));
+  TE_ASSIGN_OR_RETURN(a.output_min, int_arg(args, 11, "output_min"));
+  TE_ASSIGN_OR_RETURN(a.output_max, int_arg(args, 12, "output_max"));
+  TE_ASSIGN_OR_RETURN(a.out, tensor_arg(args, 13, "out"));
+  quantized::Int8DepthwiseProblem p;
+  TE_RETURN_IF_ERROR(quantized::prepare_int8_depthwise(a, &p, kOp));
+  if (p.planes() == 0) return Error::Ok;
+  const size_t bytes = quantized::int8_depthwise_scratch_bytes(p);
+  void* scratch = nullptr;
+  if (bytes > 0) {
+    scratch = ctx.allocate_temp(bytes, 64);
+    TE_CHECK_OR_RETURN(scratch != nullptr, Error::MemoryAllocationFailed,
+                       "%s: needs %zu bytes of kernel scratch (temp allocator)", kOp, bytes);
+  }
+  quantized::run_int8_depthwise(p, scratch);
+  return Error::Ok;
+}
+
+}  // namespace native
+}  // namespace torchedge

@@ -1,0 +1,240 @@
+#include "kernels/quantized/support/int8_depthwise.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/optimized/threadpool/threadpool.h"
+#include "kernels/portable/support/kernel_args.h"
+#include "kernels/quantized/support/affine.h"
+#include "kernels/quantized/support/quant_args.h"
+#include "kernels/quantized/support/quant_isa.h"
+
+namespace torchedge {
+namespace quantized {
+namespace {
+
+Error check_pair(Span<const int64_t> v, const char* name, int64_t min, const char* op) {
+  TE_CHECK_OR_RETURN(v.size() == 2, Error::InvalidArgument, "%s: %s must have 2 values, got %zu",
+                     op, name, v.size());
+  TE_CHECK_OR_RETURN(v[0] >= min && v[1] >= min, Error::InvalidArgument,
+                     "%s: %s must be >= %lld, got [%lld, %lld]", op, name,
+                     static_cast<long long>(min), static_cast<long long>(v[0]),
+                     static_cast<long long>(v[1]));
+  return Error::Ok;
+}
+
+Error check_scale(double s, const char* name, const char* op) {
+  TE_CHECK_OR_RETURN(std::isfinite(s) && s > 0.0 && std::isfinite(static_cast<float>(s)) &&
+                         static_cast<float>(s) > 0.0f,
+                     Error::InvalidArgument, "%s: %s must be finite and > 0, got %g", op, name, s);
+  return Error::Ok;
+}
+
+Error check_int8(int64_t v, const char* name, const char* op) {
+  TE_CHECK_OR_RETURN(v >= -128 && v <= 127, Error::InvalidArgument,
+                     "%s: %s must be in [-128, 127], got %lld", op, name,
+                     static_cast<long long>(v));
+  return Error::Ok;
+}
+
+Error check_tensors(const Int8DepthwiseArgs& a, const char* op) {
+  const Tensor& in = *a.input;
+  TE_CHECK_OR_RETURN(in.dtype() == ScalarType::Char && in.dim() == 4, Error::InvalidArgument,
+                     "%s: input must be int8 [N, C, H, W], got %s %d-d", op,
+                     to_string(in.dtype()), in.dim());
+  TE_RETURN_IF_ERROR(expect_row_major(in, "input", op));
+  const int64_t c = in.size(1);
+  const Tensor& w = *a.weight;
+  TE_CHECK_OR_RETURN(w.dtype() == ScalarType::Char && w.dim() == 4, Error::InvalidArgument,
+                     "%s: weight must be int8 [C, 1, KH, KW], got %s %d-d", op,
+                     to_string(w.dtype()), w.dim());
+  TE_CHECK_OR_RETURN(w.size(0) == c && w.size(1) == 1 && w.size(2) >= 1 && w.size(3) >= 1,
+                     Error::InvalidArgument,
+                     "%s: weight must be [C, 1, KH, KW] with C = %lld (the input's channels; "
+                     "depthwise: groups == Cin == Cout), got [%d, %d, %d, %d]",
+                     op, static_cast<long long>(c), w.size(0), w.size(1), w.size(2), w.size(3));
+  TE_RETURN_IF_ERROR(expect_row_major(w, "weight", op));
+  const Tensor& s = *a.weight_scales;
+  TE_CHECK_OR_RETURN(s.dtype() == ScalarType::Float && s.dim() == 1 && s.size(0) == c,
+                     Error::InvalidArgument,
+                     "%s: weight_scales must be float32 [%lld] (C), got %s %d-d", op,
+                     static_cast<long long>(c), to_string(s.dtype()), s.dim());
+  if (a.bias != nullptr) {
+    TE_CHECK_OR_RETURN(a.bias->dtype() == ScalarType::Float && a.bias->dim() == 1 &&
+                           a.bias->size(0) == c,
+                       Error::InvalidArgument, "%s: bias must be float32 [%lld] (C), got %s %d-d",
+                       op, static_cast<long long>(c), to_string(a.bias->dtype()), a.bias->dim());
+  }
+  TE_RETURN_IF_ERROR(expect_dtype(*a.out, ScalarType::Char, "out"));
+  return expect_row_major(*a.out, "out", op);
+}
+
+// One worker per thread at most, each owning a contiguous run of planes
+// and its own slice of scratch.
+int64_t workers_of(const Int8DepthwiseProblem& p) {
+  return std::max<int64_t>(1, std::min<int64_t>(p.planes(), static_cast<int64_t>(num_threads())));
+}
+
+bool use_avx2() {
+#if defined(TORCHEDGE_QUANTIZED_X86)
+  return quant_isa() != QuantIsa::kScalar;
+#else
+  return false;
+#endif
+}
+
+}  // namespace
+
+Error prepare_int8_depthwise(const Int8DepthwiseArgs& a, Int8DepthwiseProblem* p,
+                             const char* op) {
+  TE_RETURN_IF_ERROR(check_tensors(a, op));
+  TE_RETURN_IF_ERROR(check_pair(a.stride, "stride", 1, op));
+  TE_RETURN_IF_ERROR(check_pair(a.padding, "padding", 0, op));
+  TE_RETURN_IF_ERROR(check_pair(a.dilation, "dilation", 1, op));
+  TE_RETURN_IF_ERROR(check_scale(a.input_scale, "input_scale", op));
+  TE_RETURN_IF_ERROR(check_scale(a.output_scale, "output_scale", op));
+  TE_RETURN_IF_ERROR(check_int8(a.input_zero_point, "input_zero_point", op));
+  TE_RETURN_IF_ERROR(check_int8(a.output_zero_point, "output_zero_point", op));
+  TE_RETURN_IF_ERROR(check_quant_range(a.output_min, a.output_max, ScalarType::Char, op));
+  const Tensor& in = *a.input;
+  const Tensor& w = *a.weight;
+  Int8DepthwiseProblem& q = *p;
+  q = Int8DepthwiseProblem{};
+  q.batch = in.size(0);
+  q.channels = in.size(1);
+  q.height = in.size(2);
+  q.width = in.size(3);
+  q.kernel_h = w.size(2);
+  q.kernel_w = w.size(3);
+  q.stride_h = a.stride[0];
+  q.stride_w = a.stride[1];
+  q.pad_h = a.padding[0];
+  q.pad_w = a.padding[1];
+  q.dilation_h = a.dilation[0];
+  q.dilation_w = a.dilation[1];
+  TE_CHECK_OR_RETURN(q.taps() <= kMaxInt8DepthwiseTaps, Error::InvalidArgument,
+                     "%s: KH * KW = %lld exceeds %lld (int32 sums could overflow)", op,
+                     static_cast<long long>(q.taps()),
+                     static_cast<long long>(kMaxInt8DepthwiseTaps));
+  const int64_t span_h = q.height + 2 * q.pad_h - q.dilation_h * (q.kernel_h - 1) - 1;
+  const int64_t span_w = q.width + 2 * q.pad_w - q.dilation_w * (q.kernel_w - 1) - 1;
+  TE_CHECK_OR_RETURN(span_h >= 0 && span_w >= 0, Error::InvalidArgument,
+                     "%s: the kernel (%lld x %lld, dilation %lld x %lld) is larger than the "
+                     "padded input (%lld x %lld)",
+                     op, static_cast<long long>(q.kernel_h), static_cast<long long>(q.kernel_w),
+                     static_cast<long long>(q.dilation_h), static_cast<long long>(q.dilation_w),
+                     static_cast<long long>(q.height + 2 * q.pad_h),
+                     static_cast<long long>(q.width + 2 * q.pad_w));
+  q.out_height = span_h / q.stride_h + 1;
+  q.out_width = span_w / q.stride_w + 1;
+  const int64_t sizes[4] = {q.batch, q.channels, q.out_height, q.out_width};
+  TE_RETURN_IF_ERROR(resize_to(*a.out, {sizes, 4}));
+  q.input = in.data_as<int8_t>();
+  q.weight = w.data_as<int8_t>();
+  q.w_scales = a.weight_scales->data_as<float>();
+  q.bias = a.bias != nullptr ? a.bias->data_as<float>() : nullptr;
+  q.out = a.out->mutable_data_as<int8_t>();
+  q.in_zero_point = static_cast<int32_t>(a.input_zero_point);
+  q.in_scale = static_cast<float>(a.input_scale);
+  // As quantize_per_tensor computes its inverse scale (a Python float).
+  q.inv_out_scale = static_cast<float>(1.0 / a.output_scale);
+  q.out_zero_point = static_cast<float>(a.output_zero_point);
+  q.quant_min = static_cast<float>(a.output_min);
+  q.quant_max = static_cast<float>(a.output_max);
+  return Error::Ok;
+}
+
+void int8_depthwise_scalar(const Int8DepthwiseProblem& p, int64_t plane_begin,
+                           int64_t plane_end) {
+  const int64_t plane_in = p.height * p.width, plane_out = p.out_height * p.out_width;
+  const int64_t sw = p.stride_w, pw = p.pad_w;
+  // Per output row, sums of up to kChunk pixels tap by tap over the pixels
+  // whose input column is inside the row (padding adds 0), so the inner
+  // loop has no bounds checks and vectorizes for the baseline ISA.
+  constexpr int64_t kChunk = 256;
+  int32_t acc[kChunk];
+  for (int64_t plane = plane_begin; plane < plane_end; ++plane) {
+    const int64_t c = plane % p.channels;
+    const int8_t* x = p.input + plane * plane_in;
+    const int8_t* w = p.weight + c * p.taps();
+    int8_t* out = p.out + plane * plane_out;
+    const float scale = p.in_scale * p.w_scales[c];  // as requantize()
+    const float bias = p.bias != nullptr ? p.bias[c] : 0.0f;
+    for (int64_t oh = 0; oh < p.out_height; ++oh) {
+      for (int64_t ow0 = 0; ow0 < p.out_width; ow0 += kChunk) {
+        const int64_t count = std::min(kChunk, p.out_width - ow0);
+        for (int64_t i = 0; i < count; ++i) acc[i] = 0;
+        for (int64_t kh = 0; kh < p.kernel_h; ++kh) {
+          const int64_t ih = oh * p.stride_h - p.pad_h + kh * p.dilation_h;
+          if (ih < 0 || ih >= p.height) continue;
+          const int8_t* row = x + ih * p.width;
+          for (int64_t kw = 0; kw < p.kernel_w; ++kw) {
+            const int32_t wv = w[kh * p.kernel_w + kw];
+            const int64_t shift = kw * p.dilation_w - pw;  // iw = ow * sw + shift
+            // ow with 0 <= ow * sw + shift < width, within this chunk.
+            int64_t lo = shift >= 0 ? 0 : (-shift + sw - 1) / sw;
+            int64_t hi = p.width - shift <= 0 ? 0 : (p.width - shift - 1) / sw + 1;
+            lo = std::max(lo, ow0) - ow0;
+            hi = std::min(hi, ow0 + count) - ow0;
+            if (lo >= hi) continue;
+            const int8_t* in = row + (ow0 + lo) * sw + shift;  // pixel ow0 + lo's input
+            int32_t* sums = acc + lo;
+            const int32_t zx = p.in_zero_point;
+            if (sw == 1) {
+              for (int64_t i = 0; i < hi - lo; ++i) sums[i] += (in[i] - zx) * wv;
+            } else {
+              for (int64_t i = 0; i < hi - lo; ++i) sums[i] += (in[i * sw] - zx) * wv;
+            }
+          }
+        }
+        int8_t* dst = out + oh * p.out_width + ow0;
+        // requantize() (support/int8_gemm.cpp) with the same affine.h
+        // helpers, over the chunk: branch-free selects that vectorize.
+        for (int64_t i = 0; i < count; ++i) {
+          float y = static_cast<float>(acc[i]) * scale;
+          if (p.bias != nullptr) y += bias;
+          const float r = round_half_even(y * p.inv_out_scale) + p.out_zero_point;
+          dst[i] = to_quant<int8_t>(clamp_nan(r, p.quant_min, p.quant_max));
+        }
+      }
+    }
+  }
+}
+
+size_t int8_depthwise_scratch_bytes(const Int8DepthwiseProblem& p) {
+#if defined(TORCHEDGE_QUANTIZED_X86)
+  if (use_avx2() && p.planes() > 0) {
+    return static_cast<size_t>(workers_of(p)) * int8_depthwise_avx2_worker_bytes(p);
+  }
+#endif
+  (void)p;
+  return 0;
+}
+
+void run_int8_depthwise(const Int8DepthwiseProblem& p, void* scratch) {
+  const int64_t planes = p.planes();
+  if (planes == 0 || p.out_height * p.out_width == 0) return;
+  const int64_t workers = workers_of(p);
+  const bool avx2 = use_avx2();
+  (void)avx2;
+  (void)scratch;
+  // parallel_for over worker slots: each slot owns planes
+  // [slot * planes / workers, (slot + 1) * planes / workers) and, on AVX2,
+  // scratch slice `slot` (the slots of one chunk run one after another).
+  parallel_for(0, workers, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t slot = begin; slot < end; ++slot) {
+      const int64_t b = slot * planes / workers, e = (slot + 1) * planes / workers;
+#if defined(TORCHEDGE_QUANTIZED_X86)
+      if (avx2) {
+        const size_t bytes = int8_depthwise_avx2_worker_bytes(p);
+        int8_depthwise_avx2(p, b, e, static_cast<char*>(scratch) + slot * bytes);
+        continue;
+      }
+#endif
+      int8_depthwise_scalar(p, b, e);
+    }
+  });
+}
+
+}  // namespace quantized
+}  // namespace torchedge

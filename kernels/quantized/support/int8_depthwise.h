@@ -1,0 +1,102 @@
+// torchedge/kernels/quantized/support/int8_depthwise.h
+//
+// Static int8 depthwise 2-D convolution (groups == Cin == Cout == C, one
+// filter per channel): the compute of torchedge::depthwise_conv2d_int8.out.
+//
+//   acc[n, c, oh, ow] = sum_{kh, kw} (x[n, c, ih, iw] - zx) * w[c, 0, kh, kw]
+//                       (int32, exact; padding positions count as x == zx)
+//   y   = float(acc) * (in_scale * w_scales[c])   then + bias[c]   (no FMA)
+//   out = clamp(round_half_even(y * inv_out_scale) + out_zp, qmin, qmax)  (int8)
+// the requantize() formula of support/int8_gemm.h, so every ISA agrees bit
+// for bit (a NaN, from a NaN bias, gives 0 as eager's .to(int8) does).
+//
+// AVX2 (support/x86/int8_depthwise_avx2.cpp): per (image, channel) plane,
+// the plane is widened once into the worker's int16 buffer holding x - zx
+// with zero padding, split by column phase (col % stride_w), so the 16
+// output pixels of every tap read 16 contiguous int16; taps go in pairs
+// (interleave + vpmaddwd with the pair's two weights). Any kernel size,
+// stride, padding and dilation. Scalar: per output row, tap by tap over
+// the pixels whose input is inside the row (no bounds checks inside).
+// Work is split over the shared thread pool by (image, channel) planes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/core/error.h"
+#include "runtime/core/span.h"
+#include "runtime/core/tensor.h"
+
+namespace torchedge {
+namespace quantized {
+
+/// |x - zx| <= 255, |w| <= 128: taps * 255 * 128 < 2^31.
+constexpr int64_t kMaxInt8DepthwiseTaps = 65536;
+
+struct Int8DepthwiseProblem {
+  const int8_t* input;    // [batch, channels, height, width]; not owned
+  const int8_t* weight;   // [channels, kernel_h, kernel_w]; not owned
+  const float* w_scales;  // [channels]; not owned
+  const float* bias;      // [channels] or nullptr; not owned
+  int8_t* out;            // [batch, channels, out_height, out_width]; not owned
+  int64_t batch = 0, channels = 0, height = 0, width = 0;
+  int64_t out_height = 0, out_width = 0;
+  int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1;
+  int64_t pad_h = 0, pad_w = 0, dilation_h = 1, dilation_w = 1;
+  int32_t in_zero_point = 0;
+  float in_scale = 1.0f;
+  float inv_out_scale = 1.0f;  // float(1.0 / double(output_scale))
+  float out_zero_point = 0.0f;
+  float quant_min = -128.0f, quant_max = 127.0f;
+
+  int64_t taps() const { return kernel_h * kernel_w; }
+  int64_t planes() const { return batch * channels; }
+};
+
+/// The operator's arguments as the kernel receives them (tensors not owned).
+struct Int8DepthwiseArgs {
+  const Tensor* input;
+  double input_scale;
+  int64_t input_zero_point;
+  const Tensor* weight;
+  const Tensor* weight_scales;
+  const Tensor* bias;  // nullptr for None
+  Span<const int64_t> stride, padding, dilation;
+  double output_scale;
+  int64_t output_zero_point, output_min, output_max;
+  Tensor* out;
+};
+
+/// Checks every argument (InvalidArgument naming `op` and the argument:
+/// dtypes, ranks, row-major layout, weight [C, 1, KH, KW] with C the
+/// input's channels, weight_scales/bias [C], list lengths and signs, the
+/// kernel fitting the padded input, scales finite > 0, zero points and the
+/// output range in int8, KH * KW <= kMaxInt8DepthwiseTaps), resizes `out`
+/// to [N, C, OH, OW] and fills `p`.
+Error prepare_int8_depthwise(const Int8DepthwiseArgs& args, Int8DepthwiseProblem* p,
+                             const char* op);
+
+/// Bytes of scratch run_int8_depthwise needs on the current ISA and thread
+/// setting (0 on the scalar path).
+size_t int8_depthwise_scratch_bytes(const Int8DepthwiseProblem& p);
+
+/// Computes `p` with the best ISA over the shared thread pool. `scratch`:
+/// int8_depthwise_scratch_bytes(p) bytes, 64-byte aligned, owned by the
+/// caller (read in the same thread setting).
+void run_int8_depthwise(const Int8DepthwiseProblem& p, void* scratch);
+
+/// The scalar path for planes [plane_begin, plane_end) (plane = n * C + c;
+/// any CPU; tests compare the SIMD path to it bit for bit).
+void int8_depthwise_scalar(const Int8DepthwiseProblem& p, int64_t plane_begin,
+                           int64_t plane_end);
+
+#if defined(TORCHEDGE_QUANTIZED_X86)
+/// Bytes of one AVX2 worker's scratch (64-byte multiple), and the AVX2
+/// path for planes [plane_begin, plane_end) using that scratch.
+size_t int8_depthwise_avx2_worker_bytes(const Int8DepthwiseProblem& p);
+void int8_depthwise_avx2(const Int8DepthwiseProblem& p, int64_t plane_begin, int64_t plane_end,
+                         void* worker_scratch);
+#endif
+
+}  // namespace quantized
+}  // namespace torchedge

@@ -1,0 +1,344 @@
+// torchedge::depthwise_conv2d_int8.out against a naive reference: exact
+// int32 sums of (x - zx) * w with padding contributing 0, then the
+// requantize formula of the contract (float(acc) * (in_scale * w_scale[c])
+// + bias[c], round half to even of y * float(1.0 / out_scale), + zo,
+// clamp), bit for bit, over kernel sizes 1..5, strides 1..3, padding 0..2,
+// dilation 1..2, widths below and around 16, batches 1..2, zero points
+// across int8, narrowed output ranges, with and without bias, on 1 and 2
+// threads; and the op's output equal to the scalar path's (the suite
+// reruns under TORCHEDGE_ISA=avx2 and scalar).
+#include "kernels/optimized/threadpool/threadpool.h"
+#include "kernels/quantized/support/affine.h"
+#include "kernels/quantized/support/int8_depthwise.h"
+#include "kernels/quantized/support/quant_isa.h"
+#include "kernels/quantized/test/quant_test_harness.h"
+
+namespace torchedge {
+namespace {
+
+struct DwCase {
+  int32_t n, c, h, w, kh, kw;
+  int64_t sh, sw, ph, pw, dh, dw;
+  int32_t zx, zo, omin, omax;
+  bool bias;
+  // > 0: x within zx +- x_spread (and an output scale to match), so the
+  // AVX2 epilogue's bound on |y / out_scale| fails and the float path runs.
+  int32_t x_spread = 0;
+};
+
+std::ostream& operator<<(std::ostream& os, const DwCase& k) {
+  return os << "N" << k.n << " C" << k.c << " " << k.h << "x" << k.w << " k" << k.kh << "x"
+            << k.kw << " s" << k.sh << "," << k.sw << " p" << k.ph << "," << k.pw << " d" << k.dh
+            << "," << k.dw << " zx" << k.zx << " zo" << k.zo << " [" << k.omin << "," << k.omax
+            << "] bias " << k.bias;
+}
+
+int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
+  const int64_t span = in + 2 * p - d * (k - 1) - 1;
+  return span < 0 ? -1 : span / s + 1;
+}
+
+std::vector<int8_t> random_int8(size_t n, uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::uniform_int_distribution<int> d(-128, 127);
+  std::vector<int8_t> v(n);
+  for (int8_t& x : v) x = static_cast<int8_t>(d(gen));
+  return v;
+}
+
+struct Data {
+  std::vector<int8_t> x, w;
+  std::vector<float> ws, b;
+  double in_scale, out_scale;
+};
+
+Data make_data(const DwCase& k, uint32_t seed) {
+  Data d;
+  d.x = random_int8(static_cast<size_t>(k.n) * k.c * k.h * k.w, seed);
+  if (k.x_spread > 0) {
+    for (int8_t& v : d.x) {
+      v = static_cast<int8_t>(std::min(127, std::max(-128, k.zx + v % (k.x_spread + 1))));
+    }
+  }
+  d.w = random_int8(static_cast<size_t>(k.c) * k.kh * k.kw, seed + 1);
+  d.ws = random_floats(k.c, 0.002f, 0.01f, seed + 2);
+  d.b = random_floats(k.c, -2.0f, 2.0f, seed + 3);
+  d.in_scale = 0.02;
+  // Typical |acc| ~ sqrt(taps) * 74 * 74: spread outputs over ~+-60 steps.
+  const double taps = static_cast<double>(k.kh * k.kw);
+  d.out_scale = d.in_scale * 0.006 * std::sqrt(taps) * 74.0 * 74.0 / 40.0;
+  if (k.x_spread > 0) {
+    d.out_scale *= k.x_spread / 74.0;
+    for (float& b : d.b) b *= static_cast<float>(k.x_spread / 740.0);
+  }
+  return d;
+}
+
+// The naive reference of the contract.
+std::vector<int8_t> reference(const DwCase& k, const Data& d, int64_t oh_n, int64_t ow_n) {
+  std::vector<int8_t> out;
+  const float inv = static_cast<float>(1.0 / d.out_scale);
+  const float in_scale = static_cast<float>(d.in_scale);
+  for (int32_t n = 0; n < k.n; ++n) {
+    for (int32_t c = 0; c < k.c; ++c) {
+      for (int64_t oh = 0; oh < oh_n; ++oh) {
+        for (int64_t ow = 0; ow < ow_n; ++ow) {
+          int32_t acc = 0;
+          for (int32_t i = 0; i < k.kh; ++i) {
+            for (int32_t j = 0; j < k.kw; ++j) {
+              const int64_t ih = oh * k.sh - k.ph + i * k.dh, iw = ow * k.sw - k.pw + j * k.dw;
+              const size_t at = ((static_cast<size_t>(n) * k.c + c) * k.h + ih) * k.w + iw;
+              const bool inside = ih >= 0 && ih < k.h && iw >= 0 && iw < k.w;
+              const int32_t xv = inside ? d.x[at] : k.zx;  // padding acts as x == zx
+              acc += (xv - k.zx) * d.w[(static_cast<size_t>(c) * k.kh + i) * k.kw + j];
+            }
+          }
+          float y = static_cast<float>(acc) * (in_scale * d.ws[c]);
+          if (k.bias) y += d.b[c];
+          const float r = quantized::round_half_even(y * inv) + static_cast<float>(k.zo);
+          out.push_back(quantized::to_quant<int8_t>(
+              quantized::clamp_nan(r, static_cast<float>(k.omin), static_cast<float>(k.omax))));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+struct Tensors {
+  TestTensor x, w, ws, b, out;
+  Tensors(const DwCase& k, const Data& d, int64_t oh, int64_t ow)
+      : x(ScalarType::Char, {k.n, k.c, k.h, k.w}), w(ScalarType::Char, {k.c, 1, k.kh, k.kw}),
+        ws(ScalarType::Float, {k.c}), b(ScalarType::Float, {k.c}),
+        out(ScalarType::Char, {k.n, k.c, static_cast<int32_t>(oh), static_cast<int32_t>(ow)}) {
+    x.fill(d.x);
+    w.fill(d.w);
+    ws.fill(d.ws);
+    b.fill(d.b);
+  }
+};
+
+Args dw_args(const DwCase& k, const Data& d, Tensors& t) {
+  Args a;
+  a.t(t.x).d(d.in_scale).i(k.zx).t(t.w).t(t.ws);
+  if (k.bias) {
+    a.t(t.b);
+  } else {
+    a.none();
+  }
+  a.ints({k.sh, k.sw}).ints({k.ph, k.pw}).ints({k.dh, k.dw});
+  a.d(d.out_scale).i(k.zo).i(k.omin).i(k.omax).t(t.out);
+  return a;
+}
+
+// The op's output; then the scalar path on the same problem, bit for bit.
+void check_case(const DwCase& k, uint32_t seed, size_t* distinct_out = nullptr) {
+  SCOPED_TRACE(testing::Message() << k);
+  const int64_t oh = out_size(k.h, k.kh, k.sh, k.ph, k.dh);
+  const int64_t ow = out_size(k.w, k.kw, k.sw, k.pw, k.dw);
+  ASSERT_GT(oh, 0);
+  ASSERT_GT(ow, 0);
+  const Data d = make_data(k, seed);
+  Tensors t(k, d, oh, ow);
+  ASSERT_EQ(dw_args(k, d, t).run(native::depthwise_conv2d_int8_out), Error::Ok);
+  const std::vector<int8_t> got = t.out.values<int8_t>();
+  const std::vector<int8_t> want = reference(k, d, oh, ow);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(static_cast<int>(got[i]), static_cast<int>(want[i])) << "at " << i;
+  }
+  if (distinct_out != nullptr) {
+    std::vector<bool> seen(256, false);
+    for (int8_t v : got) seen[static_cast<uint8_t>(v)] = true;
+    *distinct_out = static_cast<size_t>(std::count(seen.begin(), seen.end(), true));
+  }
+  // The scalar path on the same arguments (the op used the best ISA).
+  TestTensor scalar_out(ScalarType::Char,
+                        {k.n, k.c, static_cast<int32_t>(oh), static_cast<int32_t>(ow)});
+  const int64_t stride[2] = {k.sh, k.sw}, padding[2] = {k.ph, k.pw}, dilation[2] = {k.dh, k.dw};
+  quantized::Int8DepthwiseArgs a{t.x.get(), d.in_scale, k.zx, t.w.get(), t.ws.get(),
+                                 k.bias ? t.b.get() : nullptr, {stride, 2}, {padding, 2},
+                                 {dilation, 2}, d.out_scale, k.zo, k.omin, k.omax,
+                                 scalar_out.get()};
+  quantized::Int8DepthwiseProblem p;
+  ASSERT_EQ(quantized::prepare_int8_depthwise(a, &p, "test"), Error::Ok);
+  quantized::int8_depthwise_scalar(p, 0, p.planes());
+  EXPECT_EQ(scalar_out.values<int8_t>(), got);
+}
+
+TEST(DepthwiseConv2dInt8, MobileNetV2Shapes) {
+  // 3x3, padding 1, stride 1 and 2, at every map width of the network (a
+  // few channels each), relu6-like narrowed range and plain.
+  const int32_t widths[] = {112, 56, 28, 14, 7};
+  uint32_t seed = 1;
+  for (int32_t hw : widths) {
+    for (int64_t s : {1, 2}) {
+      const DwCase k{1, 5, hw, hw, 3, 3, s, s, 1, 1, 1, 1, -3, 9, -128, 127, true};
+      size_t distinct = 0;
+      check_case(k, seed++, &distinct);
+      EXPECT_GT(distinct, 30u) << "outputs should spread over the int8 range";
+      check_case({1, 3, hw, hw, 3, 3, s, s, 1, 1, 1, 1, -128, -128, -128, 60, false}, seed++);
+    }
+  }
+}
+
+TEST(DepthwiseConv2dInt8, ThreeByThreeStrideOneOddSizes) {
+  // The AVX2 path does 3x3 stride 1 two output rows at a time: odd heights
+  // leave a last single row, widths past 16 a partial block per row.
+  for (int32_t h : {1, 2, 3, 9}) {
+    for (int32_t w : {9, 16, 21, 33}) {
+      check_case({1, 2, h, w, 3, 3, 1, 1, 1, 1, 1, 1, 5, -3, -128, 127, true}, 200 + h * w);
+      check_case({1, 1, h + 2, w, 3, 3, 1, 1, 0, 1, 1, 1, -5, 3, -128, 127, false}, 300 + h * w);
+    }
+  }
+}
+
+TEST(DepthwiseConv2dInt8, GeneralShapesMatchReference) {
+  std::mt19937 gen(1234);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
+  const int32_t widths[] = {1, 2, 3, 5, 7, 8, 9, 12, 15, 16, 17, 23, 31, 32, 33, 40, 47};
+  int checked = 0;
+  for (int i = 0; checked < 400 && i < 4000; ++i) {
+    DwCase k;
+    k.n = pick(1, 2);
+    k.c = pick(1, 4);
+    k.h = pick(1, 12);
+    k.w = widths[pick(0, static_cast<int>(sizeof(widths) / sizeof(widths[0])) - 1)];
+    k.kh = pick(1, 5);
+    k.kw = pick(1, 5);
+    k.sh = pick(1, 3);
+    k.sw = pick(1, 3);
+    k.ph = pick(0, 2);
+    k.pw = pick(0, 2);
+    k.dh = pick(1, 2);
+    k.dw = pick(1, 2);
+    k.zx = pick(-128, 127);
+    k.zo = pick(-128, 127);
+    const int range = pick(0, 3);
+    k.omin = range == 1 ? std::max(-128, k.zo) : (range == 2 ? pick(-128, 0) : -128);
+    k.omax = range == 2 ? pick(k.omin, 127) : 127;
+    k.bias = pick(0, 1) == 1;
+    if (out_size(k.h, k.kh, k.sh, k.ph, k.dh) <= 0 || out_size(k.w, k.kw, k.sw, k.pw, k.dw) <= 0) {
+      continue;
+    }
+    // Odd cases on 2 threads (each thread then owns its own scratch slice).
+    ASSERT_EQ(set_num_threads(checked % 2 == 0 ? 1 : 2), Error::Ok);
+    check_case(k, 100 + checked);
+    if (HasFatalFailure()) break;
+    ++checked;
+  }
+  ASSERT_EQ(set_num_threads(1), Error::Ok);
+  EXPECT_EQ(checked, 400);
+}
+
+TEST(DepthwiseConv2dInt8, LargeKernelAndExtremeZeroPoints) {
+  // 7x7 and 11x1 (the generic pair loop), all-(-128)/127 zero points.
+  check_case({1, 3, 20, 37, 7, 7, 1, 1, 3, 3, 1, 1, 127, -128, -128, 127, true}, 7);
+  check_case({2, 2, 15, 19, 11, 1, 2, 1, 5, 0, 1, 1, -128, 127, -128, 127, false}, 8);
+  check_case({1, 2, 9, 70, 1, 9, 1, 3, 0, 4, 1, 2, 0, 0, -5, 5, true}, 9);
+}
+
+TEST(DepthwiseConv2dInt8, SmallActivationsTakeTheFloatEpilogue) {
+  // |x - zx| <= 3 with an output scale to match: the worst case 255 * sum|w|
+  // is far outside the int8 range, so the AVX2 path requantizes in floats.
+  for (int32_t spread : {1, 3}) {
+    DwCase k{1, 4, 9, 37, 3, 3, 1, 1, 1, 1, 1, 1, -20, 6, -128, 127, true};
+    k.x_spread = spread;
+    size_t distinct = 0;
+    check_case(k, 60 + spread, &distinct);
+    EXPECT_GT(distinct, 8u);
+    k.w = 5;  // narrow maps too
+    k.bias = false;
+    k.omin = 6;
+    check_case(k, 70 + spread);
+  }
+}
+
+TEST(DepthwiseConv2dInt8, TwoThreadsEqualOne) {
+  const DwCase k{2, 24, 28, 28, 3, 3, 2, 2, 1, 1, 1, 1, 4, -7, -128, 127, true};
+  ASSERT_EQ(set_num_threads(2), Error::Ok);
+  check_case(k, 77);
+  ASSERT_EQ(set_num_threads(1), Error::Ok);
+  check_case(k, 77);
+}
+
+TEST(DepthwiseConv2dInt8, NanBiasGivesZero) {
+  // eager: quantize(NaN) -> clamp keeps NaN -> .to(int8) -> 0, on every ISA.
+  const DwCase k{1, 2, 5, 21, 3, 3, 1, 1, 1, 1, 1, 1, 0, 10, -128, 127, true};
+  const Data d0 = make_data(k, 5);
+  Data d = d0;
+  d.b[1] = std::nanf("");
+  Tensors t(k, d, 5, 21);
+  ASSERT_EQ(dw_args(k, d, t).run(native::depthwise_conv2d_int8_out), Error::Ok);
+  const std::vector<int8_t> got = t.out.values<int8_t>();
+  EXPECT_EQ(got, reference(k, d, 5, 21));
+  for (size_t i = 105; i < 210; ++i) EXPECT_EQ(got[i], 0);
+}
+
+TEST(DepthwiseConv2dInt8, RejectsBadArguments) {
+  const DwCase k{1, 4, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, -128, 127, true};
+  const Data d = make_data(k, 3);
+  auto run = [&](auto&& edit) {
+    Tensors t(k, d, 8, 8);
+    DwCase kk = k;
+    Data dd = d;
+    TestTensor* x = &t.x;
+    TestTensor* w = &t.w;
+    TestTensor* ws = &t.ws;
+    TestTensor* b = &t.b;
+    TestTensor* out = &t.out;
+    std::vector<int64_t> stride = {1, 1}, padding = {1, 1}, dilation = {1, 1};
+    edit(kk, dd, x, w, ws, b, out, stride, padding, dilation);
+    Args a;
+    a.t(*x).d(dd.in_scale).i(kk.zx).t(*w).t(*ws).t(*b).ints(stride).ints(padding).ints(dilation);
+    return a.d(dd.out_scale).i(kk.zo).i(kk.omin).i(kk.omax).t(*out).run(
+        native::depthwise_conv2d_int8_out);
+  };
+  using T = TestTensor*;
+  using V = std::vector<int64_t>&;
+  EXPECT_EQ(run([](DwCase&, Data&, T, T, T, T, T, V, V, V) {}), Error::Ok);
+  TestTensor xf(ScalarType::Float, {1, 4, 8, 8}), x3(ScalarType::Char, {4, 8, 8});
+  TestTensor wf(ScalarType::Float, {4, 1, 3, 3}), w5(ScalarType::Char, {5, 1, 3, 3});
+  TestTensor w2(ScalarType::Char, {4, 2, 3, 3}), w3d(ScalarType::Char, {4, 3, 3});
+  TestTensor ws5(ScalarType::Float, {5}), wsd(ScalarType::Double, {4}), b3(ScalarType::Float, {3});
+  TestTensor outf(ScalarType::Float, {1, 4, 8, 8});
+  const Error bad = Error::InvalidArgument;
+  EXPECT_EQ(run([&](DwCase&, Data&, T& x, T, T, T, T, V, V, V) { x = &xf; }), bad);  // dtype
+  EXPECT_EQ(run([&](DwCase&, Data&, T& x, T, T, T, T, V, V, V) { x = &x3; }), bad);  // rank
+  EXPECT_EQ(run([&](DwCase&, Data&, T, T& w, T, T, T, V, V, V) { w = &wf; }), bad);
+  // Not depthwise: 5 filters for 4 channels, or 2 input channels per filter.
+  EXPECT_EQ(run([&](DwCase&, Data&, T, T& w, T, T, T, V, V, V) { w = &w5; }), bad);
+  EXPECT_EQ(run([&](DwCase&, Data&, T, T& w, T, T, T, V, V, V) { w = &w2; }), bad);
+  EXPECT_EQ(run([&](DwCase&, Data&, T, T& w, T, T, T, V, V, V) { w = &w3d; }), bad);
+  EXPECT_EQ(run([&](DwCase&, Data&, T, T, T& s, T, T, V, V, V) { s = &ws5; }), bad);
+  EXPECT_EQ(run([&](DwCase&, Data&, T, T, T& s, T, T, V, V, V) { s = &wsd; }), bad);
+  EXPECT_EQ(run([&](DwCase&, Data&, T, T, T, T& b, T, V, V, V) { b = &b3; }), bad);
+  EXPECT_NE(run([&](DwCase&, Data&, T, T, T, T, T& o, V, V, V) { o = &outf; }), Error::Ok);
+  EXPECT_EQ(run([](DwCase& k, Data&, T, T, T, T, T, V, V, V) { k.omin = 10, k.omax = 9; }), bad);
+  EXPECT_EQ(run([](DwCase& k, Data&, T, T, T, T, T, V, V, V) { k.omin = -129; }), bad);
+  EXPECT_EQ(run([](DwCase& k, Data&, T, T, T, T, T, V, V, V) { k.omax = 128; }), bad);
+  EXPECT_EQ(run([](DwCase& k, Data&, T, T, T, T, T, V, V, V) { k.zx = 128; }), bad);
+  EXPECT_EQ(run([](DwCase& k, Data&, T, T, T, T, T, V, V, V) { k.zo = -129; }), bad);
+  EXPECT_EQ(run([](DwCase&, Data& d, T, T, T, T, T, V, V, V) { d.in_scale = 0.0; }), bad);
+  EXPECT_EQ(run([](DwCase&, Data& d, T, T, T, T, T, V, V, V) { d.out_scale = -1.0; }), bad);
+  EXPECT_EQ(run([](DwCase&, Data& d, T, T, T, T, T, V, V, V) { d.out_scale = INFINITY; }), bad);
+  EXPECT_EQ(run([](DwCase&, Data&, T, T, T, T, T, V s, V, V) { s = {0, 1}; }), bad);
+  EXPECT_EQ(run([](DwCase&, Data&, T, T, T, T, T, V s, V, V) { s = {1}; }), bad);
+  EXPECT_EQ(run([](DwCase&, Data&, T, T, T, T, T, V, V p, V) { p = {-1, 0}; }), bad);
+  EXPECT_EQ(run([](DwCase&, Data&, T, T, T, T, T, V, V, V d) { d = {1, 0}; }), bad);
+  // A 3x3 kernel with dilation 5 spans 11 > 8 + 2 padded columns.
+  EXPECT_EQ(run([](DwCase&, Data&, T, T, T, T, T, V, V, V d) { d = {1, 5}; }), bad);
+}
+
+TEST(DepthwiseConv2dInt8, ScratchComesFromTheTempAllocator) {
+  const DwCase k{1, 4, 8, 20, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, -128, 127, false};
+  const Data d = make_data(k, 4);
+  Tensors t(k, d, 8, 20);
+  const Error e = dw_args(k, d, t).run(native::depthwise_conv2d_int8_out, /*with_temp=*/false);
+  // The scalar path needs none; the AVX2 path reports the missing scratch.
+  const bool simd = quantized::quant_isa() != quantized::QuantIsa::kScalar;
+  EXPECT_EQ(e, simd ? Error::MemoryAllocationFailed : Error::Ok);
+}
+
+}  // namespace
+}  // namespace torchedge
