@@ -54,7 +54,8 @@ def _quantize(model: nn.Module, shape, batches: int = 8):
     model.eval()
     example = (torch.randn(shape),)
     calibration = [(torch.randn(shape),) for _ in range(batches)]
-    return tq.quantize_pt2e(model, example, calibration)
+    # Unfused (quantize/dequantize form): the delegate is what these tests exercise.
+    return tq.quantize_pt2e(model, example, calibration, fuse_static_int8=False)
 
 
 def _lower(ep):
@@ -210,7 +211,8 @@ def test_trained_digits_cnn_agrees_with_eager_reference():
     # 3 epochs (QPY's tests train 8): enough to learn digits, and keeps this test ~15 s.
     model = digits.train(digits.DigitsCNN(), data, epochs=3, flat=False, lr=5e-3)
     example = data.batches("train")[0]
-    ep = tq.quantize_pt2e(copy.deepcopy(model), (example,), data.batches("train")[:4])
+    ep = tq.quantize_pt2e(copy.deepcopy(model), (example,), data.batches("train")[:4],
+                          fuse_static_int8=False)
     edge, runtime = _lower(ep)
     decisions = edge.delegation_report.decisions["forward"]
     assert any(d.operator == "aten.cat.default" and not d.delegated for d in decisions)

@@ -6,7 +6,8 @@
     art.files["eager_module"] # the pickled nn.Module
     art.files["onnx"]         # torch.onnx.export (in .venv-peers)
     art.files["executorch_pte"]  # upstream ExecuTorch + XNNPACK (in .venv-peers)
-    art.files["pte_int8"]     # torchedge static int8 (PT2E) + XNNPACK delegate
+    art.files["pte_int8"]     # torchedge static int8 (PT2E), fused int8 conv/add ops
+    art.files["pte_int8_xnnpack"]  # torchedge static int8 (PT2E, unfused) + XNNPACK delegate
     art.files["executorch_pte_int8"]  # upstream XNNPACKQuantizer + XNNPACK (in .venv-peers)
     art.files["onnx_int8"]    # onnxruntime.quantization.quantize_static (in .venv-peers)
     art.files["pte_int8_dynamic"]   # torchedge dynamic int8 linear (linear_dynamic_int8)
@@ -106,6 +107,7 @@ def prepare_model(name: str, out_dir: Path, keys: set[str], env: Environment,
                                   directory / "torchedge_portable.pte", art, "pte"))
     step("pte_xnnpack", lambda: _save_xnnpack(spec.module, inputs, directory, art))
     step("pte_int8", lambda: _save_int8(spec.module, inputs, directory, art))
+    step("pte_int8_xnnpack", lambda: _save_int8_xnnpack(spec.module, inputs, directory, art))
     step("pte_int8_dynamic", lambda: _save_pte(
         torchedge_lowering.lower_int8_dynamic(spec.module, inputs),
         directory / "torchedge_int8_dynamic.pte", art, "pte_int8_dynamic"))
@@ -165,8 +167,15 @@ def _save_xnnpack(module: torch.nn.Module, inputs: tuple, directory: Path, art: 
 
 def _save_int8(module: torch.nn.Module, inputs: tuple, directory: Path, art: ModelArtifacts) -> None:
     pte, summary = torchedge_lowering.lower_int8(module, inputs)
-    art.notes["torchedge_int8_delegation"] = summary
+    art.notes["torchedge_int8_fusion"] = summary
     _save_pte(pte, directory / "torchedge_int8.pte", art, "pte_int8")
+
+
+def _save_int8_xnnpack(module: torch.nn.Module, inputs: tuple, directory: Path,
+                       art: ModelArtifacts) -> None:
+    pte, summary = torchedge_lowering.lower_int8_xnnpack(module, inputs)
+    art.notes["torchedge_int8_delegation"] = summary
+    _save_pte(pte, directory / "torchedge_int8_xnnpack.pte", art, "pte_int8_xnnpack")
 
 
 def _quantize_onnx(env: Environment, directory: Path, input_files: list[str],

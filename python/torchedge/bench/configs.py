@@ -57,9 +57,16 @@ CONFIGS: tuple[Config, ...] = (
     # Static int8 (int8 per-channel weights, int8 per-tensor activations), each
     # calibrated on the benchmark input plus 3 seeded random inputs and
     # compared with the float eager outputs under INT8_TOLERANCE.
-    Config("torchedge-int8", "torchedge", "torchedge int8 (PT2E) + XNNPACK delegate", "pte_int8",
-           "torchedge_cli", "native", precision="int8", tolerance=INT8_TOLERANCE,
+    Config("torchedge-int8", "torchedge",
+           "torchedge int8 (PT2E), int8 conv/add kernels + optimized kernels (no delegate)",
+           "pte_int8", "torchedge_cli", "native", precision="int8", tolerance=INT8_TOLERANCE,
            host="C++ CLI (build/torchedge_run), no Python", child_args=("--kernels", "optimized")),
+    # The same quantized model, unfused (quantize/dequantize form), int8 through
+    # the XNNPACK delegate: the comparison with the path above stays visible.
+    Config("torchedge-int8-xnnpack", "torchedge", "torchedge int8 (PT2E) + XNNPACK delegate",
+           "pte_int8_xnnpack", "torchedge_cli", "native", precision="int8",
+           tolerance=INT8_TOLERANCE, host="C++ CLI (build/torchedge_run), no Python",
+           child_args=("--kernels", "optimized")),
     Config("executorch-xnnpack-int8", "peer", "upstream ExecuTorch + XNNPACK, XNNPACKQuantizer int8",
            "executorch_pte_int8", "run_executorch.py", "peers", precision="int8",
            tolerance=INT8_TOLERANCE, host="Python + torch + executorch pybindings"),

@@ -150,6 +150,12 @@ def markdown_report(data: dict[str, Any]) -> str:
         if ours:
             lines.append(f"- {model}: torchedge XNNPACK took {ours['delegated']} of {ours['nodes']} "
                          f"operator nodes; kept: {', '.join(ours['operators_kept']) or 'none'}")
+        fused = notes.get("torchedge_int8_fusion")
+        if fused:
+            lines.append(f"- {model}: torchedge int8 fused {fused['conv2d_int8']} conv2d_int8, "
+                         f"{fused['depthwise_conv2d_int8']} depthwise_conv2d_int8, "
+                         f"{fused['add_int8']} add_int8; {fused['float_conv2d']} convolutions "
+                         f"left float")
         et = notes.get("executorch_pte")
         if et:
             lines.append(f"- {model}: ExecuTorch XNNPACK: {et.get('delegate_calls')} delegate calls, "

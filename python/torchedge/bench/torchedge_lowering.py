@@ -1,5 +1,6 @@
-"""The torchedge artifacts: portable kernels only, with the XNNPACK delegate, and
-static int8 (PT2E) with the XNNPACK delegate.
+"""The torchedge artifacts: portable kernels only, with the XNNPACK delegate,
+static int8 (PT2E) on torchedge's int8 kernels, and static int8 with the XNNPACK
+delegate.
 
 The XNNPACK configuration is included only when the delegate really works
 here: `torchedge.backends.xnnpack` must import, and lowering the model with
@@ -62,11 +63,27 @@ def calibration_batches(inputs: tuple, count: int = 4) -> list[tuple]:
 
 def lower_int8(module: torch.nn.Module, inputs: tuple) -> tuple[PteProgram, dict[str, Any]]:
     """Static int8: TorchEdgeQuantizer (PT2E), calibrated on calibration_batches(),
-    then the XNNPACK partitioner (int8 where XNNPACK can)."""
+    conv2d / add fused into torchedge's int8 ops (static_int8_fusion.py), the
+    rest on the optimized kernels. No delegate. The summary counts the fused ops."""
+    from torchedge import quantization as tq
+    from torchedge.quantization import int8_conv_ops
+
+    ep = tq.quantize_pt2e(module, inputs, calibration_batches(inputs))
+    names = (int8_conv_ops.CONV_OP_NAME, int8_conv_ops.DEPTHWISE_OP_NAME, int8_conv_ops.ADD_OP_NAME)
+    targets = [str(n.target) for n in ep.graph.nodes if n.op == "call_function"]
+    summary = {name: targets.count(f"torchedge.{name}.default") for name in names}
+    summary["float_conv2d"] = sum("conv" in t and "torchedge" not in t for t in targets)
+    return torchedge.to_edge(ep).to_pte(), summary
+
+
+def lower_int8_xnnpack(module: torch.nn.Module, inputs: tuple) -> tuple[PteProgram, dict[str, Any]]:
+    """Static int8: TorchEdgeQuantizer (PT2E), calibrated on calibration_batches(),
+    left unfused (quantize/dequantize form), then the XNNPACK partitioner (int8
+    where XNNPACK can)."""
     from torchedge import quantization as tq
     from torchedge.backends.xnnpack import XnnpackPartitioner
 
-    ep = tq.quantize_pt2e(module, inputs, calibration_batches(inputs))
+    ep = tq.quantize_pt2e(module, inputs, calibration_batches(inputs), fuse_static_int8=False)
     edge = torchedge.to_edge(ep).to_backend(XnnpackPartitioner())
     summary = delegation_summary(edge)
     decisions = edge.delegation_report.decisions.get("forward", [])

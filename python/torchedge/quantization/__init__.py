@@ -9,7 +9,8 @@
 
 Importing this package registers the operators lowering needs (the
 quantize/dequantize out-variants, torchedge's 4-bit linear ops and the fused
-dynamic int8 linear, which the dynamic flow emits: dynamic_linear_fusion.py); the
+dynamic int8 linear, which the dynamic flow emits: dynamic_linear_fusion.py, and the
+static int8 conv2d / add ops the static flow emits: static_int8_fusion.py); the
 PT2E parts (torchao) load on first use. See docs/quantization.md.
 """
 
@@ -21,6 +22,7 @@ from typing import Any
 from torchedge.quantization import (  # noqa: F401  (registration)
     embedding_quantization,
     int4_linear_ops,
+    int8_conv_ops,
     int8_linear_ops,
     out_variant_schemas,
 )
@@ -39,6 +41,7 @@ from torchedge.quantization.dynamic_linear_fusion import (
 )
 from torchedge.quantization.embedding_quantization import quantize_embeddings
 from torchedge.quantization.linear_quantization import LINEAR_SCHEMES, quantize_linear_weights
+from torchedge.quantization.static_int8_fusion import fuse_static_int8
 
 # Operator namespaces, besides aten, whose operators the runtime's quantized kernels run.
 QUANTIZED_NAMESPACES = frozenset({out_variant_schemas.NAMESPACE, int4_linear_ops.NAMESPACE})
@@ -53,7 +56,8 @@ _LAZY = {  # name -> module (these import torchao)
 
 __all__ = [
     "ComparisonReport", "LINEAR_SCHEMES", "QUANTIZED_NAMESPACES", "QuantConfig", "QuantMode",
-    "compare", "dynamic_config", "fuse_dynamic_linear", "fuse_sibling_linears", "pack_dynamic_linear_weights",
+    "compare", "dynamic_config", "fuse_dynamic_linear", "fuse_sibling_linears", "fuse_static_int8",
+    "pack_dynamic_linear_weights",
     "qat_config", "quantize_embeddings", "quantize_linear_weights", "sqnr_db", "static_config", *_LAZY,
 ]
 

@@ -53,7 +53,8 @@ def prepare(model: torch.nn.Module, example_inputs: Sequence[Any],
 
 def convert(prepared: torch.fx.GraphModule, example_inputs: Sequence[Any],
             dynamic_shapes: Any = None, *, fuse_dynamic_linear: bool = True,
-            fuse_siblings: bool = True, pack_weights: bool = True) -> ExportedProgram:
+            fuse_siblings: bool = True, pack_weights: bool = True,
+            fuse_static_int8: bool = True) -> ExportedProgram:
     """Freezes observed qparams into quantize/dequantize ops; returns the exported program.
 
     With `fuse_dynamic_linear`, dynamically quantized linear layers with
@@ -64,15 +65,24 @@ def convert(prepared: torch.fx.GraphModule, example_inputs: Sequence[Any],
     become one wider call whose output is split (fuse_sibling_linears); with
     `pack_weights`, fused layers store their weights in the runtime GEMM's
     layout (torchedge::linear_dynamic_int8_packed, pack_dynamic_linear_weights).
+    With `fuse_static_int8`, statically quantized conv2d (+ relu / relu6 /
+    hardtanh) and add (+ relu) with int8 inputs and output become
+    torchedge::conv2d_int8 / depthwise_conv2d_int8 / add_int8 (same eager
+    numerics, int8 kernels at run time: see static_int8_fusion.py); pass
+    False where the program goes to the XNNPACK delegate or to upstream
+    ExecuTorch, which only know the quantize/dequantize form.
     """
     from torchao.quantization.pt2e import move_exported_model_to_eval
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e
 
     from torchedge.quantization.dynamic_linear_fusion import (
         fuse_dynamic_linear as fuse, fuse_sibling_linears, pack_dynamic_linear_weights)
+    from torchedge.quantization.static_int8_fusion import fuse_static_int8 as fuse_static
 
     converted = convert_pt2e(prepared)
     move_exported_model_to_eval(converted)  # QAT: batch norm and dropout as at inference
+    if fuse_static_int8:
+        fuse_static(converted)
     if fuse_dynamic_linear:
         fuse(converted)
         if fuse_siblings:
@@ -99,13 +109,14 @@ def quantize_pt2e(model: torch.nn.Module, example_inputs: Sequence[Any],
                   operators: Optional[Iterable[str]] = None,
                   dynamic_shapes: Any = None,
                   fuse_dynamic_linear: bool = True,
-                  fuse_siblings: bool = True, pack_weights: bool = True) -> ExportedProgram:
+                  fuse_siblings: bool = True, pack_weights: bool = True,
+                  fuse_static_int8: bool = True) -> ExportedProgram:
     """Quantizes `model` in one call; returns the converted ExportedProgram.
 
     static (default): `calibration_data` (batches of inputs) is required.
     dynamic: no calibration; linear layers quantize their input per call.
     qat: `train(prepared)` runs the training loop on the fake-quantized module.
-    `fuse_dynamic_linear`, `fuse_siblings`, `pack_weights`: see `convert`.
+    `fuse_dynamic_linear`, `fuse_siblings`, `pack_weights`, `fuse_static_int8`: see `convert`.
     """
     config = config if config is not None else static_config()
     if config.is_qat and train is None:
@@ -122,4 +133,4 @@ def quantize_pt2e(model: torch.nn.Module, example_inputs: Sequence[Any],
             raise ValueError("calibration_data is empty; static quantization needs at least one batch")
     return convert(prepared, example_inputs, dynamic_shapes,
                    fuse_dynamic_linear=fuse_dynamic_linear, fuse_siblings=fuse_siblings,
-                   pack_weights=pack_weights)
+                   pack_weights=pack_weights, fuse_static_int8=fuse_static_int8)

@@ -1,0 +1,326 @@
+"""torchedge's static int8 convolution and add operators (torch custom ops).
+
+PT2E's static flow (convert_pt2e) expresses an int8 convolution as
+
+    q_out = quantize_per_tensor(act(conv2d(dequantize_per_tensor(xq, sx, zx, -128, 127, int8),
+                                            dequantize_per_channel(W, S, None/0, 0, ..., int8),
+                                            bias, stride, padding, dilation, groups)),
+                                so, zo, -128, 127, int8)          # act: none, relu, hardtanh
+
+and a residual add as quantize_per_tensor(act(dequantize(a) + dequantize(b)), ...).
+static_int8_fusion.py replaces those patterns with one call each:
+
+    torchedge::conv2d_int8(input, input_scale, input_zero_point, weight_panels,
+        weight_scales, bias, kernel_size, stride, padding, dilation, groups,
+        output_scale, output_zero_point, output_min, output_max) -> Tensor
+    torchedge::depthwise_conv2d_int8(input, input_scale, input_zero_point, weight,
+        weight_scales, bias, stride, padding, dilation,
+        output_scale, output_zero_point, output_min, output_max) -> Tensor
+    torchedge::add_int8(a, a_scale, a_zero_point, b, b_scale, b_zero_point,
+        output_scale, output_zero_point, output_min, output_max) -> Tensor
+
+each with an `.out` overload (the runtime kernels' names, kernels/quantized/
+op_conv2d_int8.cpp, op_depthwise_conv2d_int8.cpp, op_add_int8.cpp). The
+activation is folded into [output_min, output_max]: quantization is monotone,
+so quantize(clamp(y, a, b)) == clamp(quantize(y), quantize(a), quantize(b)).
+
+The CPU implementations below are exactly the composition above with the
+output range as quant_min/quant_max (so the eager quantized reference is
+bit-identical before and after the fusion); the runtime kernels sum in int32
+and differ from eager by float rounding only. Tensors: input/a/b int8 NCHW;
+weight_scales float32 [Cout] (Cout comes from here); bias float32 [Cout] or
+None. conv2d_int8 stores its weight in the "panel layout" of the runtime GEMM
+(`pack_conv_weight_panels`): per group, Cout_g = Cout / groups rows and
+K = (Cin / groups) * KH * KW inputs in PyTorch's (c, kh, kw) order; rows in
+panels of 6, within a panel K in pairs (K padded to even), within a pair the 6
+rows, within a row the pair's two k: row r, input k of group g is at
+[g, r // 6, (k & ~1) * 6 + (r % 6) * 2 + (k & 1)] of an int8
+[groups, ceil(Cout_g / 6), Kp * 6] tensor; padding holds 0.
+depthwise_conv2d_int8 (groups == Cin == Cout) reads the plain int8
+[C, 1, KH, KW] weight.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Optional, Sequence
+
+import torch
+import torch.ao.quantization.fx._decomposed  # noqa: F401  (defines quantized_decomposed)
+import torch.nn.functional as F
+
+NAMESPACE = "torchedge"
+CONV_OP_NAME = "conv2d_int8"
+DEPTHWISE_OP_NAME = "depthwise_conv2d_int8"
+ADD_OP_NAME = "add_int8"
+PANEL = 6          # output channels per panel (the runtime GEMM's tile height)
+MAX_K = 65536      # inputs per output channel the runtime's int32 sums allow
+INT8_MIN, INT8_MAX = -128, 127
+
+_CONV_ARGUMENTS = ("Tensor input, float input_scale, int input_zero_point, Tensor weight_panels, "
+                   "Tensor weight_scales, Tensor? bias, int[] kernel_size, int[] stride, "
+                   "int[] padding, int[] dilation, int groups, float output_scale, "
+                   "int output_zero_point, int output_min, int output_max")
+_DEPTHWISE_ARGUMENTS = ("Tensor input, float input_scale, int input_zero_point, Tensor weight, "
+                        "Tensor weight_scales, Tensor? bias, int[] stride, int[] padding, "
+                        "int[] dilation, float output_scale, int output_zero_point, "
+                        "int output_min, int output_max")
+_ADD_ARGUMENTS = ("Tensor a, float a_scale, int a_zero_point, Tensor b, float b_scale, "
+                  "int b_zero_point, float output_scale, int output_zero_point, "
+                  "int output_min, int output_max")
+
+_library = torch.library.Library(NAMESPACE, "FRAGMENT")
+
+
+# -- the panel layout --------------------------------------------------------------
+
+def panel_shape(out_channels: int, k: int, groups: int) -> list:
+    """[groups, ceil(Cout_g / 6), Kp * 6] for Cout = out_channels, K inputs per row."""
+    cout_g, kp = out_channels // groups, k + (k % 2)
+    return [groups, -(-cout_g // PANEL), kp * PANEL]
+
+
+def panel_index(row: int, k: int) -> tuple:
+    """(panel, offset) of row `row`, input `k` of a group in the panel layout."""
+    return row // PANEL, (k & ~1) * PANEL + (row % PANEL) * 2 + (k & 1)
+
+
+def pack_conv_weight_panels(weight_q: torch.Tensor, groups: int) -> torch.Tensor:
+    """int8 [Cout, Cin_g, KH, KW] -> the panel layout, int8 [groups, ceil(Cout_g / 6), Kp * 6]."""
+    if weight_q.dtype != torch.int8 or weight_q.dim() != 4:
+        raise ValueError(f"pack_conv_weight_panels: weight must be int8 [Cout, Cin/groups, KH, "
+                         f"KW], got {weight_q.dtype} {list(weight_q.shape)}")
+    cout = weight_q.shape[0]
+    if not isinstance(groups, int) or groups < 1 or cout % groups:
+        raise ValueError(f"pack_conv_weight_panels: groups ({groups}) must be >= 1 and divide "
+                         f"Cout ({cout})")
+    cout_g, k = cout // groups, math.prod(weight_q.shape[1:])
+    _, panels, width = panel_shape(cout, k, groups)
+    kp = width // PANEL
+    padded = torch.zeros(groups, panels * PANEL, kp, dtype=torch.int8)
+    padded[:, :cout_g, :k] = weight_q.reshape(groups, cout_g, k)
+    return padded.reshape(groups, panels, PANEL, kp // 2, 2).permute(0, 1, 3, 2, 4).reshape(
+        groups, panels, width).contiguous()
+
+
+def unpack_conv_weight_panels(weight_panels: torch.Tensor, out_channels: int,
+                              in_channels_per_group: int, kernel_size: Sequence[int],
+                              groups: int) -> torch.Tensor:
+    """The inverse of pack_conv_weight_panels: int8 [Cout, Cin_g, KH, KW]."""
+    kh, kw = kernel_size
+    k = in_channels_per_group * kh * kw
+    expected = panel_shape(out_channels, k, groups)
+    if weight_panels.dtype != torch.int8 or list(weight_panels.shape) != expected:
+        raise ValueError(f"torchedge::{CONV_OP_NAME}: weight_panels must be int8 {expected} for "
+                         f"Cout = {out_channels}, Cin/groups = {in_channels_per_group}, "
+                         f"kernel {list(kernel_size)}, groups = {groups}, got "
+                         f"{weight_panels.dtype} {list(weight_panels.shape)}")
+    _, panels, width = expected
+    kp = width // PANEL
+    full = weight_panels.reshape(groups, panels, kp // 2, PANEL, 2).permute(0, 1, 3, 2, 4)
+    rows = full.reshape(groups, panels * PANEL, kp)[:, :out_channels // groups, :k]
+    return rows.reshape(out_channels, in_channels_per_group, kh, kw)
+
+
+# -- argument checks (shared by the eager and fake implementations) ---------------
+
+def _pair(where: str, name: str, value: Sequence[int], minimum: int) -> list:
+    if len(value) != 2 or any(not isinstance(v, int) or v < minimum for v in value):
+        raise ValueError(f"{where}: {name} must be 2 ints >= {minimum}, got {list(value)}")
+    return list(value)
+
+
+def _check_qparams(where: str, prefix: str, scale: float, zero_point: int) -> None:
+    if not (math.isfinite(scale) and scale > 0):
+        raise ValueError(f"{where}: {prefix}scale must be finite and > 0, got {scale}")
+    if not INT8_MIN <= zero_point <= INT8_MAX:
+        raise ValueError(f"{where}: {prefix}zero_point must be in [-128, 127], got {zero_point}")
+
+
+def _check_output(where: str, output_scale: float, output_zero_point: int, output_min: int,
+                  output_max: int) -> None:
+    _check_qparams(where, "output_", output_scale, output_zero_point)
+    if not INT8_MIN <= output_min <= output_max <= INT8_MAX:
+        raise ValueError(f"{where}: need -128 <= output_min <= output_max <= 127, got "
+                         f"output_min = {output_min}, output_max = {output_max}")
+
+
+def _check_int8(where: str, name: str, t: torch.Tensor, rank: int) -> None:
+    if t.dtype != torch.int8 or t.dim() != rank:
+        raise ValueError(f"{where}: {name} must be an int8 tensor of rank {rank}, got "
+                         f"{t.dtype} {list(t.shape)}")
+
+
+def _check_bias(where: str, cout: int, bias: Optional[torch.Tensor]) -> None:
+    if bias is not None and (bias.dtype != torch.float32 or list(bias.shape) != [cout]):
+        raise ValueError(f"{where}: bias must be float32 [{cout}] or None, got "
+                         f"{bias.dtype} {list(bias.shape)}")
+
+
+def _conv_output_shape(where: str, input: torch.Tensor, cout: int, kernel_size: Sequence[int],
+                       stride: Sequence[int], padding: Sequence[int],
+                       dilation: Sequence[int]) -> list:
+    n, _, h, w = input.shape
+    sizes = []
+    for extent, k, s, p, d in zip((h, w), kernel_size, stride, padding, dilation):
+        size = (extent + 2 * p - d * (k - 1) - 1) // s + 1
+        if size < 1:
+            raise ValueError(f"{where}: input {list(input.shape)} is smaller than the dilated "
+                             f"kernel {list(kernel_size)} (padding {list(padding)}, dilation "
+                             f"{list(dilation)})")
+        sizes.append(size)
+    return [n, cout, *sizes]
+
+
+def check_conv2d_int8(input, input_scale, input_zero_point, weight_panels, weight_scales, bias,
+                      kernel_size, stride, padding, dilation, groups, output_scale,
+                      output_zero_point, output_min, output_max) -> list:
+    """Validates conv2d_int8's arguments; returns the output shape."""
+    where = f"torchedge::{CONV_OP_NAME}"
+    _check_int8(where, "input", input, 4)
+    _check_int8(where, "weight_panels", weight_panels, 3)
+    if weight_scales.dtype != torch.float32 or weight_scales.dim() != 1:
+        raise ValueError(f"{where}: weight_scales must be float32 [Cout], got "
+                         f"{weight_scales.dtype} {list(weight_scales.shape)}")
+    cout, cin = weight_scales.shape[0], input.shape[1]
+    kernel_size = _pair(where, "kernel_size", kernel_size, 1)
+    stride = _pair(where, "stride", stride, 1)
+    padding = _pair(where, "padding", padding, 0)
+    dilation = _pair(where, "dilation", dilation, 1)
+    if not isinstance(groups, int) or groups < 1 or cin % groups or cout % groups:
+        raise ValueError(f"{where}: groups ({groups}) must be >= 1 and divide Cin ({cin}) and "
+                         f"Cout ({cout})")
+    k = cin // groups * kernel_size[0] * kernel_size[1]
+    if k > MAX_K:
+        raise ValueError(f"{where}: (Cin / groups) * KH * KW = {k} exceeds {MAX_K}")
+    expected = panel_shape(cout, k, groups)
+    if list(weight_panels.shape) != expected:
+        raise ValueError(f"{where}: weight_panels must be int8 {expected} for Cout = {cout}, "
+                         f"Cin = {cin}, kernel {kernel_size}, groups = {groups}, got "
+                         f"{list(weight_panels.shape)}")
+    _check_bias(where, cout, bias)
+    _check_qparams(where, "input_", input_scale, input_zero_point)
+    _check_output(where, output_scale, output_zero_point, output_min, output_max)
+    return _conv_output_shape(where, input, cout, kernel_size, stride, padding, dilation)
+
+
+def check_depthwise_conv2d_int8(input, input_scale, input_zero_point, weight, weight_scales,
+                                bias, stride, padding, dilation, output_scale,
+                                output_zero_point, output_min, output_max) -> list:
+    """Validates depthwise_conv2d_int8's arguments; returns the output shape."""
+    where = f"torchedge::{DEPTHWISE_OP_NAME}"
+    _check_int8(where, "input", input, 4)
+    _check_int8(where, "weight", weight, 4)
+    c = input.shape[1]
+    if weight.shape[0] != c or weight.shape[1] != 1 or weight.shape[2] < 1 or weight.shape[3] < 1:
+        raise ValueError(f"{where}: weight must be int8 [C, 1, KH, KW] with C = Cin = {c}, got "
+                         f"{list(weight.shape)}")
+    if weight_scales.dtype != torch.float32 or list(weight_scales.shape) != [c]:
+        raise ValueError(f"{where}: weight_scales must be float32 [{c}], got "
+                         f"{weight_scales.dtype} {list(weight_scales.shape)}")
+    stride = _pair(where, "stride", stride, 1)
+    padding = _pair(where, "padding", padding, 0)
+    dilation = _pair(where, "dilation", dilation, 1)
+    _check_bias(where, c, bias)
+    _check_qparams(where, "input_", input_scale, input_zero_point)
+    _check_output(where, output_scale, output_zero_point, output_min, output_max)
+    return _conv_output_shape(where, input, c, list(weight.shape[2:]), stride, padding, dilation)
+
+
+def check_add_int8(a, a_scale, a_zero_point, b, b_scale, b_zero_point, output_scale,
+                   output_zero_point, output_min, output_max) -> list:
+    """Validates add_int8's arguments; returns the output shape."""
+    where = f"torchedge::{ADD_OP_NAME}"
+    if a.dtype != torch.int8 or b.dtype != torch.int8 or a.shape != b.shape:
+        raise ValueError(f"{where}: a and b must be int8 tensors of the same shape (no "
+                         f"broadcasting), got {a.dtype} {list(a.shape)} and "
+                         f"{b.dtype} {list(b.shape)}")
+    _check_qparams(where, "a_", a_scale, a_zero_point)
+    _check_qparams(where, "b_", b_scale, b_zero_point)
+    _check_output(where, output_scale, output_zero_point, output_min, output_max)
+    return list(a.shape)
+
+
+# -- eager references ---------------------------------------------------------------
+
+_qd = torch.ops.quantized_decomposed
+
+
+def _dequantize(x: torch.Tensor, scale: float, zero_point: int) -> torch.Tensor:
+    return _qd.dequantize_per_tensor.default(x, scale, zero_point, INT8_MIN, INT8_MAX, torch.int8)
+
+
+def _quantize(y: torch.Tensor, scale: float, zero_point: int, qmin: int, qmax: int) -> torch.Tensor:
+    return _qd.quantize_per_tensor.default(y, scale, zero_point, qmin, qmax, torch.int8)
+
+
+def _conv_reference(input, input_scale, input_zero_point, weight_q, weight_scales, bias, stride,
+                    padding, dilation, groups, output_scale, output_zero_point, output_min,
+                    output_max) -> torch.Tensor:
+    x = _dequantize(input, input_scale, input_zero_point)
+    w = _qd.dequantize_per_channel.default(weight_q, weight_scales, None, 0, -127, 127, torch.int8)
+    y = F.conv2d(x, w, bias, list(stride), list(padding), list(dilation), groups)
+    return _quantize(y, output_scale, output_zero_point, output_min, output_max)
+
+
+def conv2d_int8_reference(input, input_scale, input_zero_point, weight_panels, weight_scales,
+                          bias, kernel_size, stride, padding, dilation, groups, output_scale,
+                          output_zero_point, output_min, output_max) -> torch.Tensor:
+    check_conv2d_int8(input, input_scale, input_zero_point, weight_panels, weight_scales, bias,
+                      kernel_size, stride, padding, dilation, groups, output_scale,
+                      output_zero_point, output_min, output_max)
+    weight_q = unpack_conv_weight_panels(weight_panels, weight_scales.shape[0],
+                                         input.shape[1] // groups, kernel_size, groups)
+    return _conv_reference(input, input_scale, input_zero_point, weight_q, weight_scales, bias,
+                           stride, padding, dilation, groups, output_scale, output_zero_point,
+                           output_min, output_max)
+
+
+def depthwise_conv2d_int8_reference(input, input_scale, input_zero_point, weight, weight_scales,
+                                    bias, stride, padding, dilation, output_scale,
+                                    output_zero_point, output_min, output_max) -> torch.Tensor:
+    check_depthwise_conv2d_int8(input, input_scale, input_zero_point, weight, weight_scales, bias,
+                                stride, padding, dilation, output_scale, output_zero_point,
+                                output_min, output_max)
+    return _conv_reference(input, input_scale, input_zero_point, weight, weight_scales, bias,
+                           stride, padding, dilation, input.shape[1], output_scale,
+                           output_zero_point, output_min, output_max)
+
+
+def add_int8_reference(a, a_scale, a_zero_point, b, b_scale, b_zero_point, output_scale,
+                       output_zero_point, output_min, output_max) -> torch.Tensor:
+    check_add_int8(a, a_scale, a_zero_point, b, b_scale, b_zero_point, output_scale,
+                   output_zero_point, output_min, output_max)
+    s = _dequantize(a, a_scale, a_zero_point) + _dequantize(b, b_scale, b_zero_point)
+    return _quantize(s, output_scale, output_zero_point, output_min, output_max)
+
+
+# -- fake (shape) implementations ---------------------------------------------------
+
+def _fake_conv(input, *args):
+    return input.new_empty(check_conv2d_int8(input, *args), dtype=torch.int8)
+
+
+def _fake_depthwise(input, *args):
+    return input.new_empty(check_depthwise_conv2d_int8(input, *args), dtype=torch.int8)
+
+
+def _fake_add(a, *args):
+    return a.new_empty(check_add_int8(a, *args), dtype=torch.int8)
+
+
+def _register() -> None:
+    if hasattr(getattr(torch.ops, NAMESPACE), CONV_OP_NAME):  # module reloaded: already registered
+        return
+    for name, arguments, reference, fake in (
+            (CONV_OP_NAME, _CONV_ARGUMENTS, conv2d_int8_reference, _fake_conv),
+            (DEPTHWISE_OP_NAME, _DEPTHWISE_ARGUMENTS, depthwise_conv2d_int8_reference,
+             _fake_depthwise),
+            (ADD_OP_NAME, _ADD_ARGUMENTS, add_int8_reference, _fake_add)):
+        _library.define(f"{name}({arguments}) -> Tensor")
+        _library.define(f"{name}.out({arguments}, *, Tensor(a!) out) -> Tensor(a!)")
+        _library.impl(name, reference, "CompositeExplicitAutograd")
+        torch.library.register_fake(f"{NAMESPACE}::{name}", fake, lib=_library)
+
+
+_register()

@@ -1,0 +1,331 @@
+"""Fuses PT2E's static int8 convolution and add patterns into torchedge's int8 ops.
+
+convert_pt2e lowers a statically quantized convolution to
+
+    xdq = dequantize_per_tensor(xq, sx, zx, -128, 127, int8)
+    wdq = dequantize_per_channel(W, S, Z, 0, qmin, qmax, int8)      # W, S, Z constants
+    y   = conv2d(xdq, wdq, bias, stride, padding, dilation, groups)
+    y   = act(y)                                 # optional: relu, relu6, hardtanh(a, b)
+    q   = quantize_per_tensor(y, so, zo, -128, 127, int8)
+
+which the runtime would run as a float convolution on dequantized values.
+When W is a constant int8 [Cout, Cin/groups, KH, KW] tensor, S constant
+float32 [Cout] scales, Z absent or all zero (symmetric per-output-channel
+weights), the bias a float32 [Cout] constant or absent, the input 4-D, and
+conv2d and act each read only by the next step, `fuse_static_int8` replaces
+`q` with one call (int8_conv_ops.py):
+
+    depthwise (groups == Cin == Cout):  torchedge::depthwise_conv2d_int8(xq, sx, zx, W, S, ...)
+    otherwise:                          torchedge::conv2d_int8(xq, sx, zx, panels, S, ...)
+
+where `panels` is a new constant, W in the runtime GEMM's panel layout
+(pack_conv_weight_panels). The activation becomes the output range
+[output_min, output_max]: its bounds quantized with quantize_per_tensor
+itself (quantization is monotone, so quantize(clamp(y, a, b)) ==
+clamp(quantize(y), quantize(a), quantize(b)) exactly). Likewise
+
+    q = quantize_per_tensor(act(add(dequantize_per_tensor(a), dequantize_per_tensor(b))), ...)
+
+with act none or relu and a, b of the add's own shape (no broadcasting)
+becomes torchedge::add_int8. The ops' eager implementations are the same
+compositions, so the quantized reference model computes bit-identical
+outputs; anything else (uint8 or other ranges, asymmetric or non-constant
+weights, conv1d, string padding, broadcasting adds) is left as it was.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+import torch
+import torch.fx
+
+from torchedge.quantization import int8_conv_ops
+from torchedge.quantization.dynamic_linear_fusion import _constant, _delete_attr, _new_constant
+
+aten = torch.ops.aten
+_qd = torch.ops.quantized_decomposed
+_INT8_RANGE = (-128, 127, torch.int8)
+_RELU = {aten.relu.default, aten.relu_.default}
+_HARDTANH = {aten.hardtanh.default, aten.hardtanh_.default}
+_RELU6 = {aten.relu6.default}
+_ADD = {aten.add.Tensor, aten.add_.Tensor}
+# Metadata key of a fused node's output shape (for the shape checks of later matches;
+# convert's final export recomputes every node's metadata).
+SHAPE_KEY = "torchedge_int8_shape"
+# aten.conv2d.default's arguments after (input, weight) and their defaults.
+_CONV_DEFAULTS = (("bias", None), ("stride", [1, 1]), ("padding", [0, 0]),
+                  ("dilation", [1, 1]), ("groups", 1))
+
+
+def _call(node: Any, targets: set) -> bool:
+    return isinstance(node, torch.fx.Node) and node.op == "call_function" and node.target in targets
+
+
+def _per_tensor_qparams(node: Any, target: Any) -> Optional[tuple]:
+    """(source, scale, zero_point) if `node` is target(source, float, int, -128, 127, int8)."""
+    if not _call(node, {target}) or len(node.args) != 6:
+        return None
+    if any(key != "out_dtype" or value not in (None, torch.float32)
+           for key, value in node.kwargs.items()):
+        return None
+    source, scale, zero_point, *rest = node.args
+    if tuple(rest) != _INT8_RANGE or not isinstance(source, torch.fx.Node):
+        return None
+    if not isinstance(scale, float) or isinstance(zero_point, bool) \
+            or not isinstance(zero_point, int):
+        return None
+    if not (math.isfinite(scale) and scale > 0 and -128 <= zero_point <= 127):
+        return None
+    return source, scale, zero_point
+
+
+def _dequantized(node: Any) -> Optional[tuple]:
+    return _per_tensor_qparams(node, _qd.dequantize_per_tensor.default)
+
+
+def _quantized(node: Any) -> Optional[tuple]:
+    return _per_tensor_qparams(node, _qd.quantize_per_tensor.default)
+
+
+def _shape(node: Any) -> Optional[list]:
+    """The node's tensor shape, following per-tensor quantize/dequantize (which
+    keep shapes and have no metadata of their own in convert_pt2e's graph) and
+    the ops this pass made (which hold their output shape in SHAPE_KEY)."""
+    while isinstance(node, torch.fx.Node):
+        val = node.meta.get("val")
+        if isinstance(val, torch.Tensor):
+            return list(val.shape)
+        if SHAPE_KEY in node.meta:
+            return list(node.meta[SHAPE_KEY])
+        if not _call(node, {_qd.dequantize_per_tensor.default, _qd.quantize_per_tensor.default}):
+            return None
+        node = node.args[0]
+    return None
+
+
+def _only_user(node: torch.fx.Node) -> Optional[torch.fx.Node]:
+    return next(iter(node.users)) if len(node.users) == 1 else None
+
+
+def output_bound(value: float, scale: float, zero_point: int) -> int:
+    """quantize_per_tensor(value as float32, scale, zero_point, -128, 127, int8):
+    the bound an activation clamp at `value` becomes on the int8 output."""
+    q = _qd.quantize_per_tensor.default(torch.tensor([value], dtype=torch.float32), scale,
+                                        zero_point, -128, 127, torch.int8)
+    return int(q.item())
+
+
+def _activation(node: torch.fx.Node) -> Optional[tuple]:
+    """(low, high) float bounds of a relu/relu6/hardtanh node, else None."""
+    if _call(node, _RELU) and len(node.args) == 1 and not node.kwargs:
+        return 0.0, math.inf
+    if _call(node, _RELU6) and len(node.args) == 1 and not node.kwargs:
+        return 0.0, 6.0
+    if _call(node, _HARDTANH):
+        names = ("min_val", "max_val")
+        if len(node.args) > 3 or any(k not in names for k in node.kwargs):
+            return None
+        bounds = [-1.0, 1.0]  # hardtanh's defaults
+        for i, name in enumerate(names):
+            if len(node.args) > i + 1:
+                bounds[i] = node.args[i + 1]
+            elif name in node.kwargs:
+                bounds[i] = node.kwargs[name]
+        if not all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in bounds) \
+                or bounds[0] > bounds[1]:
+            return None
+        return float(bounds[0]), float(bounds[1])
+    return None
+
+
+def _output_range(bounds: Optional[tuple], scale: float, zero_point: int) -> tuple:
+    if bounds is None:
+        return -128, 127
+    return output_bound(bounds[0], scale, zero_point), output_bound(bounds[1], scale, zero_point)
+
+
+def _producer(q: torch.fx.Node, targets: set) -> Optional[tuple]:
+    """(compute node, activation node or None, activation bounds) for q's input:
+    targets(...) -> [act] -> q, each read only by the next."""
+    y = q.args[0]
+    act, bounds = None, None
+    if isinstance(y, torch.fx.Node) and not _call(y, targets):
+        bounds = _activation(y)
+        if bounds is None or _only_user(y) is not q:
+            return None
+        act, y = y, y.args[0]
+    if not _call(y, targets):
+        return None
+    if _only_user(y) is not (act if act is not None else q):
+        return None
+    return y, act, bounds
+
+
+def _conv_arguments(conv: torch.fx.Node) -> Optional[dict]:
+    names = ("input", "weight") + tuple(name for name, _ in _CONV_DEFAULTS)
+    if len(conv.args) > len(names) or any(k not in names[len(conv.args):] for k in conv.kwargs):
+        return None
+    args = dict(zip(names, conv.args))
+    for name, default in _CONV_DEFAULTS:
+        args.setdefault(name, conv.kwargs.get(name, default))
+    for name in ("stride", "padding", "dilation"):
+        value = args[name]
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, int) for v in value):
+            return None
+        value = list(value) * 2 if len(value) == 1 else list(value)
+        if len(value) != 2:
+            return None
+        args[name] = value
+    if not isinstance(args["groups"], int) or args["groups"] < 1:
+        return None
+    return args
+
+
+def _symmetric_conv_weight(gm: torch.fx.GraphModule, wdq: Any) -> Optional[tuple]:
+    """(W node, S node, W) if `wdq` dequantizes a constant symmetric per-channel
+    int8 [Cout, Cin_g, KH, KW] weight."""
+    if not _call(wdq, {_qd.dequantize_per_channel.default}) or len(wdq.args) != 7:
+        return None
+    if any(key != "out_dtype" or value not in (None, torch.float32)
+           for key, value in wdq.kwargs.items()):
+        return None
+    w_node, s_node, z_node, axis, _, _, dtype = wdq.args
+    w, s = _constant(gm, w_node), _constant(gm, s_node)
+    if axis != 0 or dtype != torch.int8 or w is None or s is None:
+        return None
+    if w.dtype != torch.int8 or w.dim() != 4 or s.dtype != torch.float32 \
+            or list(s.shape) != [w.shape[0]]:
+        return None
+    if z_node is not None:
+        z = _constant(gm, z_node)
+        if z is None or z.numel() != w.shape[0] or bool(z.any()):
+            return None
+    return w_node, s_node, w
+
+
+def _match_conv(gm: torch.fx.GraphModule, q: torch.fx.Node) -> Optional[tuple]:
+    """(op name, its args, new packed weight or None, nodes to erase afterwards)
+    for a fusable conv (the packed weight's get_attr goes in args[3]), else None."""
+    out = _quantized(q)
+    produced = _producer(q, {aten.conv2d.default}) if out is not None else None
+    if produced is None:
+        return None
+    conv, act, bounds = produced
+    args = _conv_arguments(conv)
+    if args is None:
+        return None
+    x = _dequantized(args["input"])
+    weight = _symmetric_conv_weight(gm, args["weight"])
+    if x is None or weight is None:
+        return None
+    w_node, s_node, w = weight
+    cout, cin_g, kh, kw = w.shape
+    groups = args["groups"]
+    val = conv.meta.get("val")
+    if not isinstance(val, torch.Tensor) or val.dtype != torch.float32 or val.dim() != 4 \
+            or val.shape[1] != cout or cout % groups:
+        return None
+    x_shape = _shape(x[0])
+    if cin_g * kh * kw > int8_conv_ops.MAX_K or (
+            x_shape is not None and (len(x_shape) != 4 or x_shape[1] != cin_g * groups)):
+        return None
+    bias = args["bias"]
+    if bias is not None:
+        b = _constant(gm, bias)
+        if b is None or b.dtype != torch.float32 or list(b.shape) != [cout]:
+            return None
+    _, out_scale, out_zp = out
+    low, high = _output_range(bounds, out_scale, out_zp)
+    xq, x_scale, x_zp = x
+    tail = (out_scale, out_zp, low, high)
+    stride, padding, dilation = args["stride"], args["padding"], args["dilation"]
+    if groups == cout and cin_g == 1:
+        op = int8_conv_ops.DEPTHWISE_OP_NAME
+        op_args = (xq, x_scale, x_zp, w_node, s_node, bias, stride, padding, dilation, *tail)
+        new_weight = None
+    else:
+        op = int8_conv_ops.CONV_OP_NAME
+        new_weight = int8_conv_ops.pack_conv_weight_panels(w, groups)
+        op_args = (xq, x_scale, x_zp, None, s_node, bias, [kh, kw], stride, padding, dilation,
+                   groups, *tail)
+    dead = [n for n in (act, conv, args["input"], args["weight"]) if n is not None]
+    return op, op_args, new_weight, dead
+
+
+def _match_add(q: torch.fx.Node) -> Optional[tuple]:
+    """Like _match_conv, for a fusable add."""
+    out = _quantized(q)
+    produced = _producer(q, _ADD) if out is not None else None
+    if produced is None:
+        return None
+    add, act, bounds = produced
+    if act is not None and act.target not in _RELU:
+        return None
+    if len(add.args) != 2 or any(k != "alpha" or v != 1 for k, v in add.kwargs.items()):
+        return None
+    a, b = (_dequantized(n) for n in add.args)
+    if a is None or b is None:
+        return None
+    if add.target == aten.add_.Tensor and len(add.args[0].users) != 1:
+        return None  # the in-place add's result is also read through its first operand
+    shapes = [_shape(add.args[0]), _shape(add.args[1]), _shape(add)]
+    if shapes[0] is None or not shapes[0] == shapes[1] == shapes[2]:
+        return None
+    _, out_scale, out_zp = out
+    low, high = _output_range(bounds, out_scale, out_zp)
+    op_args = (*a, *b, out_scale, out_zp, low, high)
+    dead = [n for n in (act, add, *add.args) if n is not None]
+    return int8_conv_ops.ADD_OP_NAME, op_args, None, dead
+
+
+def fuse_static_int8(gm: torch.fx.GraphModule) -> dict:
+    """Rewrites every matching static int8 conv2d and add of `gm` (in place;
+    see the module docstring), removes the nodes and constants left unused,
+    and returns how many calls of each new op it made:
+    {"conv2d_int8": n, "depthwise_conv2d_int8": n, "add_int8": n}."""
+    counts = {int8_conv_ops.CONV_OP_NAME: 0, int8_conv_ops.DEPTHWISE_OP_NAME: 0,
+              int8_conv_ops.ADD_OP_NAME: 0}
+    for q in list(gm.graph.nodes):
+        if q.graph is not gm.graph or not _call(q, {_qd.quantize_per_tensor.default}):
+            continue
+        match = _match_conv(gm, q) or _match_add(q)
+        if match is None:
+            continue
+        name, op_args, new_weight, dead = match
+        with gm.graph.inserting_before(q):
+            if new_weight is not None:
+                attr = _new_constant(gm, f"_torchedge_conv_panels_{counts[name]}", new_weight)
+                op_args = (*op_args[:3], gm.graph.get_attr(attr), *op_args[4:])
+            new = gm.graph.call_function(getattr(torch.ops.torchedge, name).default, op_args)
+        new.meta = {k: v for k, v in q.meta.items() if k != "val"}
+        shape = _shape(q)
+        if shape is not None:
+            new.meta[SHAPE_KEY] = shape
+        q.replace_all_uses_with(new)
+        gm.graph.erase_node(q)
+        _erase_dead(gm, dead)
+        counts[name] += 1
+    if any(counts.values()):
+        gm.graph.lint()
+        gm.recompile()
+    return counts
+
+
+def _erase_dead(gm: torch.fx.GraphModule, nodes: list) -> None:
+    """Erases the nodes nothing reads any more (in order), then the weight
+    dequantize's constants nothing reads (and their attributes)."""
+    constants = []
+    for node in dict.fromkeys(nodes):  # x + x names its dequantize twice
+        if node.graph is not gm.graph or node.users:
+            continue
+        if _call(node, {_qd.dequantize_per_channel.default}):
+            constants += [a for a in node.args[:3] if isinstance(a, torch.fx.Node)]
+        gm.graph.erase_node(node)
+    for node in constants:
+        if node.graph is gm.graph and not node.users and node.op == "get_attr":
+            target = node.target
+            gm.graph.erase_node(node)
+            if not any(n.op == "get_attr" and n.target == target for n in gm.graph.nodes):
+                _delete_attr(gm, target)
