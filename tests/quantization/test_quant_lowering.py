@@ -19,7 +19,10 @@ from torchedge.errors import ExportError
 from torchedge.serialize import schema as s
 
 Q = "quantized_decomposed::"
-STATIC_KERNELS = {Q + "quantize_per_tensor.out", Q + "dequantize_per_tensor.out", Q + "dequantize_per_channel.out"}
+# Static int8 linear and conv layers are fused (static_int8_fusion.py): their
+# weights reach the int8 kernels as they are stored, never dequantized.
+STATIC_KERNELS = {Q + "quantize_per_tensor.out", Q + "dequantize_per_tensor.out",
+                  "torchedge::quantized_linear.out"}
 EXPECTED_KERNELS = {
     "static": STATIC_KERNELS,
     "qat": STATIC_KERNELS,
@@ -61,6 +64,15 @@ def test_flow_emits_quantized_kernels_and_packed_weights(flows, model, flow):
     weights = constants.get(torch.uint8 if four_bit else torch.int8, 0)
     # What stays float: biases and scales (4-bit, group size 32: 4 bytes per 16 weight bytes).
     assert weights > 0 and constants.get(torch.float32, 0) < (0.4 if four_bit else 0.2) * weights, constants
+
+
+@pytest.mark.parametrize("model,flow", [("cnn", "static"), ("cnn", "qat"), ("mlp", "static")])
+def test_static_flows_run_every_layer_in_int8(flows, model, flow):
+    kernels = set(flows.get(model, flow).program.operators["forward"])
+    assert not {Q + "dequantize_per_channel.out", "aten::addmm.out", "aten::mm.out",
+                "aten::convolution.out"} & kernels, kernels
+    if model == "cnn":
+        assert "torchedge::conv2d_int8.out" in kernels
 
 
 def test_dynamic_flow_keeps_convolutions_float(flows):

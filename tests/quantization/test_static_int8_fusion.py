@@ -21,7 +21,8 @@ from torchedge.quantization.static_int8_fusion import fuse_static_int8, output_b
 
 te = torch.ops.torchedge
 qd = torch.ops.quantized_decomposed
-FUSED_OPS = {te.conv2d_int8.default, te.depthwise_conv2d_int8.default, te.add_int8.default}
+FUSED_OPS = {te.conv2d_int8.default, te.depthwise_conv2d_int8.default,
+             te.quantized_linear.default, te.add_int8.default}
 
 
 class Net(nn.Module):
@@ -45,7 +46,7 @@ class Net(nn.Module):
         return y5, y5 + F.adaptive_avg_pool2d(y5, 1)                           # broadcasting add
 
 
-EXPECTED = {"conv2d_int8": 4, "depthwise_conv2d_int8": 1, "add_int8": 2}
+EXPECTED = {"conv2d_int8": 4, "depthwise_conv2d_int8": 1, "quantized_linear": 0, "add_int8": 2}
 
 
 def _inputs(seed: int, shape=(2, 3, 12, 12)) -> torch.Tensor:
@@ -190,7 +191,8 @@ def test_asymmetric_weights_are_left_alone():
         getattr(gm, name).fill_(1)
     before = _conv_targets(gm)
     counts = fuse_static_int8(gm)
-    assert counts == {"conv2d_int8": 0, "depthwise_conv2d_int8": 0, "add_int8": 2}
+    assert counts == {"conv2d_int8": 0, "depthwise_conv2d_int8": 0, "quantized_linear": 0,
+                      "add_int8": 2}
     assert _conv_targets(gm) == before
 
 
@@ -445,6 +447,59 @@ def test_digits_cnn_runtime_predictions_agree(models, data):
     got = digits.predictions(lambda b: _first(loaded.forward(b)), batches)
     agreement = (reference == got).double().mean().item()
     assert agreement >= 0.995, agreement
+
+
+class Mlp(nn.Module):
+    """Linear layers on a [batch, tokens, features] input: + relu, + hardtanh,
+    none, and one whose output stays float (read by a float op too)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.l1, self.l2, self.l3 = nn.Linear(12, 32), nn.Linear(32, 24), nn.Linear(24, 8)
+        self.l4 = nn.Linear(8, 5, bias=False)
+
+    def forward(self, x):
+        y = F.hardtanh(self.l2(F.relu(self.l1(x))), -1.0, 0.5)
+        return self.l4(self.l3(y))
+
+
+MLP_SHAPE = (2, 3, 12)
+
+
+def test_linear_layers_are_fused_and_eager_outputs_are_bit_identical():
+    fused, unfused = _quantize(True, Mlp, MLP_SHAPE), _quantize(False, Mlp, MLP_SHAPE)
+    targets = _targets(fused.graph)
+    assert targets.count(te.quantized_linear.default) == 4, targets
+    assert torch.ops.aten.linear.default not in targets
+    assert qd.dequantize_per_channel.default not in targets
+    for seed in range(4):
+        x = _inputs(seed, MLP_SHAPE) * (1 + seed)
+        assert torch.equal(fused.module()(x), unfused.module()(x)), seed
+
+
+@pytest.mark.parametrize("kernels", ["optimized", "portable"])
+def test_runtime_quantized_linear_matches_eager(kernels):
+    ep = _quantize(True, Mlp, MLP_SHAPE)
+    program, loaded = _load(ep, kernels)
+    assert "torchedge::quantized_linear.out" in program.operators["forward"]
+    for seed in range(4):
+        x = _inputs(seed, MLP_SHAPE) * (1 + seed)
+        steps = ((_first(loaded.forward(x)) - ep.module()(x)) / _output_scale(ep)).abs()
+        assert steps.max() <= 1 + 1e-3 and (steps < 1e-3).double().mean() >= IDENTICAL, seed
+
+
+def test_quantized_linear_rejects_malformed_arguments():
+    x, w, s = torch.zeros(2, 4, dtype=torch.int8), torch.zeros(3, 4, dtype=torch.int8), torch.ones(3)
+    ok = (x, 0.1, 0, w, s, None, 0.2, 0, -128, 127)
+    assert list(te.quantized_linear(*ok).shape) == [2, 3]
+    for index, value, message in (
+            (0, x.float(), "input_q must be an int8"), (3, w[:, :3], r"weight_q must be int8 \[N, 4\]"),
+            (4, s[:2], r"weight_scales must be float32 \[3\]"), (5, torch.ones(2), "bias must be"),
+            (1, 0.0, "input_scale must be finite"), (9, -129, "output_min <= output_max")):
+        args = list(ok)
+        args[index] = value
+        with pytest.raises(ValueError, match=message):
+            te.quantized_linear(*args)
 
 
 def test_runtime_with_dynamic_batch_and_resolution():

@@ -154,8 +154,9 @@ def markdown_report(data: dict[str, Any]) -> str:
         if fused:
             lines.append(f"- {model}: torchedge int8 fused {fused['conv2d_int8']} conv2d_int8, "
                          f"{fused['depthwise_conv2d_int8']} depthwise_conv2d_int8, "
+                         f"{fused.get('quantized_linear', 0)} quantized_linear, "
                          f"{fused['add_int8']} add_int8; {fused['float_conv2d']} convolutions "
-                         f"left float")
+                         f"and {fused.get('float_linear', 0)} linear layers left float")
         et = notes.get("executorch_pte")
         if et:
             lines.append(f"- {model}: ExecuTorch XNNPACK: {et.get('delegate_calls')} delegate calls, "

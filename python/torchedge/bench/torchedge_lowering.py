@@ -63,16 +63,18 @@ def calibration_batches(inputs: tuple, count: int = 4) -> list[tuple]:
 
 def lower_int8(module: torch.nn.Module, inputs: tuple) -> tuple[PteProgram, dict[str, Any]]:
     """Static int8: TorchEdgeQuantizer (PT2E), calibrated on calibration_batches(),
-    conv2d / add fused into torchedge's int8 ops (static_int8_fusion.py), the
+    conv2d / linear / add fused into torchedge's int8 ops (static_int8_fusion.py), the
     rest on the optimized kernels. No delegate. The summary counts the fused ops."""
     from torchedge import quantization as tq
     from torchedge.quantization import int8_conv_ops
 
     ep = tq.quantize_pt2e(module, inputs, calibration_batches(inputs))
-    names = (int8_conv_ops.CONV_OP_NAME, int8_conv_ops.DEPTHWISE_OP_NAME, int8_conv_ops.ADD_OP_NAME)
+    names = (int8_conv_ops.CONV_OP_NAME, int8_conv_ops.DEPTHWISE_OP_NAME,
+             int8_conv_ops.LINEAR_OP_NAME, int8_conv_ops.ADD_OP_NAME)
     targets = [str(n.target) for n in ep.graph.nodes if n.op == "call_function"]
     summary = {name: targets.count(f"torchedge.{name}.default") for name in names}
     summary["float_conv2d"] = sum("conv" in t and "torchedge" not in t for t in targets)
+    summary["float_linear"] = targets.count("aten.linear.default")
     return torchedge.to_edge(ep).to_pte(), summary
 
 

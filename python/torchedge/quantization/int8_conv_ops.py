@@ -1,4 +1,4 @@
-"""torchedge's static int8 convolution and add operators (torch custom ops).
+"""torchedge's static int8 convolution, linear and add operators (torch custom ops).
 
 PT2E's static flow (convert_pt2e) expresses an int8 convolution as
 
@@ -7,7 +7,9 @@ PT2E's static flow (convert_pt2e) expresses an int8 convolution as
                                             bias, stride, padding, dilation, groups)),
                                 so, zo, -128, 127, int8)          # act: none, relu, hardtanh
 
-and a residual add as quantize_per_tensor(act(dequantize(a) + dequantize(b)), ...).
+a linear layer likewise with linear(dequantize_per_tensor(xq), dequantize_per_channel(W),
+bias) in place of conv2d, and a residual add as
+quantize_per_tensor(act(dequantize(a) + dequantize(b)), ...).
 static_int8_fusion.py replaces those patterns with one call each:
 
     torchedge::conv2d_int8(input, input_scale, input_zero_point, weight_panels,
@@ -16,11 +18,14 @@ static_int8_fusion.py replaces those patterns with one call each:
     torchedge::depthwise_conv2d_int8(input, input_scale, input_zero_point, weight,
         weight_scales, bias, stride, padding, dilation,
         output_scale, output_zero_point, output_min, output_max) -> Tensor
+    torchedge::quantized_linear(input_q, input_scale, input_zero_point, weight_q,
+        weight_scales, bias, out_scale, out_zero_point, out_quant_min, out_quant_max)
     torchedge::add_int8(a, a_scale, a_zero_point, b, b_scale, b_zero_point,
         output_scale, output_zero_point, output_min, output_max) -> Tensor
 
 each with an `.out` overload (the runtime kernels' names, kernels/quantized/
-op_conv2d_int8.cpp, op_depthwise_conv2d_int8.cpp, op_add_int8.cpp). The
+op_conv2d_int8.cpp, op_depthwise_conv2d_int8.cpp, op_quantized_linear.cpp,
+op_add_int8.cpp). The
 activation is folded into [output_min, output_max]: quantization is monotone,
 so quantize(clamp(y, a, b)) == clamp(quantize(y), quantize(a), quantize(b)).
 
@@ -29,7 +34,8 @@ output range as quant_min/quant_max (so the eager quantized reference is
 bit-identical before and after the fusion); the runtime kernels sum in int32
 and differ from eager by float rounding only. Tensors: input/a/b int8 NCHW;
 weight_scales float32 [Cout] (Cout comes from here); bias float32 [Cout] or
-None. conv2d_int8 stores its weight in the "panel layout" of the runtime GEMM
+None; quantized_linear's input_q is int8 [..., K], weight_q the plain int8
+[N, K] (the kernel reads it row by row). conv2d_int8 stores its weight in the "panel layout" of the runtime GEMM
 (`pack_conv_weight_panels`): per group, Cout_g = Cout / groups rows and
 K = (Cin / groups) * KH * KW inputs in PyTorch's (c, kh, kw) order; rows in
 panels of 6, within a panel K in pairs (K padded to even), within a pair the 6
@@ -53,6 +59,7 @@ NAMESPACE = "torchedge"
 CONV_OP_NAME = "conv2d_int8"
 DEPTHWISE_OP_NAME = "depthwise_conv2d_int8"
 ADD_OP_NAME = "add_int8"
+LINEAR_OP_NAME = "quantized_linear"
 PANEL = 6          # output channels per panel (the runtime GEMM's tile height)
 MAX_K = 65536      # inputs per output channel the runtime's int32 sums allow
 INT8_MIN, INT8_MAX = -128, 127
@@ -68,6 +75,10 @@ _DEPTHWISE_ARGUMENTS = ("Tensor input, float input_scale, int input_zero_point, 
 _ADD_ARGUMENTS = ("Tensor a, float a_scale, int a_zero_point, Tensor b, float b_scale, "
                   "int b_zero_point, float output_scale, int output_zero_point, "
                   "int output_min, int output_max")
+
+_LINEAR_ARGUMENTS = ("Tensor input_q, float input_scale, int input_zero_point, Tensor weight_q, "
+                     "Tensor weight_scales, Tensor? bias, float out_scale, int out_zero_point, "
+                     "int out_quant_min, int out_quant_max")
 
 _library = torch.library.Library(NAMESPACE, "FRAGMENT")
 
@@ -241,6 +252,29 @@ def check_add_int8(a, a_scale, a_zero_point, b, b_scale, b_zero_point, output_sc
     return list(a.shape)
 
 
+def check_quantized_linear(input_q, input_scale, input_zero_point, weight_q, weight_scales, bias,
+                           out_scale, out_zero_point, out_quant_min, out_quant_max) -> list:
+    """Validates quantized_linear's arguments; returns the output shape."""
+    where = f"torchedge::{LINEAR_OP_NAME}"
+    if input_q.dtype != torch.int8 or input_q.dim() < 1:
+        raise ValueError(f"{where}: input_q must be an int8 tensor of rank >= 1, got "
+                         f"{input_q.dtype} {list(input_q.shape)}")
+    _check_int8(where, "weight_q", weight_q, 2)
+    n, k = weight_q.shape
+    if k != input_q.shape[-1]:
+        raise ValueError(f"{where}: weight_q must be int8 [N, {input_q.shape[-1]}] (K of "
+                         f"input_q), got {list(weight_q.shape)}")
+    if k > MAX_K:
+        raise ValueError(f"{where}: K = {k} exceeds {MAX_K}")
+    if weight_scales.dtype != torch.float32 or list(weight_scales.shape) != [n]:
+        raise ValueError(f"{where}: weight_scales must be float32 [{n}], got "
+                         f"{weight_scales.dtype} {list(weight_scales.shape)}")
+    _check_bias(where, n, bias)
+    _check_qparams(where, "input_", input_scale, input_zero_point)
+    _check_output(where, out_scale, out_zero_point, out_quant_min, out_quant_max)
+    return [*input_q.shape[:-1], n]
+
+
 # -- eager references ---------------------------------------------------------------
 
 _qd = torch.ops.quantized_decomposed
@@ -287,6 +321,17 @@ def depthwise_conv2d_int8_reference(input, input_scale, input_zero_point, weight
                            output_zero_point, output_min, output_max)
 
 
+def quantized_linear_reference(input_q, input_scale, input_zero_point, weight_q, weight_scales,
+                               bias, out_scale, out_zero_point, out_quant_min,
+                               out_quant_max) -> torch.Tensor:
+    check_quantized_linear(input_q, input_scale, input_zero_point, weight_q, weight_scales, bias,
+                           out_scale, out_zero_point, out_quant_min, out_quant_max)
+    x = _dequantize(input_q, input_scale, input_zero_point)
+    w = _qd.dequantize_per_channel.default(weight_q, weight_scales, None, 0, -127, 127, torch.int8)
+    return _quantize(F.linear(x, w, bias), out_scale, out_zero_point, out_quant_min,
+                     out_quant_max)
+
+
 def add_int8_reference(a, a_scale, a_zero_point, b, b_scale, b_zero_point, output_scale,
                        output_zero_point, output_min, output_max) -> torch.Tensor:
     check_add_int8(a, a_scale, a_zero_point, b, b_scale, b_zero_point, output_scale,
@@ -305,6 +350,10 @@ def _fake_depthwise(input, *args):
     return input.new_empty(check_depthwise_conv2d_int8(input, *args), dtype=torch.int8)
 
 
+def _fake_linear(input_q, *args):
+    return input_q.new_empty(check_quantized_linear(input_q, *args), dtype=torch.int8)
+
+
 def _fake_add(a, *args):
     return a.new_empty(check_add_int8(a, *args), dtype=torch.int8)
 
@@ -316,6 +365,7 @@ def _register() -> None:
             (CONV_OP_NAME, _CONV_ARGUMENTS, conv2d_int8_reference, _fake_conv),
             (DEPTHWISE_OP_NAME, _DEPTHWISE_ARGUMENTS, depthwise_conv2d_int8_reference,
              _fake_depthwise),
+            (LINEAR_OP_NAME, _LINEAR_ARGUMENTS, quantized_linear_reference, _fake_linear),
             (ADD_OP_NAME, _ADD_ARGUMENTS, add_int8_reference, _fake_add)):
         _library.define(f"{name}({arguments}) -> Tensor")
         _library.define(f"{name}.out({arguments}, *, Tensor(a!) out) -> Tensor(a!)")

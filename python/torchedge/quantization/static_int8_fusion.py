@@ -1,4 +1,4 @@
-"""Fuses PT2E's static int8 convolution and add patterns into torchedge's int8 ops.
+"""Fuses PT2E's static int8 convolution, linear and add patterns into torchedge's int8 ops.
 
 convert_pt2e lowers a statically quantized convolution to
 
@@ -19,7 +19,9 @@ conv2d and act each read only by the next step, `fuse_static_int8` replaces
     otherwise:                          torchedge::conv2d_int8(xq, sx, zx, panels, S, ...)
 
 where `panels` is a new constant, W in the runtime GEMM's panel layout
-(pack_conv_weight_panels). The activation becomes the output range
+(pack_conv_weight_panels); a linear(xdq, wdq, bias) (W int8 [N, K], xq
+[..., K]) in place of conv2d becomes torchedge::quantized_linear(xq, sx, zx,
+W, S, bias, ...). The activation becomes the output range
 [output_min, output_max]: its bounds quantized with quantize_per_tensor
 itself (quantization is monotone, so quantize(clamp(y, a, b)) ==
 clamp(quantize(y), quantize(a), quantize(b)) exactly). Likewise
@@ -183,9 +185,9 @@ def _conv_arguments(conv: torch.fx.Node) -> Optional[dict]:
     return args
 
 
-def _symmetric_conv_weight(gm: torch.fx.GraphModule, wdq: Any) -> Optional[tuple]:
+def _symmetric_weight(gm: torch.fx.GraphModule, wdq: Any, rank: int) -> Optional[tuple]:
     """(W node, S node, W) if `wdq` dequantizes a constant symmetric per-channel
-    int8 [Cout, Cin_g, KH, KW] weight."""
+    int8 weight of `rank` dimensions (conv: [Cout, Cin_g, KH, KW], linear: [N, K])."""
     if not _call(wdq, {_qd.dequantize_per_channel.default}) or len(wdq.args) != 7:
         return None
     if any(key != "out_dtype" or value not in (None, torch.float32)
@@ -195,7 +197,7 @@ def _symmetric_conv_weight(gm: torch.fx.GraphModule, wdq: Any) -> Optional[tuple
     w, s = _constant(gm, w_node), _constant(gm, s_node)
     if axis != 0 or dtype != torch.int8 or w is None or s is None:
         return None
-    if w.dtype != torch.int8 or w.dim() != 4 or s.dtype != torch.float32 \
+    if w.dtype != torch.int8 or w.dim() != rank or s.dtype != torch.float32 \
             or list(s.shape) != [w.shape[0]]:
         return None
     if z_node is not None:
@@ -217,7 +219,7 @@ def _match_conv(gm: torch.fx.GraphModule, q: torch.fx.Node) -> Optional[tuple]:
     if args is None:
         return None
     x = _dequantized(args["input"])
-    weight = _symmetric_conv_weight(gm, args["weight"])
+    weight = _symmetric_weight(gm, args["weight"], 4)
     if x is None or weight is None:
         return None
     w_node, s_node, w = weight
@@ -254,6 +256,37 @@ def _match_conv(gm: torch.fx.GraphModule, q: torch.fx.Node) -> Optional[tuple]:
     return op, op_args, new_weight, dead
 
 
+def _match_linear(gm: torch.fx.GraphModule, q: torch.fx.Node) -> Optional[tuple]:
+    """Like _match_conv, for a fusable linear (any activation _activation knows)."""
+    out = _quantized(q)
+    produced = _producer(q, {aten.linear.default}) if out is not None else None
+    if produced is None:
+        return None
+    linear, act, bounds = produced
+    if linear.kwargs or len(linear.args) not in (2, 3):
+        return None
+    x = _dequantized(linear.args[0])
+    weight = _symmetric_weight(gm, linear.args[1], 2)
+    if x is None or weight is None:
+        return None
+    w_node, s_node, w = weight
+    bias = linear.args[2] if len(linear.args) == 3 else None
+    if bias is not None:
+        b = _constant(gm, bias)
+        if b is None or b.dtype != torch.float32 or list(b.shape) != [w.shape[0]]:
+            return None
+    # No input shape check: linear(x, W) traced, so x is [..., K]. (The input's
+    # metadata can be stale: move_exported_model_to_eval's dropout rewrite
+    # leaves its pattern's example shape.)
+    if w.shape[1] > int8_conv_ops.MAX_K:
+        return None
+    _, out_scale, out_zp = out
+    low, high = _output_range(bounds, out_scale, out_zp)
+    op_args = (*x, w_node, s_node, bias, out_scale, out_zp, low, high)
+    dead = [n for n in (act, linear, *linear.args[:2]) if n is not None]
+    return int8_conv_ops.LINEAR_OP_NAME, op_args, None, dead
+
+
 def _match_add(q: torch.fx.Node) -> Optional[tuple]:
     """Like _match_conv, for a fusable add."""
     out = _quantized(q)
@@ -281,16 +314,16 @@ def _match_add(q: torch.fx.Node) -> Optional[tuple]:
 
 
 def fuse_static_int8(gm: torch.fx.GraphModule) -> dict:
-    """Rewrites every matching static int8 conv2d and add of `gm` (in place;
-    see the module docstring), removes the nodes and constants left unused,
-    and returns how many calls of each new op it made:
-    {"conv2d_int8": n, "depthwise_conv2d_int8": n, "add_int8": n}."""
+    """Rewrites every matching static int8 conv2d, linear and add of `gm` (in
+    place; see the module docstring), removes the nodes and constants left
+    unused, and returns how many calls of each new op it made:
+    {"conv2d_int8": n, "depthwise_conv2d_int8": n, "quantized_linear": n, "add_int8": n}."""
     counts = {int8_conv_ops.CONV_OP_NAME: 0, int8_conv_ops.DEPTHWISE_OP_NAME: 0,
-              int8_conv_ops.ADD_OP_NAME: 0}
+              int8_conv_ops.LINEAR_OP_NAME: 0, int8_conv_ops.ADD_OP_NAME: 0}
     for q in list(gm.graph.nodes):
         if q.graph is not gm.graph or not _call(q, {_qd.quantize_per_tensor.default}):
             continue
-        match = _match_conv(gm, q) or _match_add(q)
+        match = _match_conv(gm, q) or _match_linear(gm, q) or _match_add(q)
         if match is None:
             continue
         name, op_args, new_weight, dead = match
