@@ -46,7 +46,8 @@ class Net(nn.Module):
         return y5, y5 + F.adaptive_avg_pool2d(y5, 1)                           # broadcasting add
 
 
-EXPECTED = {"conv2d_int8": 4, "depthwise_conv2d_int8": 1, "quantized_linear": 0, "add_int8": 2}
+EXPECTED = {"conv2d_int8": 4, "depthwise_conv2d_int8": 1, "quantized_linear": 0, "add_int8": 2,
+            "max_pool2d": 0}
 
 
 def _inputs(seed: int, shape=(2, 3, 12, 12)) -> torch.Tensor:
@@ -81,7 +82,8 @@ def test_every_pattern_is_fused_and_eager_outputs_are_bit_identical(programs):
     fused, unfused = programs
     targets = _targets(fused.graph)
     for name, count in EXPECTED.items():
-        assert targets.count(getattr(te, name).default) == count, (name, targets)
+        op = getattr(torch.ops.aten if name == "max_pool2d" else te, name).default
+        assert targets.count(op) == count, (name, targets)
     assert torch.ops.aten.conv2d.default not in targets
     # Only the broadcasting add stays float (its operands are dequantized).
     assert targets.count(torch.ops.aten.add.Tensor) == 1
@@ -192,7 +194,7 @@ def test_asymmetric_weights_are_left_alone():
     before = _conv_targets(gm)
     counts = fuse_static_int8(gm)
     assert counts == {"conv2d_int8": 0, "depthwise_conv2d_int8": 0, "quantized_linear": 0,
-                      "add_int8": 2}
+                      "add_int8": 2, "max_pool2d": 0}
     assert _conv_targets(gm) == before
 
 
@@ -520,3 +522,32 @@ def test_runtime_with_dynamic_batch_and_resolution():
                                    strict=True):
             assert list(got.shape) == list(want.shape)
             assert ((got - want) / step).abs().max() <= 1 + 1e-3
+
+
+class Pooled(nn.Module):
+    """ResNet's stem: conv + relu, then a 3x3 / 2 max pool with padding."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv, self.pool = nn.Conv2d(3, 8, 3, padding=1), nn.MaxPool2d(3, 2, 1)
+        self.head = nn.Conv2d(8, 4, 1)
+
+    def forward(self, x):
+        return self.head(self.pool(F.relu(self.conv(x))))
+
+
+@pytest.mark.parametrize("kernels", ["optimized", "portable"])
+def test_max_pool_runs_on_int8_exactly(kernels):
+    """The pool moves onto the int8 tensor (no dequantize/quantize around it):
+    eager bit-identical to the unfused reference, runtime within one step."""
+    fused, unfused = _quantize(True, Pooled), _quantize(False, Pooled)
+    targets = _targets(fused.graph)
+    assert targets.count(torch.ops.aten.max_pool2d.default) == 1
+    assert targets.count(qd.dequantize_per_tensor.default) == 1  # the output only
+    _, loaded = _load(fused, kernels)
+    for seed in range(3):
+        x = _inputs(seed) * (1 + seed)
+        want = fused.module()(x)
+        assert torch.equal(want, unfused.module()(x)), seed
+        steps = ((_first(loaded.forward(x)) - want) / _output_scale(fused)).abs()
+        assert steps.max() <= 1 + 1e-3 and (steps < 1e-3).double().mean() >= IDENTICAL, seed

@@ -12,17 +12,18 @@ namespace optimized {
 namespace {
 
 // One output, exactly as the portable kernel computes it.
-void pool_one(const Pool2dShape& s, const float* plane, int64_t oh, int64_t ow, float* y,
-              int64_t* idx) {
+template <typename T>
+void pool_one(const Pool2dShape& s, const T* plane, int64_t oh, int64_t ow, T* y, int64_t* idx) {
   int64_t h0 = oh * s.stride_h - s.pad_h, w0 = ow * s.stride_w - s.pad_w;
   const int64_t h_end = h0 + s.kernel_h, w_end = w0 + s.kernel_w;
   if (h0 < 0) h0 = 0;
   if (w0 < 0) w0 = 0;
-  float best = -std::numeric_limits<float>::infinity();
+  T best = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                : std::numeric_limits<T>::lowest();
   int64_t best_index = h0 * s.in_w + w0;
   for (int64_t ih = h0; ih < h_end && ih < s.in_h; ++ih) {
     for (int64_t iw = w0; iw < w_end && iw < s.in_w; ++iw) {
-      const float v = plane[ih * s.in_w + iw];
+      const T v = plane[ih * s.in_w + iw];
       if (v > best || v != v) {
         best = v;
         best_index = ih * s.in_w + iw;
@@ -33,9 +34,8 @@ void pool_one(const Pool2dShape& s, const float* plane, int64_t oh, int64_t ow, 
   *idx = best_index;
 }
 
-}  // namespace
-
-void max_pool2d_with_indices_f32(const Pool2dShape& s, const float* x, float* y, int64_t* indices) {
+template <typename T>
+void max_pool2d_with_indices(const Pool2dShape& s, const T* x, T* y, int64_t* indices) {
 #ifndef TORCHEDGE_NO_X86_SIMD
   const bool simd = static_cast<int>(best_isa()) >= static_cast<int>(Isa::kAvx2);
 #endif
@@ -49,9 +49,9 @@ void max_pool2d_with_indices_f32(const Pool2dShape& s, const float* x, float* y,
   const int64_t in_plane = s.in_h * s.in_w, out_plane = s.out_h * s.out_w;
   parallel_for(0, s.planes, 1, [&](int64_t begin, int64_t end) {
     for (int64_t p = begin; p < end; ++p) {
-      const float* plane = x + p * in_plane;
+      const T* plane = x + p * in_plane;
       for (int64_t oh = 0; oh < s.out_h; ++oh) {
-        float* yr = y + p * out_plane + oh * s.out_w;
+        T* yr = y + p * out_plane + oh * s.out_w;
         int64_t* ir = indices + p * out_plane + oh * s.out_w;
         const int64_t h0 = oh * s.stride_h - s.pad_h;
         const bool row_inside = h0 >= 0 && h0 + s.kernel_h <= s.in_h;
@@ -66,6 +66,17 @@ void max_pool2d_with_indices_f32(const Pool2dShape& s, const float* x, float* y,
       }
     }
   });
+}
+
+}  // namespace
+
+void max_pool2d_with_indices_f32(const Pool2dShape& s, const float* x, float* y, int64_t* indices) {
+  max_pool2d_with_indices(s, x, y, indices);
+}
+
+void max_pool2d_with_indices_i8(const Pool2dShape& s, const int8_t* x, int8_t* y,
+                                int64_t* indices) {
+  max_pool2d_with_indices(s, x, y, indices);
 }
 
 }  // namespace optimized

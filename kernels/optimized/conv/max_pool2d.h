@@ -1,6 +1,6 @@
 // torchedge/kernels/optimized/conv/max_pool2d.h
 //
-// Float32 2-D max pooling with indices over contiguous [planes, H, W]
+// Float32 and int8 2-D max pooling with indices over contiguous [planes, H, W]
 // (NCHW with N * C planes), no dilation, for the optimized
 // max_pool2d_with_indices kernel (ResNet's 3x3 / 2 stem pool). Semantics
 // are the portable kernel's (ATen's): indices are h * W + w in the input
@@ -28,12 +28,19 @@ struct Pool2dShape {
 
 void max_pool2d_with_indices_f32(const Pool2dShape& s, const float* x, float* y, int64_t* indices);
 
+/// The same on int8 (static int8 programs pool their int8 tensors directly:
+/// python/torchedge/quantization/static_int8_fusion.py); the window max
+/// starts at -128 instead of -inf.
+void max_pool2d_with_indices_i8(const Pool2dShape& s, const int8_t* x, int8_t* y,
+                                int64_t* indices);
+
 namespace detail {
 // Output row `oh` of one plane, columns [ow_begin, ow_end) whose windows are
 // all inside the input: computes whole vectors of 8 from ow_begin and
-// returns the first column it did not compute.
-int64_t max_pool2d_row_avx2(const Pool2dShape& s, const float* plane, int64_t oh,
-                            int64_t ow_begin, int64_t ow_end, float* y_row, int64_t* i_row);
+// returns the first column it did not compute. T: float or int8_t.
+template <typename T>
+int64_t max_pool2d_row_avx2(const Pool2dShape& s, const T* plane, int64_t oh, int64_t ow_begin,
+                            int64_t ow_end, T* y_row, int64_t* i_row);
 }  // namespace detail
 
 }  // namespace optimized

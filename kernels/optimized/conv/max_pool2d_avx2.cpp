@@ -3,7 +3,9 @@
 // each window column with one load, stride 2 with two loads and a
 // deinterleave (while the 16 floats stay inside the plane), other strides
 // with a gather. Positions are tracked as int32 (planes under 2^31
-// floats: the caller's condition) and widened when stored.
+// floats: the caller's condition) and widened when stored. int8 planes run
+// the same float lanes: each 8 bytes are sign-extended and converted
+// (exactly), compared as floats, and narrowed back when stored.
 #include <immintrin.h>
 
 #include "kernels/optimized/conv/max_pool2d.h"
@@ -26,10 +28,37 @@ static inline __m256 load8(const float* plane, int64_t plane_size, int64_t off, 
   return _mm256_i32gather_ps(plane, idx, 4);
 }
 
+// The same from an int8 plane, as floats. Stride 1 reads 8 bytes, stride 2
+// 16 (even bytes kept); other strides pick the bytes one by one.
+static inline __m256 load8(const int8_t* plane, int64_t plane_size, int64_t off, int64_t stride,
+                           __m256i) {
+  __m128i bytes;
+  if (stride == 1) {
+    bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(plane + off));
+  } else if (stride == 2 && off + 16 <= plane_size) {
+    const __m128i even = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1);
+    bytes = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(plane + off)), even);
+  } else {
+    alignas(16) int8_t picked[16] = {};
+    for (int t = 0; t < 8; ++t) picked[t] = plane[off + t * stride];
+    bytes = _mm_load_si128(reinterpret_cast<const __m128i*>(picked));
+  }
+  return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(bytes));
+}
+
+static inline void store8(float* y, __m256 v) { _mm256_storeu_ps(y, v); }
+
+static inline void store8(int8_t* y, __m256 v) {
+  const __m256i i = _mm256_cvtps_epi32(v);  // whole numbers in [-128, 127]: exact
+  const __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(i), _mm256_extracti128_si256(i, 1));
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(y), _mm_packs_epi16(words, words));
+}
+
 }  // namespace
 
-int64_t max_pool2d_row_avx2(const Pool2dShape& s, const float* plane, int64_t oh,
-                            int64_t ow_begin, int64_t ow_end, float* y_row, int64_t* i_row) {
+template <typename T>
+int64_t max_pool2d_row_avx2(const Pool2dShape& s, const T* plane, int64_t oh, int64_t ow_begin,
+                            int64_t ow_end, T* y_row, int64_t* i_row) {
   const int64_t plane_size = s.in_h * s.in_w;
   const __m256i step = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   const __m256i lanes = _mm256_mullo_epi32(step, _mm256_set1_epi32(static_cast<int32_t>(s.stride_w)));
@@ -52,7 +81,7 @@ int64_t max_pool2d_row_avx2(const Pool2dShape& s, const float* plane, int64_t oh
                                                         _mm256_castsi256_ps(pos), take));
       }
     }
-    _mm256_storeu_ps(y_row + ow, best);
+    store8(y_row + ow, best);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(i_row + ow),
                         _mm256_cvtepi32_epi64(_mm256_castsi256_si128(best_pos)));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(i_row + ow + 4),
@@ -60,6 +89,11 @@ int64_t max_pool2d_row_avx2(const Pool2dShape& s, const float* plane, int64_t oh
   }
   return ow;
 }
+
+template int64_t max_pool2d_row_avx2<float>(const Pool2dShape&, const float*, int64_t, int64_t,
+                                            int64_t, float*, int64_t*);
+template int64_t max_pool2d_row_avx2<int8_t>(const Pool2dShape&, const int8_t*, int64_t, int64_t,
+                                             int64_t, int8_t*, int64_t*);
 
 }  // namespace detail
 }  // namespace optimized

@@ -2,7 +2,7 @@
 //     int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out,
 //     Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))
 //
-// Optimized: float32, 3-d or 4-d, self / out / indices contiguous, dilation
+// Optimized: float32 or int8, 3-d or 4-d, self / out / indices contiguous, dilation
 // 1, planes under 2^31 floats (conv/max_pool2d.h; ResNet's stem pool took
 // 3.4 % of ResNet-50 in the portable kernel). Every other call (other
 // dtypes, dim orders, dilation, malformed arguments) goes to the portable
@@ -30,7 +30,9 @@ Error max_pool2d_with_indices_out(KernelContext& ctx, Span<EValue*> args) {
   Tensor& indices = args[7]->to_tensor();
   Result<bool> ceil_mode = bool_arg(args, 5, "ceil_mode");
   int64_t kernel[2], stride[2], padding[2], dilation[2];
-  if (!ceil_mode.ok() || self.dtype() != ScalarType::Float || out.dtype() != ScalarType::Float ||
+  const bool int8 = self.dtype() == ScalarType::Char;
+  if (!ceil_mode.ok() || (self.dtype() != ScalarType::Float && !int8) ||
+      out.dtype() != self.dtype() ||
       indices.dtype() != ScalarType::Long || (self.dim() != 3 && self.dim() != 4) ||
       !self.is_contiguous() ||
       read_pool_pair(args, 1, "kernel_size", nullptr, 1, kOp, kernel) != Error::Ok ||
@@ -62,8 +64,13 @@ Error max_pool2d_with_indices_out(KernelContext& ctx, Span<EValue*> args) {
   s.in_h = in.height, s.in_w = in.width, s.out_h = out_h, s.out_w = out_w;
   s.kernel_h = kernel[0], s.kernel_w = kernel[1], s.stride_h = stride[0], s.stride_w = stride[1];
   s.pad_h = padding[0], s.pad_w = padding[1];
-  max_pool2d_with_indices_f32(s, self.data_as<float>(), out.mutable_data_as<float>(),
-                              indices.mutable_data_as<int64_t>());
+  if (int8) {
+    max_pool2d_with_indices_i8(s, self.data_as<int8_t>(), out.mutable_data_as<int8_t>(),
+                               indices.mutable_data_as<int64_t>());
+  } else {
+    max_pool2d_with_indices_f32(s, self.data_as<float>(), out.mutable_data_as<float>(),
+                                indices.mutable_data_as<int64_t>());
+  }
   return Error::Ok;
 }
 

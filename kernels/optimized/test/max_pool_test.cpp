@@ -2,7 +2,8 @@
 // and indices exactly equal: randomized planes with ties (values drawn from
 // a few integers), NaN and -inf, kernel 2-5, strides 1-3, padding, ceil
 // mode, 3-d and batched 4-d inputs, rows wide enough for the 8-wide interior
-// path and narrow ones, at 1 and 2 threads. CTest reruns the binary with
+// path and narrow ones, at 1 and 2 threads; int8 planes (ties, -128 runs)
+// likewise. CTest reruns the binary with
 // TORCHEDGE_ISA=scalar (border loop only).
 #include <cmath>
 #include <limits>
@@ -36,9 +37,12 @@ const PoolCase kCases[] = {
     {{1, 5, 3, 5}, 3, 1, 0, false},
 };
 
+// variant 0: real values, 1: small integers (ties), 2: with NaN and -inf,
+// 3: int8 (small integers and runs of -128).
 void run_case(const PoolCase& c, std::mt19937& rng, int variant) {
   const int kw = c.kw == 0 ? c.k : c.kw;
-  TestTensor x(ScalarType::Float, c.shape);
+  const ScalarType dtype = variant == 3 ? ScalarType::Char : ScalarType::Float;
+  TestTensor x(dtype, c.shape);
   std::vector<float> v(static_cast<size_t>((*x).numel()));
   std::uniform_int_distribution<int> small(-3, 3);
   std::uniform_real_distribution<float> real(-1.0f, 1.0f);
@@ -48,8 +52,13 @@ void run_case(const PoolCase& c, std::mt19937& rng, int variant) {
     const int r = pick(rng);
     if (variant == 2 && r < 3) f = std::numeric_limits<float>::quiet_NaN();
     if (variant == 2 && r >= 3 && r < 40) f = -std::numeric_limits<float>::infinity();
+    if (variant == 3) f = r < 40 ? -128.0f : static_cast<float>(small(rng) * 40);
   }
-  x.fill(v);
+  if (variant == 3) {
+    x.fill(std::vector<int8_t>(v.begin(), v.end()));
+  } else {
+    x.fill(v);
+  }
   const int rank = static_cast<int>(c.shape.size());
   auto out_size = [&](int in, int k) {
     const int span = in + 2 * c.pad - k;
@@ -63,14 +72,19 @@ void run_case(const PoolCase& c, std::mt19937& rng, int variant) {
   std::vector<float> vals[2];
   std::vector<int64_t> idx[2];
   for (int which = 0; which < 2; ++which) {
-    TestTensor out(ScalarType::Float, os), ind(ScalarType::Long, os);
+    TestTensor out(dtype, os), ind(ScalarType::Long, os);
     Args a;
     a.t(x).ints({c.k, kw}).ints({c.stride}).ints({c.pad}).ints({1}).b(c.ceil_mode).t(out).t(ind);
     ASSERT_EQ(a.run(which == 0 ? &optimized::max_pool2d_with_indices_out
                                : &native::max_pool2d_with_indices_out),
               Error::Ok);
     ASSERT_EQ(out.shape(), os);
-    vals[which] = out.values<float>();
+    if (variant == 3) {
+      const std::vector<int8_t> q = out.values<int8_t>();
+      vals[which].assign(q.begin(), q.end());
+    } else {
+      vals[which] = out.values<float>();
+    }
     idx[which] = ind.values<int64_t>();
   }
   for (size_t i = 0; i < vals[0].size(); ++i) {
@@ -89,7 +103,7 @@ class MaxPoolTest : public ::testing::TestWithParam<int> {
 TEST_P(MaxPoolTest, MatchesPortable) {
   std::mt19937 rng(11);
   for (const PoolCase& c : kCases) {
-    for (int variant = 0; variant < 3; ++variant) {
+    for (int variant = 0; variant < 4; ++variant) {
       SCOPED_TRACE(::testing::Message() << "k=" << c.k << " s=" << c.stride << " p=" << c.pad
                                         << " ceil=" << c.ceil_mode << " variant=" << variant);
       run_case(c, rng, variant);

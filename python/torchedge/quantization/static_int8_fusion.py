@@ -29,8 +29,10 @@ clamp(quantize(y), quantize(a), quantize(b)) exactly). Likewise
     q = quantize_per_tensor(act(add(dequantize_per_tensor(a), dequantize_per_tensor(b))), ...)
 
 with act none or relu and a, b of the add's own shape (no broadcasting)
-becomes torchedge::add_int8. The ops' eager implementations are the same
-compositions, so the quantized reference model computes bit-identical
+becomes torchedge::add_int8, and quantize(max_pool2d(dequantize(x, s, z)), s, z)
+(the same parameters both sides, as the quantizer shares them) becomes
+max_pool2d(x) on the int8 tensor itself (exact: see _match_max_pool). The
+ops' eager implementations are the same compositions, so the quantized reference model computes bit-identical
 outputs; anything else (uint8 or other ranges, asymmetric or non-constant
 weights, conv1d, string padding, broadcasting adds) is left as it was.
 """
@@ -53,6 +55,7 @@ _RELU = {aten.relu.default, aten.relu_.default}
 _HARDTANH = {aten.hardtanh.default, aten.hardtanh_.default}
 _RELU6 = {aten.relu6.default}
 _ADD = {aten.add.Tensor, aten.add_.Tensor}
+_MAX_POOL = {aten.max_pool2d.default}
 # Metadata key of a fused node's output shape (for the shape checks of later matches;
 # convert's final export recomputes every node's metadata).
 SHAPE_KEY = "torchedge_int8_shape"
@@ -313,15 +316,44 @@ def _match_add(q: torch.fx.Node) -> Optional[tuple]:
     return int8_conv_ops.ADD_OP_NAME, op_args, None, dead
 
 
+def _match_max_pool(q: torch.fx.Node) -> Optional[tuple]:
+    """(aten.max_pool2d's args on the int8 input, nodes to erase) for
+    quantize(max_pool2d(dequantize(x, s, z)), s, z): the same parameters on both
+    sides, so the pool can run on x itself. Exact: dequantize is monotone, so
+    the max commutes with it, and quantize(dequantize(v)) == v for every int8
+    v (|v - z| * s * (1 / s) is within 2^-14 of an integer)."""
+    out = _quantized(q)
+    pool = q.args[0]
+    if out is None or not _call(pool, _MAX_POOL) or _only_user(pool) is not q:
+        return None
+    x = _dequantized(pool.args[0])
+    if x is None or x[1:] != out[1:] or pool.kwargs:
+        return None
+    return (x[0], *pool.args[1:]), [pool, pool.args[0]], _shape(pool)
+
+
 def fuse_static_int8(gm: torch.fx.GraphModule) -> dict:
     """Rewrites every matching static int8 conv2d, linear and add of `gm` (in
     place; see the module docstring), removes the nodes and constants left
     unused, and returns how many calls of each new op it made:
-    {"conv2d_int8": n, "depthwise_conv2d_int8": n, "quantized_linear": n, "add_int8": n}."""
+    {"conv2d_int8": n, "depthwise_conv2d_int8": n, "quantized_linear": n, "add_int8": n,
+    "max_pool2d": n} (max pools moved onto their int8 input, see _match_max_pool)."""
     counts = {int8_conv_ops.CONV_OP_NAME: 0, int8_conv_ops.DEPTHWISE_OP_NAME: 0,
-              int8_conv_ops.LINEAR_OP_NAME: 0, int8_conv_ops.ADD_OP_NAME: 0}
+              int8_conv_ops.LINEAR_OP_NAME: 0, int8_conv_ops.ADD_OP_NAME: 0, "max_pool2d": 0}
     for q in list(gm.graph.nodes):
         if q.graph is not gm.graph or not _call(q, {_qd.quantize_per_tensor.default}):
+            continue
+        pool = _match_max_pool(q)
+        if pool is not None:
+            with gm.graph.inserting_before(q):
+                new = gm.graph.call_function(aten.max_pool2d.default, pool[0])
+            new.meta = {k: v for k, v in q.meta.items() if k != "val"}
+            if pool[2] is not None:
+                new.meta[SHAPE_KEY] = pool[2]
+            q.replace_all_uses_with(new)
+            gm.graph.erase_node(q)
+            _erase_dead(gm, pool[1])
+            counts["max_pool2d"] += 1
             continue
         match = _match_conv(gm, q) or _match_linear(gm, q) or _match_add(q)
         if match is None:
