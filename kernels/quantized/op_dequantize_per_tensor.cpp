@@ -8,8 +8,12 @@
 // out = (input.to(out_dtype) - zero_point) * scale, each step rounded to
 // out_dtype as in eager (float32 when out_dtype is None). input's dtype
 // must equal `dtype`; quant_min/quant_max are metadata (eager ignores them
-// here, so they are not range-checked either).
+// here, so they are not range-checked either). int8/uint8 -> float32 takes
+// the bit-exact SIMD path of support/per_tensor_simd.h where the CPU has one.
+#include <type_traits>
+
 #include "kernels/quantized/support/dequantize_loops.h"
+#include "kernels/quantized/support/per_tensor_simd.h"
 #include "kernels/quantized/support/quant_args.h"
 #include "runtime/kernel/kernel_context.h"
 
@@ -35,6 +39,13 @@ Error dequantize_per_tensor_impl(const Tensor& in, double scale, double zero_poi
   return quantized::switch_dequantize_types(qtype, out_dtype, op, [&](auto q_tag, auto out_tag) {
     using Q = decltype(q_tag);
     using Out = decltype(out_tag);
+    if constexpr (std::is_same<Out, float>::value &&
+                  (std::is_same<Q, int8_t>::value || std::is_same<Q, uint8_t>::value)) {
+      if (quantized::dequantize_per_tensor_simd(in.data_as<Q>(), out.mutable_data_as<float>(),
+                                                in.numel(), scale, zero_point)) {
+        return Error::Ok;
+      }
+    }
     quantized::dequantize_run_in_out_dtype<Q, Out>(in.data_as<Q>(), out.mutable_data_as<Out>(),
                                                    in.numel(), scale, zero_point);
     return Error::Ok;

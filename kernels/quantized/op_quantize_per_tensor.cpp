@@ -7,7 +7,11 @@
 // as eager computes it (support/affine.h). The .tensor overload reads its
 // one-element scale/zero_point tensors as eager's .item() does. scale == 0
 // is an error (eager raises ZeroDivisionError); a negative or non-finite
-// scale is computed as eager does.
+// scale is computed as eager does. float32 -> int8/uint8 takes the bit-exact
+// SIMD path of support/per_tensor_simd.h where the CPU has one.
+#include <type_traits>
+
+#include "kernels/quantized/support/per_tensor_simd.h"
 #include "kernels/quantized/support/quant_args.h"
 #include "kernels/quantized/support/quantize_loops.h"
 #include "runtime/kernel/kernel_context.h"
@@ -37,6 +41,13 @@ Error quantize_per_tensor_impl(const Tensor& in, double scale, double zero_point
   return quantized::switch_quantize_types(in.dtype(), qtype, op, [&](auto in_tag, auto q_tag) {
     using In = decltype(in_tag);
     using Q = decltype(q_tag);
+    if constexpr (std::is_same<In, float>::value &&
+                  (std::is_same<Q, int8_t>::value || std::is_same<Q, uint8_t>::value)) {
+      if (quantized::quantize_per_tensor_simd(in.data_as<float>(), out.mutable_data_as<Q>(),
+                                              in.numel(), p)) {
+        return Error::Ok;
+      }
+    }
     quantized::quantize_run<In, Q, float, RoundOrder::kRoundThenShift>(
         in.data_as<In>(), out.mutable_data_as<Q>(), in.numel(), p);
     return Error::Ok;
