@@ -73,6 +73,9 @@ def lower_int8(module: torch.nn.Module, inputs: tuple) -> tuple[PteProgram, dict
              int8_conv_ops.LINEAR_OP_NAME, int8_conv_ops.ADD_OP_NAME)
     targets = [str(n.target) for n in ep.graph.nodes if n.op == "call_function"]
     summary = {name: targets.count(f"torchedge.{name}.default") for name in names}
+    summary["int8_max_pool2d"] = sum(
+        n.target == torch.ops.aten.max_pool2d.default and n.args[0].meta.get("val") is not None
+        and n.args[0].meta["val"].dtype == torch.int8 for n in ep.graph.nodes)
     summary["float_conv2d"] = sum("conv" in t and "torchedge" not in t for t in targets)
     summary["float_linear"] = targets.count("aten.linear.default")
     return torchedge.to_edge(ep).to_pte(), summary
