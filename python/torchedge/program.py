@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Mapping, Union
 from torchedge.memory import MemoryReport
 
 if TYPE_CHECKING:
+    from torch.export import ExportedProgram
+
     from torchedge.edge import EdgeProgram
     from torchedge.serialize import PteFile
 
@@ -24,6 +26,9 @@ class PteOptions:
     include_stacktrace: bool = True       # per-instruction user source frames
     input_guards: bool = True             # check dynamic input shapes' constraints (emit/input_guards.py)
     alias_views: bool = True              # reshapes share memory via et_view (emit/view_aliases.py)
+    # float32 conv2d + relu/hardtanh/clamp -> torchedge::conv2d_clamp (passes/activation_fusion.py);
+    # False for programs meant for upstream's runtime, which lacks that kernel.
+    fuse_activations: bool = True
 
     def __post_init__(self) -> None:
         for name in ("segment_alignment", "constant_tensor_alignment", "memory_alignment"):
@@ -96,11 +101,16 @@ class PteProgram:
 
 
 def build_pte(edge: "EdgeProgram", options: PteOptions) -> PteProgram:
-    """Plans memory, emits every method of `edge` and serializes the program."""
+    """Plans memory, emits every method of `edge` and serializes the program.
+
+    `edge` is not modified: the to_pte-time rewrites (fuse_activations) run
+    on a copy of each method they change.
+    """
     from torchedge.emit import emit_program
     from torchedge.serialize import serialize_pte
 
-    methods = {name: edge.exported_program(name) for name in edge.methods}
+    methods = {name: _lowered_for_runtime(edge.exported_program(name), options)
+               for name in edge.methods}
     emitted = emit_program(
         methods,
         constant_tensor_alignment=options.constant_tensor_alignment,
@@ -115,3 +125,17 @@ def build_pte(edge: "EdgeProgram", options: PteOptions) -> PteProgram:
         for plan in emitted.program.execution_plan
     }
     return PteProgram(buffer, emitted.memory, operators)
+
+
+def _lowered_for_runtime(ep: "ExportedProgram", options: PteOptions) -> "ExportedProgram":
+    """`ep`, or a copy of it with the runtime-only fusions applied (copied only
+    when one applies: the copy duplicates the weights for the call)."""
+    import copy
+
+    from torchedge.passes.activation_fusion import count_conv_activations, fuse_conv_activations
+
+    if not options.fuse_activations or not count_conv_activations(ep.graph_module):
+        return ep
+    ep = copy.deepcopy(ep)
+    fuse_conv_activations(ep.graph_module)
+    return ep

@@ -4,10 +4,13 @@ embedding, padding and upsampling."""
 
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import torch
 import torch.nn.functional as F
+
+import torchedge.passes.conv2d_clamp_op  # noqa: F401  (defines torchedge::conv2d_clamp)
 
 from harness import FLOAT_DTYPES, Kind, OpSpec, Sample, replace_calls
 from samples import make, special
@@ -102,8 +105,27 @@ LINEAR = OpSpec("aten::linear.out", F.linear, _rows(
     ("empty_rows", _inputs(m(0, 5), m(4, 5), m(4)), F.linear, ()),
 ), kind=REDUCTION, keep=(aten.linear.default,))
 
+# torchedge::conv2d_clamp (to_pte's conv + activation fusion) called directly;
+# the bounds cover relu, relu6, a general range and an unbounded one.
+_conv2d_clamp = torch.ops.torchedge.conv2d_clamp.default
+CONV2D_CLAMP = OpSpec("torchedge::conv2d_clamp.out", _conv2d_clamp, _rows(
+    ("regular_relu", _inputs(m(2, 3, 6, 7), m(4, 3, 3, 3), m(4)),
+     lambda x, w, b: _conv2d_clamp(x, w, b, [1, 1], [1, 1], [1, 1], 1, 0.0, math.inf), ()),
+    ("stride_padding_dilation_relu6", _inputs(m(1, 2, 9, 8), m(3, 2, 3, 2)),
+     lambda x, w: _conv2d_clamp(x, w, None, [2, 1], [1, 2], [2, 1], 1, 0.0, 6.0), ()),
+    ("groups", _inputs(m(1, 4, 5, 5), m(6, 2, 3, 3), m(6)),
+     lambda x, w, b: _conv2d_clamp(x, w, b, [1, 1], [0, 0], [1, 1], 2, -0.5, 2.0), ()),
+    ("depthwise", _inputs(m(2, 3, 5, 6), m(3, 1, 3, 3), m(3)),
+     lambda x, w, b: _conv2d_clamp(x, w, b, [2, 2], [1, 1], [1, 1], 3, -math.inf, 0.25), ()),
+    ("unbounded", _inputs(m(1, 3, 4, 4), m(2, 3, 1, 1)),
+     lambda x, w: _conv2d_clamp(x, w, None, [1], [0], [1], 1, -math.inf, math.inf), ()),
+    ("channels_last", _inputs(m(2, 3, 6, 7), m(4, 3, 3, 3), m(4)),
+     lambda x, w, b: _conv2d_clamp(x, w, b, [1, 1], [1, 1], [1, 1], 1, 0.0, 6.0), (0, 1)),
+), dtypes=(torch.float32,), kind=REDUCTION)
+
 MATMUL = [
     CONV,
+    CONV2D_CLAMP,
     OpSpec("aten::mm.out", torch.mm, _matmul_rows("mm"), kind=REDUCTION),
     OpSpec("aten::bmm.out", torch.bmm, _matmul_rows("bmm"), kind=REDUCTION),
     OpSpec("aten::addmm.out", torch.addmm, _addmm, kind=REDUCTION),

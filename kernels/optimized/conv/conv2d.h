@@ -12,11 +12,18 @@
 //                     column matrix is built; conv/im2col.h, AVX2 packer when
 //                     best_isa() allows). Bias added by a pass over each
 //                     GEMM's output (conv2d_gemm.cpp says why not fused).
+//                     The output clamp (torchedge::conv2d_clamp's fused
+//                     activation) runs in that same pass.
 //   conv2d_depthwise  groups == Cin == Cout (any kernel size; 3x3 and 5x5 are
 //                     the zoo's): direct loops over a zero-padded copy of each
 //                     channel plane (AVX2 and scalar builds; the AVX2 build
 //                     runs 3x3 stride 1 / 2 planes 8 outputs per vector with
-//                     the weights in registers and the bias fused).
+//                     the weights in registers and the bias and clamp
+//                     fused; the generic loop clamps each finished row).
+//
+// The clamp is min(max, max(min, v)) with NaN propagating, as
+// aten::hardtanh.out computes it; the default (-inf, +inf) applies none, so
+// an unclamped convolution is bit-identical to one without the parameter.
 //
 // Both take scratch from ctx's temp allocator and return
 // MemoryAllocationFailed when it is short (the output is then untouched, so
@@ -25,6 +32,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 
 #include "runtime/core/error.h"
 #include "runtime/kernel/kernel_context.h"
@@ -40,18 +48,33 @@ struct Conv2dShape {
   int64_t groups;
 };
 
+// The output range of a fused activation (relu: [0, +inf), relu6: [0, 6]).
+struct Conv2dClamp {
+  float min = -std::numeric_limits<float>::infinity();
+  float max = std::numeric_limits<float>::infinity();
+
+  bool active() const {
+    return min != -std::numeric_limits<float>::infinity() ||
+           max != std::numeric_limits<float>::infinity();
+  }
+  // NaN stays NaN: v < min and v > max are both false for it.
+  float apply(float v) const { return v < min ? min : (v > max ? max : v); }
+};
+
 Error conv2d_gemm(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
-                  const float* bias, float* y);
+                  const float* bias, float* y, const Conv2dClamp& clamp = {});
 
 Error conv2d_depthwise(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
-                       const float* bias, float* y);
+                       const float* bias, float* y, const Conv2dClamp& clamp = {});
 
 namespace detail {
 // The per-ISA builds of conv2d_depthwise (conv/depthwise_<isa>.cpp).
 Error conv2d_depthwise_avx2(KernelContext& ctx, const Conv2dShape& s, const float* x,
-                            const float* w, const float* bias, float* y);
+                            const float* w, const float* bias, float* y,
+                            const Conv2dClamp& clamp);
 Error conv2d_depthwise_scalar(KernelContext& ctx, const Conv2dShape& s, const float* x,
-                              const float* w, const float* bias, float* y);
+                              const float* w, const float* bias, float* y,
+                              const Conv2dClamp& clamp);
 }  // namespace detail
 
 }  // namespace optimized

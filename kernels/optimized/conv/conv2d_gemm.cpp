@@ -97,31 +97,54 @@ void pack_im2col_scalar(const void* context, int64_t k0, int64_t kc, int64_t n0,
 
 namespace {
 
-// c[i][j] += bias[i] for `rows` rows of `cols` floats: the bias as a
-// separate, vectorized pass over each GEMM's output rather than
-// SgemmProblem::row_bias. Measured (torchedge_run, 1 thread, min of 40-50
-// interleaved runs): with the scalar epilogue the pass won on MobileNetV2
-// (12.3 vs 13.0 ms; perf put 30 % of its samples on that epilogue); with
-// the vectorized one (bias_clamp_row per tile row) it still wins there
-// (12.0 vs 12.7 ms; probably the per-tile cost: MobileNetV2's 1x1 layers
-// have K = 16-96, so a 6x16 tile is only ~100 cycles of FMAs before its six
-// epilogue row calls), and ResNet-50 is equal within noise (108.9 vs
-// 112.8 ms min, 121 vs 118 median). Bias-initialized accumulators in the micro-kernel
-// would make the fused form free; revisit then.
-void add_row_bias(float* c, int64_t rows, int64_t cols, const float* bias) {
+// c[i][j] = clamp(c[i][j] + bias[i]) for `rows` rows of `cols` floats (bias
+// may be null, the clamp inactive): the bias as a separate, vectorized pass
+// over each GEMM's output rather than SgemmProblem::row_bias. Measured
+// (torchedge_run, 1 thread, min of 40-50 interleaved runs): with the scalar
+// epilogue the pass won on MobileNetV2 (12.3 vs 13.0 ms; perf put 30 % of
+// its samples on that epilogue); with the vectorized one (bias_clamp_row per
+// tile row) it still wins there (12.0 vs 12.7 ms; probably the per-tile
+// cost: MobileNetV2's 1x1 layers have K = 16-96, so a 6x16 tile is only
+// ~100 cycles of FMAs before its six epilogue row calls), and ResNet-50 is
+// equal within noise (108.9 vs 112.8 ms min, 121 vs 118 median).
+// Bias-initialized accumulators in the micro-kernel would make the fused
+// form free; revisit then. A fused activation's clamp rides on this pass
+// (the row is in cache already), which is what makes it nearly free.
+template <bool kBias, bool kClamp>
+void finish_rows(float* c, int64_t rows, int64_t cols, const float* bias,
+                 const Conv2dClamp& clamp) {
   parallel_for(0, rows, 8, [&](int64_t begin, int64_t end) {
+    const float lo = clamp.min, hi = clamp.max;
     for (int64_t i = begin; i < end; ++i) {
       float* __restrict row = c + i * cols;
-      const float b = bias[i];
-      for (int64_t j = 0; j < cols; ++j) row[j] += b;
+      const float b = kBias ? bias[i] : 0.0f;
+      for (int64_t j = 0; j < cols; ++j) {
+        float v = row[j];
+        if (kBias) v += b;
+        if (kClamp) v = v < lo ? lo : (v > hi ? hi : v);
+        row[j] = v;
+      }
     }
   });
+}
+
+void finish_output(float* c, int64_t rows, int64_t cols, const float* bias,
+                   const Conv2dClamp& clamp) {
+  if (clamp.active()) {
+    if (bias != nullptr) {
+      finish_rows<true, true>(c, rows, cols, bias, clamp);
+    } else {
+      finish_rows<false, true>(c, rows, cols, bias, clamp);
+    }
+  } else if (bias != nullptr) {
+    finish_rows<true, false>(c, rows, cols, bias, clamp);
+  }
 }
 
 }  // namespace
 
 Error conv2d_gemm(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
-                  const float* bias, float* y) {
+                  const float* bias, float* y, const Conv2dClamp& clamp) {
   const int64_t cin_g = s.in_channels / s.groups, cout_g = s.out_channels / s.groups;
   const int64_t k = cin_g * s.kernel_h * s.kernel_w;
   const int64_t pixels = s.out_h * s.out_w;
@@ -157,20 +180,20 @@ Error conv2d_gemm(KernelContext& ctx, const Conv2dShape& s, const float* x, cons
       MemoryAllocator chunk(scratch, scratch_bytes);
       KernelContext chunk_ctx(&chunk);
       TE_RETURN_IF_ERROR(sgemm(chunk_ctx, p));
-      if (bias != nullptr) add_row_bias(p.c, cout_g, pixels, bias + g * cout_g);
+      finish_output(p.c, cout_g, pixels, bias == nullptr ? nullptr : bias + g * cout_g, clamp);
     }
   }
   return Error::Ok;
 }
 
 Error conv2d_depthwise(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
-                       const float* bias, float* y) {
+                       const float* bias, float* y, const Conv2dClamp& clamp) {
 #ifndef TORCHEDGE_NO_X86_SIMD
   if (static_cast<int>(best_isa()) >= static_cast<int>(Isa::kAvx2)) {
-    return detail::conv2d_depthwise_avx2(ctx, s, x, w, bias, y);
+    return detail::conv2d_depthwise_avx2(ctx, s, x, w, bias, y, clamp);
   }
 #endif
-  return detail::conv2d_depthwise_scalar(ctx, s, x, w, bias, y);
+  return detail::conv2d_depthwise_scalar(ctx, s, x, w, bias, y, clamp);
 }
 
 }  // namespace optimized

@@ -8,7 +8,9 @@
 // runs). Stride 2 deinterleaves two 8-float loads into the even and odd
 // input columns. The last partial vector of a row is computed whole
 // (its extra lanes read the padded plane's next row or slack) and stored
-// through a mask.
+// through a mask. A fused activation clamps each vector before its store
+// (max then min, which keeps NaN: the ops return their second operand
+// when one is NaN), only when the clamp is active.
 #include <immintrin.h>
 
 #include "kernels/optimized/conv/depthwise_loops.h"
@@ -42,9 +44,16 @@ static inline __m256 row3(const float* r, __m256 w0, __m256 w1, __m256 w2, __m25
   return _mm256_fmadd_ps(w2, evens(r + 2), acc);
 }
 
-template <int kStride>
+// min(hi, max(lo, v)): conv2d.h's clamp (NaN v stays NaN).
+template <bool kClamp>
+static inline __m256 clamp8(__m256 v, __m256 lo, __m256 hi) {
+  return kClamp ? _mm256_min_ps(hi, _mm256_max_ps(lo, v)) : v;
+}
+
+template <int kStride, bool kClamp>
 static void plane3x3(const Conv2dShape& s, const float* padded, int64_t pw, const float* w,
-                     float b, float* y) {
+                     float b, const Conv2dClamp& clamp, float* y) {
+  const __m256 lo = _mm256_set1_ps(clamp.min), hi = _mm256_set1_ps(clamp.max);
   __m256 k[9];
   for (int i = 0; i < 9; ++i) k[i] = _mm256_set1_ps(w[i]);
   const __m256 vb = _mm256_set1_ps(b);
@@ -81,7 +90,8 @@ static void plane3x3(const Conv2dShape& s, const float* padded, int64_t pw, cons
         c = _mm256_fmadd_ps(k[4], x21, c);
         a = _mm256_fmadd_ps(k[8], x22, a);
         c = _mm256_fmadd_ps(k[5], x22, c);
-        const __m256 v0 = _mm256_add_ps(a, a1), v1 = _mm256_add_ps(c, c1);
+        const __m256 v0 = clamp8<kClamp>(_mm256_add_ps(a, a1), lo, hi);
+        const __m256 v1 = clamp8<kClamp>(_mm256_add_ps(c, c1), lo, hi);
         if (ow < full) {
           _mm256_storeu_ps(out0 + ow, v0);
           _mm256_storeu_ps(out1 + ow, v1);
@@ -105,7 +115,7 @@ static void plane3x3(const Conv2dShape& s, const float* padded, int64_t pw, cons
       const __m256 a0 = row3<kStride>(r0 + i, k[0], k[1], k[2], vb);
       const __m256 a1 = row3<kStride>(r1 + i, k[3], k[4], k[5], _mm256_setzero_ps());
       const __m256 a2 = row3<kStride>(r2 + i, k[6], k[7], k[8], _mm256_setzero_ps());
-      const __m256 v = _mm256_add_ps(_mm256_add_ps(a0, a1), a2);
+      const __m256 v = clamp8<kClamp>(_mm256_add_ps(_mm256_add_ps(a0, a1), a2), lo, hi);
       if (ow < full) {
         _mm256_storeu_ps(out + ow, v);
       } else {
@@ -118,19 +128,23 @@ static void plane3x3(const Conv2dShape& s, const float* padded, int64_t pw, cons
 }  // namespace
 
 Error conv2d_depthwise_avx2(KernelContext& ctx, const Conv2dShape& s, const float* x,
-                            const float* w, const float* bias, float* y) {
+                            const float* w, const float* bias, float* y,
+                            const Conv2dClamp& clamp) {
   const bool is3x3 = s.kernel_h == 3 && s.kernel_w == 3 && s.dilation_h == 1 &&
                      s.dilation_w == 1 && s.stride_h == s.stride_w &&
                      (s.stride_h == 1 || s.stride_h == 2);
+  const bool clamped = clamp.active();
   return depthwise_loops::run(
-      ctx, s, x, w, bias, y,
-      [is3x3](const Conv2dShape& g, const float* padded, int64_t pw, const float* wc, float b,
-              float* out) {
+      ctx, s, x, w, bias, y, clamp,
+      [is3x3, clamped](const Conv2dShape& g, const float* padded, int64_t pw, const float* wc,
+                       float b, const Conv2dClamp& c, float* out) {
         if (!is3x3) return false;
         if (g.stride_h == 1) {
-          plane3x3<1>(g, padded, pw, wc, b, out);
+          clamped ? plane3x3<1, true>(g, padded, pw, wc, b, c, out)
+                  : plane3x3<1, false>(g, padded, pw, wc, b, c, out);
         } else {
-          plane3x3<2>(g, padded, pw, wc, b, out);
+          clamped ? plane3x3<2, true>(g, padded, pw, wc, b, c, out)
+                  : plane3x3<2, false>(g, padded, pw, wc, b, c, out);
         }
         return true;
       });

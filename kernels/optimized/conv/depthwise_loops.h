@@ -8,7 +8,8 @@
 // vectorizes for the ISA of the including file. run() first offers each
 // plane to the including file's `fast` plane function (the AVX2 build's
 // register-blocked 3x3 kernels), which returns false for geometries it does
-// not take. The padded plane has kSlack floats after its last row so
+// not take. The output clamp (conv2d.h) is applied to each finished output
+// row (fast: to each output vector before its store). The padded plane has kSlack floats after its last row so
 // vector loads may run past a row's end (into values they then discard).
 // Threads take whole planes.
 //
@@ -31,7 +32,8 @@ constexpr int64_t kSlack = 64;
 // One output plane from a padded input plane (row stride `pw`).
 template <int kStride>
 static void depthwise_plane(const Conv2dShape& s, const float* padded, int64_t pw, const float* w,
-                            float b, float* y) {
+                            float b, const Conv2dClamp& clamp, float* y) {
+  const bool clamped = clamp.active();
   const int64_t sh = kStride == 0 ? s.stride_h : kStride;
   const int64_t sw = kStride == 0 ? s.stride_w : kStride;
   for (int64_t oh = 0; oh < s.out_h; ++oh) {
@@ -45,13 +47,16 @@ static void depthwise_plane(const Conv2dShape& s, const float* padded, int64_t p
         for (int64_t ow = 0; ow < s.out_w; ++ow) out[ow] += wv * in[ow * sw];
       }
     }
+    if (clamped) {
+      for (int64_t ow = 0; ow < s.out_w; ++ow) out[ow] = clamp.apply(out[ow]);
+    }
   }
 }
 
-// fast(s, padded, pw, w, b, y) -> bool: one plane, or false to decline.
+// fast(s, padded, pw, w, b, clamp, y) -> bool: one plane, or false to decline.
 template <typename Fast>
 static Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
-                 const float* bias, float* y, Fast fast) {
+                 const float* bias, float* y, const Conv2dClamp& clamp, Fast fast) {
   if (s.groups != s.in_channels || s.out_channels != s.in_channels) return Error::NotSupported;
   const int64_t ph = s.in_h + 2 * s.pad_h, pw = s.in_w + 2 * s.pad_w;
   const int64_t planes = s.batch * s.in_channels;
@@ -81,13 +86,13 @@ static Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const
         const float* wc = w + c * s.kernel_h * s.kernel_w;
         const float b = bias == nullptr ? 0.0f : bias[c];
         float* out = y + plane * out_plane;
-        if (fast(s, padded, pw, wc, b, out)) continue;
+        if (fast(s, padded, pw, wc, b, clamp, out)) continue;
         if (s.stride_h == 1 && s.stride_w == 1) {
-          depthwise_plane<1>(s, padded, pw, wc, b, out);
+          depthwise_plane<1>(s, padded, pw, wc, b, clamp, out);
         } else if (s.stride_h == 2 && s.stride_w == 2) {
-          depthwise_plane<2>(s, padded, pw, wc, b, out);
+          depthwise_plane<2>(s, padded, pw, wc, b, clamp, out);
         } else {
-          depthwise_plane<0>(s, padded, pw, wc, b, out);
+          depthwise_plane<0>(s, padded, pw, wc, b, clamp, out);
         }
       }
     }

@@ -6,10 +6,11 @@ namespace optimized {
 namespace detail {
 
 Error conv2d_depthwise_scalar(KernelContext& ctx, const Conv2dShape& s, const float* x,
-                          const float* w, const float* bias, float* y) {
-  return depthwise_loops::run(
-      ctx, s, x, w, bias, y,
-      [](const Conv2dShape&, const float*, int64_t, const float*, float, float*) { return false; });
+                              const float* w, const float* bias, float* y,
+                              const Conv2dClamp& clamp) {
+  return depthwise_loops::run(ctx, s, x, w, bias, y, clamp,
+                              [](const Conv2dShape&, const float*, int64_t, const float*, float,
+                                 const Conv2dClamp&, float*) { return false; });
 }
 
 }  // namespace detail

@@ -5,6 +5,8 @@ Each pass states in its docstring what holds afterwards. `to_edge` runs
 (`graph_modules`), then `fold_batch_norms` (with constant folding on),
 `refresh_fake_tensors`, `fold_constants` (over
 the ExportedProgram, it edits the signature) and `remove_redundant_copies`.
+`to_pte` runs `activation_fusion.fuse_conv_activations` on a copy of each
+method (runtime-only: it introduces torchedge::conv2d_clamp).
 """
 
 from torchedge.passes.batch_norm_folding import fold_batch_norms

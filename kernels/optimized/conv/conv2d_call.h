@@ -1,0 +1,43 @@
+// torchedge/kernels/optimized/conv/conv2d_call.h
+//
+// The boxed-argument side of the optimized 2-D convolutions, shared by
+// aten::convolution.out (ops/op_convolution.cpp) and torchedge::conv2d_clamp.out
+// (ops/op_conv2d_clamp.cpp): both read input, weight, bias, stride, padding,
+// dilation, groups and out, at positions given by a Conv2dArgs, and run the
+// same fast path (conv/conv2d.h).
+#pragma once
+
+#include <cstddef>
+
+#include "kernels/optimized/conv/conv2d.h"
+#include "runtime/core/evalue.h"
+#include "runtime/core/span.h"
+
+namespace torchedge {
+namespace optimized {
+
+// Positions of a convolution's arguments in its boxed argument list.
+struct Conv2dArgs {
+  size_t input, weight, bias, stride, padding, dilation, groups, out;
+};
+
+/// Fills `*s` with the geometry of the call and returns true when the fast
+/// path takes it: float32, 4-d contiguous input and weight, bias null or a
+/// dense float32 [Cout], stride / padding / dilation lists of 1 or 2 valid
+/// values, groups dividing both channel counts, a kernel that fits the
+/// padded input. False otherwise (including malformed arguments: the caller's
+/// portable kernel then reports the error). `args.size()` must exceed every
+/// index of `at`; `s` must not be null.
+bool conv2d_fast_shape(Span<EValue*> args, const Conv2dArgs& at, Conv2dShape* s);
+
+/// Runs a call conv2d_fast_shape accepted (`s` is its geometry): resizes out,
+/// then the depthwise loops or the GEMM, applying `clamp`. Sets `*declined`
+/// (and returns Ok, out possibly resized but not written) when the portable
+/// kernel must take the call after all: out not contiguous, a shape the
+/// depthwise loops do not take, scratch too short. `declined` must not be
+/// null.
+Error run_conv2d_fast(KernelContext& ctx, Span<EValue*> args, const Conv2dArgs& at,
+                      const Conv2dShape& s, const Conv2dClamp& clamp, bool* declined);
+
+}  // namespace optimized
+}  // namespace torchedge
