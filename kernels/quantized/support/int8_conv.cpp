@@ -26,17 +26,26 @@ int64_t strips_of(const Int8ConvProblem& p) {
 
 // Each worker takes a contiguous, equal share of one image's (group, strip)
 // pairs (balanced to one strip, unlike whole chunks: a 14x14 map has 13
-// strips), in calls of at most kMaxChunkStrips strips of one group.
+// strips), in calls of at most kMaxChunkStrips strips of one group. Every
+// worker then streams all the weights, so where they outweigh the packed
+// columns (Cout_g > the padded pixel count: the late, small-map layers,
+// e.g. ResNet-18's 512 x 49) the workers split the output channels instead
+// (by_panels: each takes a share of the weight panels and all strips), as
+// the float SGEMM splits the larger of M and N. ResNet-50 int8 at 2 threads
+// (perf): the pixel split left these layers at ~1.2x of one thread.
 struct Split {
   int64_t chunk_strips, total, workers;
+  bool by_panels;
 };
 
 Split split_of(const Int8ConvProblem& p) {
   Split s;
+  const int64_t threads = static_cast<int64_t>(num_threads());
   s.chunk_strips = std::min(kMaxChunkStrips, strips_of(p));
-  s.total = p.groups * strips_of(p);
-  s.workers = std::max<int64_t>(
-      1, std::min<int64_t>(s.total, static_cast<int64_t>(num_threads())));
+  s.by_panels = threads > 1 && p.groups == 1 && p.panels() >= 2 * threads &&
+                p.cout_g() > strips_of(p) * kInt8ConvStrip;
+  s.total = s.by_panels ? p.panels() : p.groups * strips_of(p);
+  s.workers = std::max<int64_t>(1, std::min<int64_t>(s.total, threads));
   return s;
 }
 
@@ -307,10 +316,17 @@ void run_int8_conv(const Int8ConvProblem& p, void* scratch) {
         for (int64_t wi = begin; wi < end; ++wi) {
           void* worker_scratch = slots + layout.slot * static_cast<size_t>(wi);
           const int64_t first = s.total * wi / s.workers, last = s.total * (wi + 1) / s.workers;
+          if (s.by_panels) {  // panels [first, last) of the only group, every strip
+            for (int64_t b = 0; b < strips; b += s.chunk_strips) {
+              int8_conv_avx2(p, src, widened, n, 0, b, std::min(strips, b + s.chunk_strips),
+                             first, last, worker_scratch);
+            }
+            continue;
+          }
           for (int64_t i = first; i < last;) {
             const int64_t g = i / strips, b = i % strips;
             const int64_t e = std::min({strips, b + s.chunk_strips, b + (last - i)});
-            int8_conv_avx2(p, src, widened, n, g, b, e, worker_scratch);
+            int8_conv_avx2(p, src, widened, n, g, b, e, 0, p.panels(), worker_scratch);
             i += e - b;
           }
         }

@@ -162,14 +162,16 @@ void int8_conv_widen_weights(const Int8ConvProblem& p, int64_t panel_begin, int6
 
 /// Bytes of one AVX2 worker's scratch for chunks of `chunk_strips` strips
 /// (less with shared widened weights), and the AVX2 path for strips
-/// [strip_begin, strip_end) (at most chunk_strips, <= kInt8ConvMaxChunkStrips) of group g of
-/// image n, reading `src` (that image's planes) and `widened` (or nullptr:
-/// the worker widens each K block itself).
+/// [strip_begin, strip_end) (at most chunk_strips, <= kInt8ConvMaxChunkStrips) and
+/// weight panels [panel_begin, panel_end) (output channels 6 * panel_begin
+/// up to 6 * panel_end, capped at Cout_g) of group g of image n, reading
+/// `src` (that image's planes) and `widened` (or nullptr: the worker widens
+/// each K block of its panels itself).
 size_t int8_conv_avx2_worker_bytes(const Int8ConvProblem& p, int64_t chunk_strips,
                                    bool shared_weights);
 void int8_conv_avx2(const Int8ConvProblem& p, const Int8ConvSource& src, const int16_t* widened,
                     int64_t n, int64_t g, int64_t strip_begin, int64_t strip_end,
-                    void* worker_scratch);
+                    int64_t panel_begin, int64_t panel_end, void* worker_scratch);
 #endif
 
 }  // namespace quantized

@@ -280,6 +280,20 @@ TEST(Conv2dInt8, ResNetShapesOnTwoThreads) {
   ASSERT_EQ(set_num_threads(1), Error::Ok);
 }
 
+// Cout_g above the padded pixel count: at 2 threads the workers split the
+// output channels (weight panels), each running every strip.
+TEST(Conv2dInt8, OutputChannelSplitOnTwoThreads) {
+  ASSERT_EQ(set_num_threads(2), Error::Ok);
+  Quant relu;
+  relu.out_min = relu.out_zp;
+  check_case({1, 40, 5, 5, 100, 3, 3, 1, 1, 1, 1, 1, 1, 1}, Quant{}, 31);  // 17 panels, 2 strips
+  check_case({2, 24, 7, 7, 70, 1, 1, 1, 1, 0, 0, 1, 1, 1}, relu, 32);      // flat, half-width strip
+  check_case({1, 33, 9, 9, 130, 3, 3, 2, 2, 1, 1, 1, 1, 1}, Quant{}, 33);  // stride 2, 5x5 map
+  // Past the shared-weight budget: each worker widens its own panels.
+  check_case({1, 600, 4, 5, 600, 3, 3, 1, 1, 1, 1, 1, 1, 1}, relu, 34);
+  ASSERT_EQ(set_num_threads(1), Error::Ok);
+}
+
 TEST(Conv2dInt8, WeightsPastTheSharedBudgetAreWidenedPerBlock) {
   // 100 panels x K = 5400: 6.5 MB of int16 weights, past
   // kInt8ConvSharedWeightBytes, so each worker widens its K blocks itself.

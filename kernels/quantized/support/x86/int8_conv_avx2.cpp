@@ -183,13 +183,13 @@ void widen(const int8_t* src, int64_t count, int16_t* dst) {
   for (; i < count; ++i) dst[i] = src[i];
 }
 
-// Pairs [q0, q0 + block) of every panel of the group, sign-extended:
-// a[panel][pair][6][2].
+// Pairs [q0, q0 + block) of panels [pb, pe) of the group, sign-extended:
+// a[panel - pb][pair][6][2].
 void widen_block(const Int8ConvProblem& p, const int8_t* group_weight, int64_t q0,
-                 int64_t block, int16_t* a) {
+                 int64_t block, int64_t pb, int64_t pe, int16_t* a) {
   const int64_t panel_stride = 2 * p.k_pairs() * kRows, count = block * 2 * kRows;
-  for (int64_t pn = 0; pn < p.panels(); ++pn) {
-    widen(group_weight + pn * panel_stride + q0 * 2 * kRows, count, a + pn * count);
+  for (int64_t pn = pb; pn < pe; ++pn) {
+    widen(group_weight + pn * panel_stride + q0 * 2 * kRows, count, a + (pn - pb) * count);
   }
 }
 
@@ -247,24 +247,28 @@ struct Epilogue {
   }
 };
 
-// Whether requantize() can meet a NaN for group g's channels.
-bool may_produce_nan(const Int8ConvProblem& p, int64_t g) {
+// Whether requantize() can meet a NaN for rows [row_begin, row_end) of
+// group g's channels.
+bool may_produce_nan(const Int8ConvProblem& p, int64_t g, int64_t row_begin, int64_t row_end) {
   if (!std::isfinite(p.inv_out_scale) || !(p.inv_out_scale > 0.0f)) return true;
-  for (int64_t m = g * p.cout_g(); m < (g + 1) * p.cout_g(); ++m) {
+  for (int64_t m = g * p.cout_g() + row_begin; m < g * p.cout_g() + row_end; ++m) {
     if (!std::isfinite(p.in_scale * p.w_scales[m])) return true;
     if (p.bias != nullptr && !std::isfinite(p.bias[m])) return true;
   }
   return false;
 }
 
+// Rows [row_begin, row_end) of the group's output channels, for each strip.
 template <bool kBias, bool kNan>
 void requantize_strips(const Int8ConvProblem& p, const int32_t* c, int64_t mpad, int64_t n,
-                       int64_t g, int64_t strip_begin, int64_t strip_end) {
+                       int64_t g, int64_t strip_begin, int64_t strip_end, int64_t row_begin,
+                       int64_t row_end) {
   const Epilogue<kBias, kNan> epilogue(p);
-  const int64_t channel0 = g * p.cout_g();
+  const int64_t channel0 = g * p.cout_g() + row_begin;
   for (int64_t s = strip_begin; s < strip_end; ++s) {
     const int64_t p0 = s * kStrip, cols = std::min(kStrip, p.pixels() - p0);
-    epilogue.strip(p, c + (s - strip_begin) * mpad * kStrip, channel0, p.cout_g(),
+    epilogue.strip(p, c + ((s - strip_begin) * mpad + row_begin) * kStrip, channel0,
+                   row_end - row_begin,
                    p.out + (n * p.out_channels + channel0) * p.pixels() + p0, p.pixels(), cols);
   }
 }
@@ -308,7 +312,7 @@ size_t int8_conv_avx2_worker_bytes(const Int8ConvProblem& p, int64_t chunk_strip
 
 void int8_conv_avx2(const Int8ConvProblem& p, const Int8ConvSource& src, const int16_t* widened,
                     int64_t n, int64_t g, int64_t strip_begin, int64_t strip_end,
-                    void* worker_scratch) {
+                    int64_t panel_begin, int64_t panel_end, void* worker_scratch) {
   const int64_t cout_g = p.cout_g(), pairs = p.k_pairs(), panels = p.panels();
   const WorkerLayout l = layout_of(p, strip_end - strip_begin, widened != nullptr);
   char* scratch = static_cast<char*>(worker_scratch);
@@ -323,14 +327,15 @@ void int8_conv_avx2(const Int8ConvProblem& p, const Int8ConvSource& src, const i
   StripPlan plans[kInt8ConvMaxChunkStrips];
   for (int64_t q0 = 0; q0 < pairs; q0 += l.block) {
     const int64_t block = std::min(l.block, pairs - q0);
-    // A panel's block: `block` pairs of 6 rows, contiguous.
+    // A panel's block: `block` pairs of 6 rows, contiguous; a_block is
+    // panel_begin's.
     const int16_t* a_block;
     int64_t a_panel_stride;
     if (widened != nullptr) {
-      a_block = widened + (g * panels * pairs + q0) * 2 * kRows;
+      a_block = widened + ((g * panels + panel_begin) * pairs + q0) * 2 * kRows;
       a_panel_stride = panel_elements;
     } else {
-      widen_block(p, group_weight, q0, block, a);
+      widen_block(p, group_weight, q0, block, panel_begin, panel_end, a);
       a_block = a;
       a_panel_stride = block * 2 * kRows;
     }
@@ -349,8 +354,9 @@ void int8_conv_avx2(const Int8ConvProblem& p, const Int8ConvSource& src, const i
     // half-width tile, two panels at a time.
     const bool half_last = p.pixels() - (strip_end - 1) * kStrip <= kStrip / 2;
     const int64_t full_end = half_last ? strip_end - 1 : strip_end;
-    for (int64_t pn = 0; pn < panels; ++pn) {
-      const int32_t* panel = reinterpret_cast<const int32_t*>(a_block + pn * a_panel_stride);
+    for (int64_t pn = panel_begin; pn < panel_end; ++pn) {
+      const int32_t* panel =
+          reinterpret_cast<const int32_t*>(a_block + (pn - panel_begin) * a_panel_stride);
       const int64_t rows_left = cout_g - pn * kRows;
       for (int64_t s = strip_begin; s < full_end; ++s) {
         const int16_t* bs = b + (s - strip_begin) * strip_elements;
@@ -361,9 +367,9 @@ void int8_conv_avx2(const Int8ConvProblem& p, const Int8ConvSource& src, const i
           int8_tile::tile(panel, bs, block, cs, q0 > 0);
         }
       }
-      if (half_last && pn % 2 == 0) {
+      if (half_last && (pn - panel_begin) % 2 == 0) {
         const int64_t s = strip_end - 1;
-        const bool pair = pn + 1 < panels;
+        const bool pair = pn + 1 < panel_end;
         const int32_t* a1 = pair ? panel + a_panel_stride / 2 : panel;
         int8_tile::tile_half(panel, a1, b + (s - strip_begin) * strip_elements, block,
                              std::min<int64_t>(pair ? 2 * kRows : kRows, rows_left),
@@ -371,13 +377,15 @@ void int8_conv_avx2(const Int8ConvProblem& p, const Int8ConvSource& src, const i
       }
     }
   }
-  const bool nan = may_produce_nan(p, g);
+  const int64_t row_begin = panel_begin * kRows;
+  const int64_t row_end = std::min(cout_g, panel_end * kRows);
+  const bool nan = may_produce_nan(p, g, row_begin, row_end);
   if (p.bias != nullptr) {
     (nan ? requantize_strips<true, true> : requantize_strips<true, false>)(
-        p, c, l.mpad, n, g, strip_begin, strip_end);
+        p, c, l.mpad, n, g, strip_begin, strip_end, row_begin, row_end);
   } else {
     (nan ? requantize_strips<false, true> : requantize_strips<false, false>)(
-        p, c, l.mpad, n, g, strip_begin, strip_end);
+        p, c, l.mpad, n, g, strip_begin, strip_end, row_begin, row_end);
   }
 }
 
