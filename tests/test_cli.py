@@ -120,7 +120,7 @@ def test_inspect_reports_methods_io_operators_memory_constants(mlp_pte, capsys):
     assert "method 'forward'" in out and "planned memory" in out
     assert "input 0: float32[" in out and "output 0: float32[" in out
     assert "constants:" in out and "segment 0: constants" in out
-    assert "aten::addmm.out" in out
+    assert "torchedge::linear_prepacked.out" in out  # the MLP's linears, weights prepacked
 
 
 def test_inspect_json_matches_the_program_and_the_listing(mlp_pte, capsys):

@@ -29,6 +29,11 @@ class PteOptions:
     # float32 conv2d + relu/hardtanh/clamp -> torchedge::conv2d_clamp (passes/activation_fusion.py);
     # False for programs meant for upstream's runtime, which lacks that kernel.
     fuse_activations: bool = True
+    # float32 linear layers with a constant weight -> torchedge::linear_prepacked, the weight
+    # stored in the SGEMM's 16-wide strips (passes/weight_prepacking.py); constants are then
+    # aligned to at least 64 bytes so the kernel reads the strips in place. False for
+    # programs meant for upstream's runtime, which lacks that kernel.
+    prepack_weights: bool = True
 
     def __post_init__(self) -> None:
         for name in ("segment_alignment", "constant_tensor_alignment", "memory_alignment"):
@@ -103,17 +108,22 @@ class PteProgram:
 def build_pte(edge: "EdgeProgram", options: PteOptions) -> PteProgram:
     """Plans memory, emits every method of `edge` and serializes the program.
 
-    `edge` is not modified: the to_pte-time rewrites (fuse_activations) run
-    on a copy of each method they change.
+    `edge` is not modified: the to_pte-time rewrites (fuse_activations,
+    prepack_weights) run on a copy of each method they change.
     """
     from torchedge.emit import emit_program
     from torchedge.serialize import serialize_pte
 
-    methods = {name: _lowered_for_runtime(edge.exported_program(name), options)
+    lowered = {name: _lowered_for_runtime(edge.exported_program(name), options)
                for name in edge.methods}
+    methods = {name: ep for name, (ep, _) in lowered.items()}
+    constant_alignment = options.constant_tensor_alignment
+    if any(prepacked for _, prepacked in lowered.values()) \
+            and options.segment_alignment % _PREPACKED_ALIGNMENT == 0:
+        constant_alignment = max(constant_alignment, _PREPACKED_ALIGNMENT)
     emitted = emit_program(
         methods,
-        constant_tensor_alignment=options.constant_tensor_alignment,
+        constant_tensor_alignment=constant_alignment,
         memory_alignment=options.memory_alignment,
         include_stacktrace=options.include_stacktrace,
         input_guards=options.input_guards,
@@ -127,15 +137,31 @@ def build_pte(edge: "EdgeProgram", options: PteOptions) -> PteProgram:
     return PteProgram(buffer, emitted.memory, operators)
 
 
-def _lowered_for_runtime(ep: "ExportedProgram", options: PteOptions) -> "ExportedProgram":
-    """`ep`, or a copy of it with the runtime-only fusions applied (copied only
-    when one applies: the copy duplicates the weights for the call)."""
+# The optimized linear_prepacked kernel reads packed weight strips in place
+# when they are 64-byte aligned (kernels/optimized/gemm/sgemm_driver.h).
+_PREPACKED_ALIGNMENT = 64
+
+
+def _lowered_for_runtime(ep: "ExportedProgram",
+                         options: PteOptions) -> tuple["ExportedProgram", bool]:
+    """(`ep`, or a copy of it with the runtime-only rewrites applied, whether
+    weights were prepacked). Copied only when a rewrite applies: the copy
+    duplicates the weights for the call."""
     import copy
 
     from torchedge.passes.activation_fusion import count_conv_activations, fuse_conv_activations
+    from torchedge.passes.weight_prepacking import (
+        count_prepackable_linears,
+        prepack_linear_weights,
+    )
 
-    if not options.fuse_activations or not count_conv_activations(ep.graph_module):
-        return ep
+    fuse = options.fuse_activations and count_conv_activations(ep.graph_module) > 0
+    prepack = options.prepack_weights and count_prepackable_linears(ep) > 0
+    if not fuse and not prepack:
+        return ep, False
     ep = copy.deepcopy(ep)
-    fuse_conv_activations(ep.graph_module)
-    return ep
+    if fuse:
+        fuse_conv_activations(ep.graph_module)
+    if prepack:
+        prepack_linear_weights(ep)
+    return ep, prepack

@@ -11,6 +11,7 @@ import torch
 import torch.nn.functional as F
 
 import torchedge.passes.conv2d_clamp_op  # noqa: F401  (defines torchedge::conv2d_clamp)
+import torchedge.passes.linear_prepacked_op  # noqa: F401  (defines torchedge::linear_prepacked)
 
 from harness import FLOAT_DTYPES, Kind, OpSpec, Sample, replace_calls
 from samples import make, special
@@ -123,9 +124,24 @@ CONV2D_CLAMP = OpSpec("torchedge::conv2d_clamp.out", _conv2d_clamp, _rows(
      lambda x, w, b: _conv2d_clamp(x, w, b, [1, 1], [1, 1], [1, 1], 1, 0.0, 6.0), (0, 1)),
 ), dtypes=(torch.float32,), kind=REDUCTION)
 
+# torchedge::linear_prepacked (to_pte's weight prepacking) called directly:
+# weight_packed is [ceil(N / 16), K, 16] (random padding columns: never read).
+_linear_prepacked = torch.ops.torchedge.linear_prepacked.default
+LINEAR_PREPACKED = OpSpec("torchedge::linear_prepacked.out", _linear_prepacked, _rows(
+    ("regular", _inputs(m(3, 5), m(1, 5, 16), m(4)),
+     lambda x, w, b: _linear_prepacked(x, w, b, 4), ()),
+    ("two_strips_no_bias", _inputs(m(3, 7), m(2, 7, 16)),
+     lambda x, w: _linear_prepacked(x, w, None, 20), ()),
+    ("full_strip_batched", _inputs(m(2, 3, 5), m(1, 5, 16), m(16)),
+     lambda x, w, b: _linear_prepacked(x, w, b, 16), ()),
+    ("empty_rows", _inputs(m(0, 5), m(1, 5, 16), m(4)),
+     lambda x, w, b: _linear_prepacked(x, w, b, 4), ()),
+), dtypes=(torch.float32,), kind=REDUCTION)
+
 MATMUL = [
     CONV,
     CONV2D_CLAMP,
+    LINEAR_PREPACKED,
     OpSpec("aten::mm.out", torch.mm, _matmul_rows("mm"), kind=REDUCTION),
     OpSpec("aten::bmm.out", torch.bmm, _matmul_rows("bmm"), kind=REDUCTION),
     OpSpec("aten::addmm.out", torch.addmm, _addmm, kind=REDUCTION),

@@ -12,6 +12,12 @@ Error sgemm_with_isa(KernelContext& ctx, const SgemmProblem& p, Isa isa) {
                      static_cast<long long>(p.k), static_cast<long long>(p.batch));
   TE_CHECK_OR_RETURN(p.pack_b == nullptr || p.batch <= 1, Error::InvalidArgument,
                      "sgemm: a custom B packer supports batch 1 only");
+  TE_CHECK_OR_RETURN(p.b_prepacked == nullptr || (p.batch <= 1 && p.b_prepacked_nr >= 1 &&
+                                                  p.pack_b == nullptr),
+                     Error::InvalidArgument,
+                     "sgemm: prepacked B needs batch 1, a strip width >= 1 (got %lld) and no "
+                     "custom packer",
+                     static_cast<long long>(p.b_prepacked_nr));
   TE_CHECK_OR_RETURN(static_cast<int>(isa) <= static_cast<int>(detected_isa()),
                      Error::NotSupported, "sgemm: this CPU cannot run the %s kernel",
                      isa_name(isa));

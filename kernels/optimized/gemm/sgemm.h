@@ -23,6 +23,12 @@
 // best_isa(); the AVX-512 one is compiled on x86-64 and only entered on a
 // CPU that has AVX-512 F/DQ/BW/VL.
 //
+// B may also come packed ahead of time (b_prepacked: a constant linear
+// weight packed once, in the .pte, by python/torchedge/passes/
+// weight_prepacking.py): with the micro-kernel's strip width and 64-byte
+// alignment its strips are read in place and nothing of B is packed per call;
+// otherwise they are repacked into the kernel's width (correct, not fast).
+//
 // Scratch: per thread one packed A block and one packed B panel, from the
 // kernel context's temp allocator (about 1.2 MiB per thread, less for small
 // problems). Returns MemoryAllocationFailed when it cannot get that much, so
@@ -61,6 +67,14 @@ struct SgemmProblem {
   MatrixView b;                 // K x N (ignored when pack_b is set)
   PackBFunction pack_b = nullptr;
   const void* pack_b_context = nullptr;  // pack_b supports batch == 1 only
+  // B packed ahead of time (batch == 1 only; b and pack_b are ignored then):
+  // ceil(N / nr) strips one after another, strip s = K rows of nr floats
+  // (columns s*nr .. s*nr + nr - 1, zero past N), so element (k, n) is
+  // b_prepacked[(n / nr) * K * nr + k * nr + n % nr], nr = b_prepacked_nr.
+  // Read in place (no B packing) when nr is the micro-kernel's NR (16 for
+  // the AVX2 and scalar kernels) and the pointer is 64-byte aligned.
+  const float* b_prepacked = nullptr;
+  int64_t b_prepacked_nr = 0;
   float* c = nullptr;           // M x N, row stride ldc, column stride 1
   int64_t ldc = 0;
   int64_t batch_stride_a = 0, batch_stride_b = 0, batch_stride_c = 0;
@@ -77,7 +91,8 @@ struct SgemmProblem {
 };
 
 /// Runs `p` with the micro-kernel of best_isa(). InvalidArgument for
-/// negative sizes or a batched custom packer; MemoryAllocationFailed when
+/// negative sizes, a batched custom packer or prepacked B, or b_prepacked
+/// with b_prepacked_nr < 1 or with pack_b; MemoryAllocationFailed when
 /// scratch is short (C untouched then).
 Error sgemm(KernelContext& ctx, const SgemmProblem& p);
 

@@ -26,6 +26,7 @@
 // Loop nest per rectangle of C (one per thread):
 //   for each NC panel of columns, for each KC block of K:
 //     pack B panel (KC x NC)  -> NR-wide strips           (L3 / L2)
+//       (skipped for B prepacked ahead of time in NR-wide strips)
 //     for each MC block of rows:
 //       pack A block (MC x KC) -> MR-tall strips          (L2)
 //       for each NR strip: for each MR strip: micro-kernel (L1 / registers)
@@ -166,6 +167,46 @@ void pack_b(const MatrixView& b, int64_t k0, int64_t kc, int64_t n0, int64_t nc,
   }
 }
 
+// Prepacked B (SgemmProblem::b_prepacked) is read in place when its strips
+// have the kernel's width and sit at this alignment (the micro-kernels load
+// B with aligned loads; each strip block starts a multiple of kNr floats in).
+constexpr uintptr_t kPrepackedAlignment = 64;
+
+template <typename K>
+bool prepacked_in_place(const SgemmProblem& p) {
+  return p.b_prepacked != nullptr && p.b_prepacked_nr == K::kNr &&
+         reinterpret_cast<uintptr_t>(p.b_prepacked) % kPrepackedAlignment == 0;
+}
+
+// The strip block of columns [n0, n0 + kNr) (n0 a multiple of kNr), rows
+// [k0, ...) of an in-place prepacked B.
+template <typename K>
+const float* prepacked_block(const SgemmProblem& p, int64_t n0, int64_t k0) {
+  return p.b_prepacked + (n0 / K::kNr) * p.k * K::kNr + k0 * K::kNr;
+}
+
+// pack_b's output from a prepacked B that cannot be read in place (another
+// strip width, e.g. 16-wide strips for the 32-wide AVX-512 kernel, or a
+// misaligned pointer): rows [k0, k0 + kc) x cols [n0, n0 + nc) repacked
+// element by element. Correctness, not speed: the AOT writer packs for the
+// kernel that runs and aligns its constants.
+template <typename K>
+void pack_b_from_prepacked(const SgemmProblem& p, int64_t k0, int64_t kc, int64_t n0,
+                           int64_t nc, float* dst) {
+  const int64_t nr = p.b_prepacked_nr;
+  for (int64_t s = 0; s < nc; s += K::kNr) {
+    const int64_t cols = min64(K::kNr, nc - s);
+    float* out = dst + s * kc;
+    for (int64_t k = 0; k < kc; ++k) {
+      for (int64_t j = 0; j < K::kNr; ++j) {
+        const int64_t n = n0 + s + j;
+        out[k * K::kNr + j] =
+            j < cols ? p.b_prepacked[(n / nr) * p.k * nr + (k0 + k) * nr + n % nr] : 0.0f;
+      }
+    }
+  }
+}
+
 // Where one batch item's operands live.
 struct Item {
   MatrixView a, b, addend;
@@ -275,6 +316,8 @@ void run_rectangle(const SgemmProblem& p, const Item& it, int64_t m_begin, int64
   const bool epi = needs_epilogue<K>(p);
   const bool direct_a =
       HasDirectA<K>::value && it.a.col_stride == 1 && n_end - n_begin <= kDirectAMaxN;
+  static_assert(K::kNc % K::kNr == 0, "panels start on strip boundaries (prepacked B)");
+  const bool b_in_place = prepacked_in_place<K>(p);
   const int64_t kc_block = even_block(p.k, K::kKc, 8);
   const int64_t mc_block = even_block(m_end - m_begin, K::kMc, K::kMr);
   alignas(64) float edge[K::kMr * K::kNr];
@@ -284,7 +327,10 @@ void run_rectangle(const SgemmProblem& p, const Item& it, int64_t m_begin, int64
     do {  // K == 0 still runs once so C gets its zeros and epilogue
       const int64_t kc = min64(kc_block, p.k - k0);
       const bool first = k0 == 0, last = k0 + kc >= p.k;
-      if (p.pack_b != nullptr) {
+      if (b_in_place) {  // nothing to pack: tiles read the strips from b_prepacked
+      } else if (p.b_prepacked != nullptr) {
+        pack_b_from_prepacked<K>(p, k0, kc, n0, nc, s.b);
+      } else if (p.pack_b != nullptr) {
         p.pack_b(p.pack_b_context, k0, kc, n0, nc, K::kNr, s.b);
       } else {
         pack_b<K>(it.b, k0, kc, n0, nc, s.b);
@@ -299,7 +345,7 @@ void run_rectangle(const SgemmProblem& p, const Item& it, int64_t m_begin, int64
         }
         for (int64_t j = 0; j < nc; j += K::kNr) {
           const int64_t cols = min64(K::kNr, nc - j);
-          const float* pb = s.b + j * kc;
+          const float* pb = b_in_place ? prepacked_block<K>(p, n0 + j, k0) : s.b + j * kc;
           for (int64_t i = 0; i < mc; i += K::kMr) {
             const int64_t rows = min64(K::kMr, mc - i);
             tile<K>(p, it, m0 + i, rows, n0 + j, cols, k0, kc, s.a + i * kc, pb, direct_a, first,
@@ -373,7 +419,9 @@ Plan make_plan(const SgemmProblem& p) {
   plan.nc_max = max64(K::kNr, min64(nc_max, round_up(p.n, K::kNr)));
   const int64_t mc_max = max64(K::kMr, min64(K::kMc, round_up(p.m, K::kMr)));
   plan.a_floats = static_cast<size_t>(round_up(mc_max * kc_max, 16));
-  plan.b_floats = static_cast<size_t>(round_up(plan.nc_max * kc_max, 16));
+  // No B panel when prepacked strips are read in place.
+  plan.b_floats =
+      prepacked_in_place<K>(p) ? 0 : static_cast<size_t>(round_up(plan.nc_max * kc_max, 16));
   return plan;
 }
 

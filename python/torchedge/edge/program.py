@@ -57,8 +57,10 @@ class EdgeProgram:
         input_guards=True (False for programs meant for upstream's runtime,
         which lacks the guards' aten::_assert_scalar kernel), fuse_activations=True
         (float32 conv2d + relu/hardtanh/clamp run as one torchedge::conv2d_clamp
-        call; False for upstream's runtime, which lacks that kernel). This
-        EdgeProgram is not modified.
+        call; False for upstream's runtime, which lacks that kernel),
+        prepack_weights=True (float32 linear layers with a constant weight run
+        as torchedge::linear_prepacked, the weight stored in the GEMM's packed
+        layout; False for upstream's runtime). This EdgeProgram is not modified.
         """
         from torchedge.program import PteOptions, build_pte
 

@@ -103,6 +103,16 @@ def _unique_name(ep: ExportedProgram, base: str) -> str:
 
 def _lift(ep: ExportedProgram, node: torch.fx.Node, value: torch.Tensor, fake_mode: Any) -> None:
     """Replaces `node` by a new lifted-constant placeholder holding `value`."""
+    placeholder = add_lifted_constant(ep, f"_folded_{node.name}", value, fake_mode)
+    node.replace_all_uses_with(placeholder)
+
+
+def add_lifted_constant(ep: ExportedProgram, base_name: str, value: torch.Tensor,
+                        fake_mode: Any) -> torch.fx.Node:
+    """A new lifted-constant placeholder (InputKind.CONSTANT_TENSOR, named
+    `base_name` or `base_name_<i>`) holding `value`, placed with the other
+    constant inputs, before the user inputs; its meta["val"] is a fake of
+    `value` in `fake_mode`. The caller makes it used (or drops it)."""
     graph = ep.graph
     placeholders = [n for n in graph.nodes if n.op == "placeholder"]
     specs = ep.graph_signature.input_specs
@@ -112,13 +122,13 @@ def _lift(ep: ExportedProgram, node: torch.fx.Node, value: torch.Tensor, fake_mo
     anchor = placeholders[position] if position < len(placeholders) else next(
         n for n in graph.nodes if n.op != "placeholder"
     )
-    name = _unique_name(ep, f"_folded_{node.name}")
+    name = _unique_name(ep, base_name)
     with graph.inserting_before(anchor):
         placeholder = graph.placeholder(name)
     placeholder.meta["val"] = fake_mode.from_tensor(value, static_shapes=True)
-    node.replace_all_uses_with(placeholder)
     ep.constants[name] = value
     specs.insert(position, InputSpec(InputKind.CONSTANT_TENSOR, TensorArgument(placeholder.name), name))
+    return placeholder
 
 
 def drop_unused_constants(ep: ExportedProgram) -> bool:
