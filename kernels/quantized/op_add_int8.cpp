@@ -23,20 +23,6 @@ namespace {
 
 constexpr const char* kOp = "add_int8.out";
 
-Error check_scale(double s, const char* name) {
-  TE_CHECK_OR_RETURN(std::isfinite(s) && s > 0.0 && std::isfinite(static_cast<float>(s)) &&
-                         static_cast<float>(s) > 0.0f,
-                     Error::InvalidArgument, "%s: %s must be finite and > 0, got %g", kOp, name, s);
-  return Error::Ok;
-}
-
-Error check_int8(int64_t v, const char* name) {
-  TE_CHECK_OR_RETURN(v >= -128 && v <= 127, Error::InvalidArgument,
-                     "%s: %s must be in [-128, 127], got %lld", kOp, name,
-                     static_cast<long long>(v));
-  return Error::Ok;
-}
-
 Error check_operands(const Tensor& a, const Tensor& b, Tensor& out) {
   TE_CHECK_OR_RETURN(a.dtype() == ScalarType::Char, Error::InvalidArgument,
                      "%s: a must be int8, got %s", kOp, to_string(a.dtype()));
@@ -69,12 +55,12 @@ Error add_int8_out(KernelContext& ctx, Span<EValue*> args) {
   TE_ASSIGN_OR_RETURN(int64_t out_min, int_arg(args, 8, "output_min"));
   TE_ASSIGN_OR_RETURN(int64_t out_max, int_arg(args, 9, "output_max"));
   TE_ASSIGN_OR_RETURN(Tensor* out, tensor_arg(args, 10, "out"));
-  TE_RETURN_IF_ERROR(check_scale(a_scale, "a_scale"));
-  TE_RETURN_IF_ERROR(check_scale(b_scale, "b_scale"));
-  TE_RETURN_IF_ERROR(check_scale(out_scale, "output_scale"));
-  TE_RETURN_IF_ERROR(check_int8(a_zp, "a_zero_point"));
-  TE_RETURN_IF_ERROR(check_int8(b_zp, "b_zero_point"));
-  TE_RETURN_IF_ERROR(check_int8(out_zp, "output_zero_point"));
+  TE_RETURN_IF_ERROR(quantized::check_positive_scale(a_scale, "a_scale", kOp));
+  TE_RETURN_IF_ERROR(quantized::check_positive_scale(b_scale, "b_scale", kOp));
+  TE_RETURN_IF_ERROR(quantized::check_positive_scale(out_scale, "output_scale", kOp));
+  TE_RETURN_IF_ERROR(quantized::check_int8_value(a_zp, "a_zero_point", kOp));
+  TE_RETURN_IF_ERROR(quantized::check_int8_value(b_zp, "b_zero_point", kOp));
+  TE_RETURN_IF_ERROR(quantized::check_int8_value(out_zp, "output_zero_point", kOp));
   TE_RETURN_IF_ERROR(quantized::check_quant_range(out_min, out_max, ScalarType::Char, kOp));
   TE_RETURN_IF_ERROR(check_operands(*a, *b, *out));
   quantized::Int8AddProblem p;

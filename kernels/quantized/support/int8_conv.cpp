@@ -49,30 +49,6 @@ Split split_of(const Int8ConvProblem& p) {
   return s;
 }
 
-Error check_pair(Span<const int64_t> v, const char* name, int64_t min, const char* op) {
-  TE_CHECK_OR_RETURN(v.size() == 2, Error::InvalidArgument, "%s: %s must have 2 values, got %zu",
-                     op, name, v.size());
-  TE_CHECK_OR_RETURN(v[0] >= min && v[1] >= min, Error::InvalidArgument,
-                     "%s: %s must be >= %lld, got [%lld, %lld]", op, name,
-                     static_cast<long long>(min), static_cast<long long>(v[0]),
-                     static_cast<long long>(v[1]));
-  return Error::Ok;
-}
-
-Error check_scale(double s, const char* name, const char* op) {
-  TE_CHECK_OR_RETURN(std::isfinite(s) && s > 0.0 && std::isfinite(static_cast<float>(s)) &&
-                         static_cast<float>(s) > 0.0f,
-                     Error::InvalidArgument, "%s: %s must be finite and > 0, got %g", op, name, s);
-  return Error::Ok;
-}
-
-Error check_int8(int64_t v, const char* name, const char* op) {
-  TE_CHECK_OR_RETURN(v >= -128 && v <= 127, Error::InvalidArgument,
-                     "%s: %s must be in [-128, 127], got %lld", op, name,
-                     static_cast<long long>(v));
-  return Error::Ok;
-}
-
 Error check_tensors(const Int8ConvArgs& a, const char* op) {
   const Tensor& in = *a.input;
   TE_CHECK_OR_RETURN(in.dtype() == ScalarType::Char && in.dim() == 4, Error::InvalidArgument,
@@ -97,14 +73,14 @@ Error check_tensors(const Int8ConvArgs& a, const char* op) {
 
 Error prepare_int8_conv(const Int8ConvArgs& a, Int8ConvProblem* p, const char* op) {
   TE_RETURN_IF_ERROR(check_tensors(a, op));
-  TE_RETURN_IF_ERROR(check_pair(a.kernel_size, "kernel_size", 1, op));
-  TE_RETURN_IF_ERROR(check_pair(a.stride, "stride", 1, op));
-  TE_RETURN_IF_ERROR(check_pair(a.padding, "padding", 0, op));
-  TE_RETURN_IF_ERROR(check_pair(a.dilation, "dilation", 1, op));
-  TE_RETURN_IF_ERROR(check_scale(a.input_scale, "input_scale", op));
-  TE_RETURN_IF_ERROR(check_scale(a.output_scale, "output_scale", op));
-  TE_RETURN_IF_ERROR(check_int8(a.input_zero_point, "input_zero_point", op));
-  TE_RETURN_IF_ERROR(check_int8(a.output_zero_point, "output_zero_point", op));
+  TE_RETURN_IF_ERROR(check_int_pair(a.kernel_size, "kernel_size", 1, op));
+  TE_RETURN_IF_ERROR(check_int_pair(a.stride, "stride", 1, op));
+  TE_RETURN_IF_ERROR(check_int_pair(a.padding, "padding", 0, op));
+  TE_RETURN_IF_ERROR(check_int_pair(a.dilation, "dilation", 1, op));
+  TE_RETURN_IF_ERROR(check_positive_scale(a.input_scale, "input_scale", op));
+  TE_RETURN_IF_ERROR(check_positive_scale(a.output_scale, "output_scale", op));
+  TE_RETURN_IF_ERROR(check_int8_value(a.input_zero_point, "input_zero_point", op));
+  TE_RETURN_IF_ERROR(check_int8_value(a.output_zero_point, "output_zero_point", op));
   TE_RETURN_IF_ERROR(check_quant_range(a.output_min, a.output_max, ScalarType::Char, op));
   const Tensor& in = *a.input;
   const int64_t cin = in.size(1), cout = a.weight_scales->size(0), groups = a.groups;

@@ -1,5 +1,7 @@
 #include "kernels/quantized/support/quant_args.h"
 
+#include <cmath>
+
 #include "runtime/core/error_message.h"
 #include "runtime/core/half.h"
 
@@ -143,6 +145,30 @@ Result<ScalarQparams> one_element_qparams_args(Span<EValue*> args, const char* o
                         ? static_cast<double>(read_int(*zero_point, 0))
                         : read_double(*zero_point, 0);
   return ScalarQparams{read_double(*scale, 0), zp};
+}
+
+Error check_int_pair(Span<const int64_t> v, const char* name, int64_t min, const char* op) {
+  TE_CHECK_OR_RETURN(v.size() == 2, Error::InvalidArgument, "%s: %s must have 2 values, got %zu",
+                     op, name, v.size());
+  TE_CHECK_OR_RETURN(v[0] >= min && v[1] >= min, Error::InvalidArgument,
+                     "%s: %s must be >= %lld, got [%lld, %lld]", op, name,
+                     static_cast<long long>(min), static_cast<long long>(v[0]),
+                     static_cast<long long>(v[1]));
+  return Error::Ok;
+}
+
+Error check_positive_scale(double s, const char* name, const char* op) {
+  TE_CHECK_OR_RETURN(std::isfinite(s) && s > 0.0 && std::isfinite(static_cast<float>(s)) &&
+                         static_cast<float>(s) > 0.0f,
+                     Error::InvalidArgument, "%s: %s must be finite and > 0, got %g", op, name, s);
+  return Error::Ok;
+}
+
+Error check_int8_value(int64_t v, const char* name, const char* op) {
+  TE_CHECK_OR_RETURN(v >= -128 && v <= 127, Error::InvalidArgument,
+                     "%s: %s must be in [-128, 127], got %lld", op, name,
+                     static_cast<long long>(v));
+  return Error::Ok;
 }
 
 }  // namespace quantized

@@ -64,5 +64,14 @@ struct ScalarQparams {
 };
 Result<ScalarQparams> one_element_qparams_args(Span<EValue*> args, const char* op);
 
+// Checks of the static int8 operators' scalar arguments (InvalidArgument
+// naming `op` and `name`):
+/// an [h, w] list of exactly 2 values, each >= min (stride, padding, ...);
+Error check_int_pair(Span<const int64_t> v, const char* name, int64_t min, const char* op);
+/// a scale that is finite and > 0 in double and once rounded to float;
+Error check_positive_scale(double s, const char* name, const char* op);
+/// an integer in [-128, 127] (zero points and output bounds).
+Error check_int8_value(int64_t v, const char* name, const char* op);
+
 }  // namespace quantized
 }  // namespace torchedge
