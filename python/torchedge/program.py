@@ -114,7 +114,8 @@ def build_pte(edge: "EdgeProgram", options: PteOptions) -> PteProgram:
     from torchedge.emit import emit_program
     from torchedge.serialize import serialize_pte
 
-    lowered = {name: _lowered_for_runtime(edge.exported_program(name), options)
+    shared = _shared_constant_storages([edge.exported_program(name) for name in edge.methods])
+    lowered = {name: _lowered_for_runtime(edge.exported_program(name), options, shared)
                for name in edge.methods}
     methods = {name: ep for name, (ep, _) in lowered.items()}
     constant_alignment = options.constant_tensor_alignment
@@ -142,12 +143,30 @@ def build_pte(edge: "EdgeProgram", options: PteOptions) -> PteProgram:
 _PREPACKED_ALIGNMENT = 64
 
 
-def _lowered_for_runtime(ep: "ExportedProgram",
-                         options: PteOptions) -> tuple["ExportedProgram", bool]:
+def _shared_constant_storages(methods: list["ExportedProgram"]) -> frozenset[int]:
+    """Storage addresses of the constants more than one method reads."""
+    import torch
+
+    seen: set[int] = set()
+    shared: set[int] = set()
+    for ep in methods:
+        tensors = list(ep.state_dict.values()) + list(ep.constants.values())
+        storages = {t.untyped_storage().data_ptr() for t in tensors
+                    if isinstance(t, torch.Tensor) and t.numel()}
+        shared |= seen & storages
+        seen |= storages
+    return frozenset(shared)
+
+
+def _lowered_for_runtime(ep: "ExportedProgram", options: PteOptions,
+                         shared: frozenset[int]) -> tuple["ExportedProgram", bool]:
     """(`ep`, or a copy of it with the runtime-only rewrites applied, whether
-    weights were prepacked). Copied only when a rewrite applies: the copy
+    weights were prepacked; weights in `shared`, read by other methods too,
+    stay as they are). Copied only when a rewrite applies: the copy
     duplicates the weights for the call."""
     import copy
+
+    import torch
 
     from torchedge.passes.activation_fusion import count_conv_activations, fuse_conv_activations
     from torchedge.passes.weight_prepacking import (
@@ -155,13 +174,16 @@ def _lowered_for_runtime(ep: "ExportedProgram",
         prepack_linear_weights,
     )
 
+    keep = frozenset(name for name, t in {**ep.state_dict, **ep.constants}.items()
+                     if isinstance(t, torch.Tensor) and t.numel()
+                     and t.untyped_storage().data_ptr() in shared)
     fuse = options.fuse_activations and count_conv_activations(ep.graph_module) > 0
-    prepack = options.prepack_weights and count_prepackable_linears(ep) > 0
+    prepack = options.prepack_weights and count_prepackable_linears(ep, keep) > 0
     if not fuse and not prepack:
         return ep, False
     ep = copy.deepcopy(ep)
     if fuse:
         fuse_conv_activations(ep.graph_module)
     if prepack:
-        prepack_linear_weights(ep)
+        prepack_linear_weights(ep, keep)
     return ep, prepack

@@ -1,6 +1,7 @@
 // sgemm_bench: GFLOP/s of the optimized SGEMM (not a test; run by hand).
 //
 //   sgemm_bench [--threads N] [--isa scalar|avx2|avx512] [--seconds S] [--filter TEXT]
+//               [--prepacked 1]
 //
 // Prints one line per shape (best time of repeated runs): square sizes, the
 // GEMMs of ResNet-50's convolutions (M = Cout, N = output pixels, K = Cin *
@@ -9,6 +10,9 @@
 // "cold" shapes cycle B through copies that together exceed the L3 cache,
 // as a model's weights arrive from memory (BERT's 42 MB of weights do not
 // stay cached between layers); the others run with hot caches.
+// --prepacked 1 gives B of the unbatched shapes packed ahead of time
+// (SgemmProblem::b_prepacked, 16-wide strips, 64-byte aligned), as
+// torchedge::linear_prepacked runs it.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -45,10 +49,12 @@ int main(int argc, char** argv) {
   Isa isa = best_isa();
   double budget = 0.5;
   const char* filter = nullptr;
+  bool prepacked = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!strcmp(argv[i], "--threads")) threads = static_cast<size_t>(atoi(argv[i + 1]));
     else if (!strcmp(argv[i], "--seconds")) budget = atof(argv[i + 1]);
     else if (!strcmp(argv[i], "--filter")) filter = argv[i + 1];
+    else if (!strcmp(argv[i], "--prepacked")) prepacked = atoi(argv[i + 1]) != 0;
     else if (!strcmp(argv[i], "--isa")) {
       isa = !strcmp(argv[i + 1], "scalar") ? Isa::kScalar
             : !strcmp(argv[i + 1], "avx2") ? Isa::kAvx2 : Isa::kAvx512;
@@ -87,7 +93,8 @@ int main(int argc, char** argv) {
       {"vit bmm p.v 3x197x64x197", 197, 64, 197, false, false, false, 3},
   };
   std::vector<uint8_t> temp(size_t{64} << 20);
-  printf("isa %s, %zu thread(s)\n", isa_name(isa), threads);
+  printf("isa %s, %zu thread(s)%s\n", isa_name(isa), threads,
+         prepacked ? ", B prepacked (unbatched shapes)" : "");
   for (const Shape& s : shapes) {
     if (filter != nullptr && strstr(s.name, filter) == nullptr) continue;
     const int64_t b_size = s.batch * s.k * s.n;
@@ -102,12 +109,20 @@ int main(int argc, char** argv) {
     p.ldc = s.n;
     p.batch_stride_a = s.m * s.k, p.batch_stride_b = s.k * s.n, p.batch_stride_c = s.m * s.n;
     if (s.bias) p.col_bias = bias.data();
+    // Prepacked copies of B: ceil(N / 16) strips of K x 16 each, 64-byte aligned.
+    const bool use_prepacked = prepacked && s.batch == 1;
+    const int64_t packed_size = (s.n + 15) / 16 * s.k * 16;
+    std::vector<float> packed(use_prepacked ? copies * packed_size + 16 : 0, 0.25f);
+    float* packed_base = packed.data();
+    while (use_prepacked && reinterpret_cast<uintptr_t>(packed_base) % 64 != 0) ++packed_base;
+    p.b_prepacked_nr = 16;
     int runs = 0;
     double best = 1e30;
     const double start = seconds_now();
     while (runs < 3 || seconds_now() - start < budget) {
       const float* bd = b.data() + (runs % copies) * b_size;
       p.b = s.b_transposed ? MatrixView{bd, 1, s.k} : MatrixView{bd, s.n, 1};
+      p.b_prepacked = use_prepacked ? packed_base + (runs % copies) * packed_size : nullptr;
       MemoryAllocator allocator(temp.data(), temp.size());
       KernelContext ctx(&allocator);
       const double t0 = seconds_now();
