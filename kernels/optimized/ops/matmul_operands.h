@@ -1,6 +1,7 @@
 // torchedge/kernels/optimized/ops/matmul_operands.h
 //
-// What the optimized matrix-product kernels (mm, addmm, bmm, linear) share:
+// What the optimized matrix-product kernels (mm, addmm, bmm, linear,
+// linear_prepacked) share:
 // the fast-path test and the call into the SGEMM with its fallback.
 //
 // A kernel takes the fast path when every tensor is float32 and the output
@@ -12,6 +13,7 @@
 
 #include "kernels/optimized/gemm/sgemm.h"
 #include "kernels/optimized/portable_fallback.h"
+#include "kernels/portable/support/kernel_args.h"
 #include <initializer_list>
 
 #include "runtime/core/tensor.h"
@@ -40,6 +42,21 @@ inline Error sgemm_or_fallback(KernelContext& ctx, Span<EValue*> args, const Sge
   const Error err = sgemm(ctx, p);
   if (err == Error::MemoryAllocationFailed) return fallback(ctx, args);
   return err;
+}
+
+/// Resizes `out` to x's sizes with the last one replaced by `n` (a linear
+/// layer's output) and returns the row count M (the product of x's leading
+/// sizes). x must have rank >= 1.
+inline Result<int64_t> resize_linear_output(const Tensor& x, int64_t n, Tensor& out) {
+  int64_t sizes[kTensorDimensionLimit];
+  int64_t m = 1;
+  for (int d = 0; d + 1 < x.dim(); ++d) {
+    sizes[d] = x.size(d);
+    m *= x.size(d);
+  }
+  sizes[x.dim() - 1] = n;
+  TE_RETURN_IF_ERROR(resize_to(out, {sizes, static_cast<size_t>(x.dim())}));
+  return m;
 }
 
 }  // namespace optimized

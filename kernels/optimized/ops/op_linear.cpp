@@ -28,14 +28,7 @@ Error linear_out(KernelContext& ctx, Span<EValue*> args) {
     return native::linear_out(ctx, args);
   }
   const int64_t k = w.size(1), n = w.size(0);
-  int64_t out_sizes[kTensorDimensionLimit];
-  int64_t m = 1;
-  for (int d = 0; d + 1 < x.dim(); ++d) {
-    out_sizes[d] = x.size(d);
-    m *= x.size(d);
-  }
-  out_sizes[x.dim() - 1] = n;
-  TE_RETURN_IF_ERROR(resize_to(out, {out_sizes, static_cast<size_t>(x.dim())}));
+  TE_ASSIGN_OR_RETURN(const int64_t m, resize_linear_output(x, n, out));
   if (!out.is_contiguous()) return native::linear_out(ctx, args);
   SgemmProblem p;
   p.m = m, p.n = n, p.k = k;

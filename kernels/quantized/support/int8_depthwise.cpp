@@ -110,13 +110,7 @@ Error prepare_int8_depthwise(const Int8DepthwiseArgs& a, Int8DepthwiseProblem* p
   q.w_scales = a.weight_scales->data_as<float>();
   q.bias = a.bias != nullptr ? a.bias->data_as<float>() : nullptr;
   q.out = a.out->mutable_data_as<int8_t>();
-  q.in_zero_point = static_cast<int32_t>(a.input_zero_point);
-  q.in_scale = static_cast<float>(a.input_scale);
-  // As quantize_per_tensor computes its inverse scale (a Python float).
-  q.inv_out_scale = static_cast<float>(1.0 / a.output_scale);
-  q.out_zero_point = static_cast<float>(a.output_zero_point);
-  q.quant_min = static_cast<float>(a.output_min);
-  q.quant_max = static_cast<float>(a.output_max);
+  set_int8_requantization(a, &q);
   return Error::Ok;
 }
 

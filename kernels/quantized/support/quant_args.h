@@ -73,5 +73,21 @@ Error check_positive_scale(double s, const char* name, const char* op);
 /// an integer in [-128, 127] (zero points and output bounds).
 Error check_int8_value(int64_t v, const char* name, const char* op);
 
+/// Copies the input/output quantization of a static int8 operator's
+/// arguments (input_scale, input_zero_point, output_scale,
+/// output_zero_point, output_min, output_max; already checked) into its
+/// problem's requantization fields, with inv_out_scale computed as
+/// quantize_per_tensor computes its inverse scale (1.0 / scale in double,
+/// then float). Args/Problem: Int8ConvArgs/Int8ConvProblem and the depthwise pair.
+template <typename Args, typename Problem>
+void set_int8_requantization(const Args& a, Problem* q) {
+  q->in_zero_point = static_cast<int32_t>(a.input_zero_point);
+  q->in_scale = static_cast<float>(a.input_scale);
+  q->inv_out_scale = static_cast<float>(1.0 / a.output_scale);
+  q->out_zero_point = static_cast<float>(a.output_zero_point);
+  q->quant_min = static_cast<float>(a.output_min);
+  q->quant_max = static_cast<float>(a.output_max);
+}
+
 }  // namespace quantized
 }  // namespace torchedge
