@@ -101,8 +101,9 @@ def _activation_source(xdq: Any) -> Optional[torch.fx.Node]:
     return x
 
 
-def _symmetric_weight(gm: torch.fx.GraphModule, wdq: Any) -> Optional[tuple]:
-    """(W node, S node) if `wdq` dequantizes a constant symmetric per-channel int8 weight."""
+def symmetric_int8_weight(gm: torch.fx.GraphModule, wdq: Any, rank: int = 2) -> Optional[tuple]:
+    """(W node, S node, W) if `wdq` dequantizes a constant symmetric per-channel
+    int8 weight of `rank` dimensions (conv: [Cout, Cin_g, KH, KW], linear: [N, K])."""
     if not isinstance(wdq, torch.fx.Node) or wdq.op != "call_function" \
             or wdq.target != _qd.dequantize_per_channel.default or len(wdq.args) != 7:
         return None
@@ -113,14 +114,14 @@ def _symmetric_weight(gm: torch.fx.GraphModule, wdq: Any) -> Optional[tuple]:
     w, s = _constant(gm, w_node), _constant(gm, s_node)
     if axis != 0 or dtype != torch.int8 or w is None or s is None:
         return None
-    if w.dtype != torch.int8 or w.dim() != 2 or s.dtype != torch.float32 \
+    if w.dtype != torch.int8 or w.dim() != rank or s.dtype != torch.float32 \
             or list(s.shape) != [w.shape[0]]:
         return None
     if z_node is not None:
         z = _constant(gm, z_node)
         if z is None or z.numel() != w.shape[0] or bool(z.any()):
             return None
-    return w_node, s_node
+    return w_node, s_node, w
 
 
 def fuse_dynamic_linear(gm: torch.fx.GraphModule) -> int:
@@ -140,7 +141,7 @@ def fuse_dynamic_linear(gm: torch.fx.GraphModule) -> int:
         xdq, wdq = node.args[0], node.args[1]
         bias = node.args[2] if len(node.args) == 3 else None
         x = _activation_source(xdq)
-        weight = _symmetric_weight(gm, wdq)
+        weight = symmetric_int8_weight(gm, wdq)
         if x is None or weight is None:
             continue
         if bias is not None:

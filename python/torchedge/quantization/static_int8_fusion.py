@@ -46,7 +46,8 @@ import torch
 import torch.fx
 
 from torchedge.quantization import int8_conv_ops
-from torchedge.quantization.dynamic_linear_fusion import _constant, _delete_attr, _new_constant
+from torchedge.quantization.dynamic_linear_fusion import (
+    _constant, _delete_attr, _new_constant, symmetric_int8_weight)
 
 aten = torch.ops.aten
 _qd = torch.ops.quantized_decomposed
@@ -188,28 +189,6 @@ def _conv_arguments(conv: torch.fx.Node) -> Optional[dict]:
     return args
 
 
-def _symmetric_weight(gm: torch.fx.GraphModule, wdq: Any, rank: int) -> Optional[tuple]:
-    """(W node, S node, W) if `wdq` dequantizes a constant symmetric per-channel
-    int8 weight of `rank` dimensions (conv: [Cout, Cin_g, KH, KW], linear: [N, K])."""
-    if not _call(wdq, {_qd.dequantize_per_channel.default}) or len(wdq.args) != 7:
-        return None
-    if any(key != "out_dtype" or value not in (None, torch.float32)
-           for key, value in wdq.kwargs.items()):
-        return None
-    w_node, s_node, z_node, axis, _, _, dtype = wdq.args
-    w, s = _constant(gm, w_node), _constant(gm, s_node)
-    if axis != 0 or dtype != torch.int8 or w is None or s is None:
-        return None
-    if w.dtype != torch.int8 or w.dim() != rank or s.dtype != torch.float32 \
-            or list(s.shape) != [w.shape[0]]:
-        return None
-    if z_node is not None:
-        z = _constant(gm, z_node)
-        if z is None or z.numel() != w.shape[0] or bool(z.any()):
-            return None
-    return w_node, s_node, w
-
-
 def _match_conv(gm: torch.fx.GraphModule, q: torch.fx.Node) -> Optional[tuple]:
     """(op name, its args, new packed weight or None, nodes to erase afterwards)
     for a fusable conv (the packed weight's get_attr goes in args[3]), else None."""
@@ -222,7 +201,7 @@ def _match_conv(gm: torch.fx.GraphModule, q: torch.fx.Node) -> Optional[tuple]:
     if args is None:
         return None
     x = _dequantized(args["input"])
-    weight = _symmetric_weight(gm, args["weight"], 4)
+    weight = symmetric_int8_weight(gm, args["weight"], 4)
     if x is None or weight is None:
         return None
     w_node, s_node, w = weight
@@ -269,7 +248,7 @@ def _match_linear(gm: torch.fx.GraphModule, q: torch.fx.Node) -> Optional[tuple]
     if linear.kwargs or len(linear.args) not in (2, 3):
         return None
     x = _dequantized(linear.args[0])
-    weight = _symmetric_weight(gm, linear.args[1], 2)
+    weight = symmetric_int8_weight(gm, linear.args[1], 2)
     if x is None or weight is None:
         return None
     w_node, s_node, w = weight
