@@ -26,8 +26,9 @@ class PteOptions:
     include_stacktrace: bool = True       # per-instruction user source frames
     input_guards: bool = True             # check dynamic input shapes' constraints (emit/input_guards.py)
     alias_views: bool = True              # reshapes share memory via et_view (emit/view_aliases.py)
-    # float32 conv2d + relu/hardtanh/clamp -> torchedge::conv2d_clamp (passes/activation_fusion.py);
-    # False for programs meant for upstream's runtime, which lacks that kernel.
+    # float32 conv2d + relu/hardtanh/clamp -> torchedge::conv2d_clamp, conv2d + residual add
+    # (+ activation) -> torchedge::conv2d_add_clamp (passes/activation_fusion.py);
+    # False for programs meant for upstream's runtime, which lacks those kernels.
     fuse_activations: bool = True
     # float32 linear layers with a constant weight -> torchedge::linear_prepacked, the weight
     # stored in the SGEMM's 16-wide strips (passes/weight_prepacking.py); constants are then

@@ -124,6 +124,23 @@ CONV2D_CLAMP = OpSpec("torchedge::conv2d_clamp.out", _conv2d_clamp, _rows(
      lambda x, w, b: _conv2d_clamp(x, w, b, [1, 1], [1, 1], [1, 1], 1, 0.0, 6.0), (0, 1)),
 ), dtypes=(torch.float32,), kind=REDUCTION)
 
+# torchedge::conv2d_add_clamp (to_pte's conv + residual add + activation
+# fusion) called directly; the residual has the convolution's output shape.
+_conv2d_add_clamp = torch.ops.torchedge.conv2d_add_clamp.default
+CONV2D_ADD_CLAMP = OpSpec("torchedge::conv2d_add_clamp.out", _conv2d_add_clamp, _rows(
+    ("regular_relu", _inputs(m(2, 3, 6, 7), m(4, 3, 3, 3), m(4), m(2, 4, 6, 7)),
+     lambda x, w, b, r: _conv2d_add_clamp(x, w, b, r, [1, 1], [1, 1], [1, 1], 1, 0.0,
+                                          math.inf), ()),
+    ("stride_no_bias_open", _inputs(m(1, 2, 9, 8), m(3, 2, 1, 1), m(1, 3, 5, 4)),
+     lambda x, w, r: _conv2d_add_clamp(x, w, None, r, [2, 2], [0, 0], [1, 1], 1, -math.inf,
+                                       math.inf), ()),
+    ("groups_relu6", _inputs(m(1, 4, 5, 5), m(6, 2, 3, 3), m(6), m(1, 6, 3, 3)),
+     lambda x, w, b, r: _conv2d_add_clamp(x, w, b, r, [1, 1], [0, 0], [1, 1], 2, 0.0, 6.0), ()),
+    ("depthwise", _inputs(m(2, 3, 5, 6), m(3, 1, 3, 3), m(3), m(2, 3, 3, 3)),
+     lambda x, w, b, r: _conv2d_add_clamp(x, w, b, r, [2, 2], [1, 1], [1, 1], 3, -0.5, 0.25),
+     ()),
+), dtypes=(torch.float32,), kind=REDUCTION)
+
 # torchedge::linear_prepacked (to_pte's weight prepacking) called directly:
 # weight_packed is [ceil(N / 16), K, 16] (random padding columns: never read).
 _linear_prepacked = torch.ops.torchedge.linear_prepacked.default
@@ -141,6 +158,7 @@ LINEAR_PREPACKED = OpSpec("torchedge::linear_prepacked.out", _linear_prepacked, 
 MATMUL = [
     CONV,
     CONV2D_CLAMP,
+    CONV2D_ADD_CLAMP,
     LINEAR_PREPACKED,
     OpSpec("aten::mm.out", torch.mm, _matmul_rows("mm"), kind=REDUCTION),
     OpSpec("aten::bmm.out", torch.bmm, _matmul_rows("bmm"), kind=REDUCTION),

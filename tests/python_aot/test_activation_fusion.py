@@ -1,10 +1,11 @@
 """to_pte's convolution + activation fusion (passes/activation_fusion.py).
 
 The pass rewrites float32 conv2d + relu / relu6 / hardtanh / clamp into one
-torchedge::conv2d_clamp call and leaves every other convolution alone; a
-MobileNet-like model lowered with it runs on the optimized and portable
-kernels and matches eager; the EdgeProgram is not modified; XNNPACK still
-delegates conv + relu (it sees the EdgeProgram, before the fusion).
+torchedge::conv2d_clamp call, conv2d + add (+ activation) into one
+torchedge::conv2d_add_clamp call, and leaves every other convolution alone;
+MobileNet- and ResNet-like models lowered with it run on the optimized and
+portable kernels and match eager; the EdgeProgram is not modified; XNNPACK
+still delegates conv + relu (it sees the EdgeProgram, before the fusion).
 """
 
 from __future__ import annotations
@@ -21,10 +22,15 @@ from torch.export import ExportedProgram
 import torchedge
 from torchedge import runtime
 from torchedge.passes import conv2d_clamp_op
-from torchedge.passes.activation_fusion import CONV2D_CLAMP, fuse_conv_activations
+from torchedge.passes.activation_fusion import (
+    CONV2D_ADD_CLAMP,
+    CONV2D_CLAMP,
+    fuse_conv_activations,
+)
 
 aten = torch.ops.aten
 FUSED_KERNEL = "torchedge::conv2d_clamp.out"
+RESIDUAL_KERNEL = "torchedge::conv2d_add_clamp.out"
 TOLERANCE = {"rtol": 1e-4, "atol": 1e-5}
 
 
@@ -107,6 +113,91 @@ def test_the_op_is_the_clamped_convolution():
         conv2d_clamp_op.conv2d_clamp_reference(x, w, b, [1, 1], [0, 0], [1, 1], 2, 1.0, 0.0)
 
 
+@pytest.mark.parametrize("fn, bounds", [
+    (lambda l, x: F.relu(l[0](x) + x), (0.0, math.inf)),        # ResNet's block end
+    (lambda l, x: F.relu(x + l[0](x)), (0.0, math.inf)),        # residual first
+    (lambda l, x: l[0](x) + x, (-math.inf, math.inf)),          # MobileNetV2's projection
+    (lambda l, x: F.relu6(l[0](x) + l[1](x)), (0.0, 6.0)),      # downsample branch: a conv too
+    (lambda l, x: torch.clamp(l[0](x) + x, -1.0, 0.5), (-1.0, 0.5)),
+])
+def test_conv_add_and_activation_become_one_call(fn, bounds):
+    module = Lambda(fn, _conv(3, 3), _conv(3, 3))
+    x = torch.randn(2, 3, 7, 6)
+    count, targets, ep = _fused(module, x)
+    (node,) = [n for n in ep.graph.nodes if n.target == CONV2D_ADD_CLAMP]
+    assert node.args[-2:] == bounds
+    assert aten.add.Tensor not in targets and aten.relu.default not in targets
+    assert count == targets.count(CONV2D_ADD_CLAMP) + targets.count(CONV2D_CLAMP)
+    with torch.no_grad():
+        torch.testing.assert_close(ep.module()(x), module(x), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("fn, shape", [
+    # The convolution's output is read by more than the add.
+    (lambda l, x: _read_twice(l[0](x), lambda y: F.relu(y + x) + y), (1, 3, 6, 6)),
+    # The residual broadcasts: the sum is larger than the convolution.
+    (lambda l, x: l[0](x) + x[:, :, :1, :1], (1, 3, 6, 6)),
+    (lambda l, x: l[0](x) + x[:, :1], (1, 3, 6, 6)),
+    # add with alpha, and sub, are not this pattern.
+    (lambda l, x: torch.add(l[0](x), x, alpha=2), (1, 3, 6, 6)),
+    (lambda l, x: l[0](x) - x, (1, 3, 6, 6)),
+    # A conv added to itself.
+    (lambda l, x: (lambda y: y + y)(l[0](x)), (1, 3, 6, 6)),
+])
+def test_other_residual_adds_are_left_alone(fn, shape):
+    module = Lambda(fn, _conv(3, 3))
+    count, targets, ep = _fused(module, torch.randn(*shape))
+    assert CONV2D_ADD_CLAMP not in targets
+    x = torch.randn(*shape)
+    with torch.no_grad():
+        torch.testing.assert_close(ep.module()(x), module(x), rtol=0, atol=0)
+
+
+def test_the_residual_op_is_the_clamped_sum():
+    x, w, b = torch.randn(1, 4, 6, 6), torch.randn(6, 2, 3, 3), torch.randn(6)
+    r = torch.randn(1, 6, 4, 6)
+    got = CONV2D_ADD_CLAMP(x, w, b, r, [1, 1], [0, 1], [1, 1], 2, -0.5, math.inf)
+    want = torch.clamp(F.conv2d(x, w, b, [1, 1], [0, 1], [1, 1], 2) + r, -0.5)
+    torch.testing.assert_close(got, want, rtol=0, atol=0)
+    with pytest.raises(ValueError, match="residual must be"):
+        CONV2D_ADD_CLAMP(x, w, b, r[:, :, :2], [1, 1], [0, 1], [1, 1], 2, -0.5, math.inf)
+    with pytest.raises(ValueError, match="output_min <= output_max"):
+        conv2d_clamp_op.conv2d_add_clamp_reference(x, w, b, r, [1, 1], [0, 1], [1, 1], 2,
+                                                   1.0, 0.0)
+
+
+class BasicBlock(nn.Module):
+    """ResNet's basic block (the second one of a stage downsamples)."""
+
+    def __init__(self, cin: int, cout: int, stride: int) -> None:
+        super().__init__()
+        self.body = nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False),
+                                  nn.BatchNorm2d(cout), nn.ReLU(),
+                                  nn.Conv2d(cout, cout, 3, 1, 1, bias=False),
+                                  nn.BatchNorm2d(cout))
+        self.down = None if stride == 1 and cin == cout else nn.Sequential(
+            nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        return F.relu(self.body(x) + (x if self.down is None else self.down(x)))
+
+
+@pytest.mark.parametrize("kernels", ["optimized", "portable"])
+def test_resnet_like_model_matches_eager(kernels):
+    torch.manual_seed(0)
+    module = nn.Sequential(nn.Conv2d(3, 8, 3, 1, 1), nn.ReLU(), BasicBlock(8, 8, 1),
+                           BasicBlock(8, 16, 2), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                           nn.Linear(16, 4)).eval()
+    x = torch.randn(2, 3, 17, 15)
+    program = _edge(module, x).to_pte()
+    operators = program.operators["forward"]
+    assert RESIDUAL_KERNEL in operators and FUSED_KERNEL in operators
+    assert "aten::add.out" not in operators and "aten::relu.out" not in operators
+    got = runtime.load(program.buffer, kernels=kernels).forward(x)
+    with torch.no_grad():
+        torch.testing.assert_close(got, module(x), **TOLERANCE)
+
+
 class InvertedResidual(nn.Module):
     """MobileNetV2's block: 1x1 expand, 3x3 depthwise, 1x1 project (+ residual)."""
 
@@ -155,9 +246,11 @@ def test_mobilenet_like_model_matches_eager(kernels):
     module, x = _tiny_mobilenet()
     program = _edge(module, x).to_pte()
     operators = program.operators["forward"]
-    assert FUSED_KERNEL in operators
+    assert FUSED_KERNEL in operators and RESIDUAL_KERNEL in operators
     assert "aten::hardtanh.out" not in operators and "aten::relu.out" not in operators
-    assert "aten::convolution.out" in operators  # the projections have no activation
+    assert "aten::add.out" not in operators
+    # The stride-2 block's projection has neither an activation nor a skip.
+    assert "aten::convolution.out" in operators
     got = runtime.load(program.buffer, kernels=kernels).forward(x)
     with torch.no_grad():
         want = module(x)
@@ -182,7 +275,7 @@ def test_fuse_activations_false_keeps_the_operator_list():
     module, x = _tiny_mobilenet()
     edge = _edge(module, x)
     plain = edge.to_pte(fuse_activations=False).operators["forward"]
-    assert FUSED_KERNEL not in plain
+    assert FUSED_KERNEL not in plain and RESIDUAL_KERNEL not in plain
     assert "aten::hardtanh.out" in plain and "aten::relu.out" in plain
     got = runtime.load(edge.to_pte(fuse_activations=False).buffer).forward(x)
     with torch.no_grad():

@@ -13,7 +13,9 @@
 //                     best_isa() allows). Bias added by a pass over each
 //                     GEMM's output (conv2d_gemm.cpp says why not fused).
 //                     The output clamp (torchedge::conv2d_clamp's fused
-//                     activation) runs in that same pass.
+//                     activation) and the residual add (torchedge::
+//                     conv2d_add_clamp: out = clamp(conv + bias + residual))
+//                     run in that same pass.
 //   conv2d_depthwise  groups == Cin == Cout (any kernel size; 3x3 and 5x5 are
 //                     the zoo's): direct loops over a zero-padded copy of each
 //                     channel plane (AVX2 and scalar builds; the AVX2 build
@@ -61,8 +63,13 @@ struct Conv2dClamp {
   float apply(float v) const { return v < min ? min : (v > max ? max : v); }
 };
 
+// `residual` (or null): a dense [N, Cout, OH, OW] tensor added to the
+// convolution before the clamp, ((acc + bias) + residual), rounded as
+// eager's conv then add; it must not overlap y (y holds partial sums before
+// the last K block).
 Error conv2d_gemm(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
-                  const float* bias, float* y, const Conv2dClamp& clamp = {});
+                  const float* bias, float* y, const Conv2dClamp& clamp = {},
+                  const float* residual = nullptr);
 
 Error conv2d_depthwise(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
                        const float* bias, float* y, const Conv2dClamp& clamp = {});

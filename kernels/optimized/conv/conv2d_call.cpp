@@ -1,6 +1,7 @@
 // The boxed-argument side of the optimized 2-D convolutions (see conv2d_call.h).
 #include "kernels/optimized/conv/conv2d_call.h"
 
+#include "kernels/optimized/threadpool/threadpool.h"
 #include "kernels/portable/support/kernel_args.h"
 
 namespace torchedge {
@@ -14,6 +15,15 @@ bool read_pair(Span<EValue*> args, size_t index, int64_t min, int64_t* h, int64_
   *h = (*list)[0];
   *w = (*list)[list->size() - 1];
   return *h >= min && *w >= min;
+}
+
+// y[i] = clamp(y[i] + residual[i]) after the depthwise loops, which fuse
+// only the clamp (the zoo's depthwise layers have no residual; this keeps
+// the op correct for any model at one extra pass).
+void add_residual(float* y, const float* residual, int64_t count, const Conv2dClamp& clamp) {
+  parallel_for(0, count, 16384, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) y[i] = clamp.apply(y[i] + residual[i]);
+  });
 }
 
 }  // namespace
@@ -59,7 +69,8 @@ bool conv2d_fast_shape(Span<EValue*> args, const Conv2dArgs& at, Conv2dShape* s)
 }
 
 Error run_conv2d_fast(KernelContext& ctx, Span<EValue*> args, const Conv2dArgs& at,
-                      const Conv2dShape& s, const Conv2dClamp& clamp, bool* declined) {
+                      const Conv2dShape& s, const Conv2dClamp& clamp, const float* residual,
+                      bool* declined) {
   *declined = false;
   Tensor& out = args[at.out]->to_tensor();
   const int64_t sizes[] = {s.batch, s.out_channels, s.out_h, s.out_w};
@@ -74,9 +85,12 @@ Error run_conv2d_fast(KernelContext& ctx, Span<EValue*> args, const Conv2dArgs& 
   float* y = out.mutable_data_as<float>();
   Error err = Error::NotSupported;
   if (s.groups == s.in_channels && s.out_channels == s.in_channels) {
-    err = conv2d_depthwise(ctx, s, x, w, b, y, clamp);
+    err = conv2d_depthwise(ctx, s, x, w, b, y, residual == nullptr ? clamp : Conv2dClamp{});
+    if (err == Error::Ok && residual != nullptr) {
+      add_residual(y, residual, static_cast<int64_t>(out.numel()), clamp);
+    }
   } else {
-    err = conv2d_gemm(ctx, s, x, w, b, y, clamp);
+    err = conv2d_gemm(ctx, s, x, w, b, y, clamp, residual);
   }
   if (err == Error::NotSupported || err == Error::MemoryAllocationFailed) {
     *declined = true;

@@ -1,10 +1,10 @@
 // torchedge/kernels/optimized/conv/conv2d_call.h
 //
 // The boxed-argument side of the optimized 2-D convolutions, shared by
-// aten::convolution.out (ops/op_convolution.cpp) and torchedge::conv2d_clamp.out
-// (ops/op_conv2d_clamp.cpp): both read input, weight, bias, stride, padding,
-// dilation, groups and out, at positions given by a Conv2dArgs, and run the
-// same fast path (conv/conv2d.h).
+// aten::convolution.out (ops/op_convolution.cpp), torchedge::conv2d_clamp.out
+// and torchedge::conv2d_add_clamp.out (ops/op_conv2d_clamp.cpp): all read
+// input, weight, bias, stride, padding, dilation, groups and out, at
+// positions given by a Conv2dArgs, and run the same fast path (conv/conv2d.h).
 #pragma once
 
 #include <cstddef>
@@ -31,13 +31,16 @@ struct Conv2dArgs {
 bool conv2d_fast_shape(Span<EValue*> args, const Conv2dArgs& at, Conv2dShape* s);
 
 /// Runs a call conv2d_fast_shape accepted (`s` is its geometry): resizes out,
-/// then the depthwise loops or the GEMM, applying `clamp`. Sets `*declined`
+/// then the depthwise loops or the GEMM, adding `residual` (null, or dense
+/// float32 of out's shape, not overlapping out: the caller checks) and
+/// applying `clamp`. Sets `*declined`
 /// (and returns Ok, out possibly resized but not written) when the portable
 /// kernel must take the call after all: out not contiguous, a shape the
 /// depthwise loops do not take, scratch too short. `declined` must not be
 /// null.
 Error run_conv2d_fast(KernelContext& ctx, Span<EValue*> args, const Conv2dArgs& at,
-                      const Conv2dShape& s, const Conv2dClamp& clamp, bool* declined);
+                      const Conv2dShape& s, const Conv2dClamp& clamp, const float* residual,
+                      bool* declined);
 
 }  // namespace optimized
 }  // namespace torchedge

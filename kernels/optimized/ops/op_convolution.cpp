@@ -24,7 +24,7 @@ Error convolution_out(KernelContext& ctx, Span<EValue*> args) {
     return native::convolution_out(ctx, args);
   }
   bool declined = false;
-  TE_RETURN_IF_ERROR(run_conv2d_fast(ctx, args, kAt, s, Conv2dClamp{}, &declined));
+  TE_RETURN_IF_ERROR(run_conv2d_fast(ctx, args, kAt, s, Conv2dClamp{}, nullptr, &declined));
   return declined ? native::convolution_out(ctx, args) : Error::Ok;
 }
 

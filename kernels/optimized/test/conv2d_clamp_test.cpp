@@ -1,6 +1,7 @@
-// torchedge::conv2d_clamp.out, optimized and portable. The optimized kernel
-// must be bit-identical to the unfused path it replaces (the optimized
-// aten::convolution.out, then the optimized aten::hardtanh.out), NaN
+// torchedge::conv2d_clamp.out and torchedge::conv2d_add_clamp.out, optimized
+// and portable. The optimized kernels must be bit-identical to the unfused
+// path they replace (the optimized aten::convolution.out, then the optimized
+// aten::add.out with the residual, then the optimized aten::hardtanh.out), NaN
 // included, on GEMM (1x1 direct, im2col, grouped) and depthwise (3x3 / 1 and
 // / 2 register-blocked, 5x5 and dilated generic loops) geometries, random
 // ones too, for relu / relu6 / (-0.5, 2) / unbounded ranges, at 1 and 2
@@ -18,6 +19,7 @@ namespace torchedge {
 namespace optimized {
 #define TE_OPTIMIZED_KERNEL(name, function) Error function(KernelContext&, Span<EValue*>);
 #include "kernels/optimized/kernel_list.inc"
+#include "kernels/optimized/transformer_kernels.inc"  // aten::add.out
 #undef TE_OPTIMIZED_KERNEL
 }  // namespace optimized
 
@@ -66,7 +68,10 @@ class Case {
       : g_(g),
         x_(ScalarType::Float, {g.n, g.cin, g.h, g.w}),
         w_(ScalarType::Float, {g.cout, g.cin / g.groups, g.kh, g.kw}),
-        b_(ScalarType::Float, {g.cout}) {
+        b_(ScalarType::Float, {g.cout}),
+        out_shape_{g.n, g.cout, (g.h + 2 * g.pad - g.dil * (g.kh - 1) - 1) / g.stride + 1,
+                   (g.w + 2 * g.pad - g.dil * (g.kw - 1) - 1) / g.stride + 1},
+        r_(ScalarType::Float, out_shape_) {
     std::vector<float> x = random_floats(numel(x_.shape()), rng, 3.0f);
     if (with_nan) {
       for (size_t i = 0; i < x.size(); i += 97) x[i] = std::numeric_limits<float>::quiet_NaN();
@@ -74,8 +79,41 @@ class Case {
     x_.fill(x);
     w_.fill(random_floats(numel(w_.shape()), rng, 1.0f));
     b_.fill(random_floats(static_cast<size_t>(g.cout), rng, 1.0f));
-    out_shape_ = {g.n, g.cout, (g.h + 2 * g.pad - g.dil * (g.kh - 1) - 1) / g.stride + 1,
-                  (g.w + 2 * g.pad - g.dil * (g.kw - 1) - 1) / g.stride + 1};
+    std::vector<float> r = random_floats(numel(out_shape_), rng, 2.0f);
+    if (with_nan) r[r.size() / 2] = std::numeric_limits<float>::quiet_NaN();
+    r_.fill(r);
+  }
+
+  // conv2d_add_clamp.out (the residual r_) through `fn`.
+  std::vector<float> fused_add(KernelFn fn, double lo, double hi, bool* used_scratch = nullptr) {
+    TestTensor out(ScalarType::Float, out_shape_);
+    Args a;
+    a.t(x_).t(w_);
+    if (g_.bias) a.t(b_); else a.none();
+    a.t(r_).ints({g_.stride}).ints({g_.pad}).ints({g_.dil}).i(g_.groups).d(lo).d(hi).t(out);
+    std::vector<unsigned char> arena(size_t{16} << 20);
+    MemoryAllocator temp(arena.data(), arena.size());
+    KernelContext ctx(&temp);
+    EXPECT_EQ(a.run_with(fn, ctx), Error::Ok);
+    if (used_scratch != nullptr) *used_scratch = temp.used() > 0;
+    return out.values<float>();
+  }
+
+  // The unfused residual path: optimized convolution.out, add.out (conv +
+  // residual, eager's operand order), hardtanh.out.
+  std::vector<float> unfused_add(double lo, double hi) {
+    TestTensor conv(ScalarType::Float, out_shape_), sum(ScalarType::Float, out_shape_),
+        out(ScalarType::Float, out_shape_);
+    Args a;
+    conv_inputs(a).b(false).ints({0}).i(g_.groups).t(conv);
+    EXPECT_EQ(a.run(&optimized::convolution_out), Error::Ok);
+    Args add;
+    add.t(conv).t(r_).i(1).t(sum);
+    EXPECT_EQ(add.run(&optimized::add_out), Error::Ok);
+    Args h;
+    h.t(sum).d(lo).d(hi).t(out);
+    EXPECT_EQ(h.run(&optimized::hardtanh_out), Error::Ok);
+    return out.values<float>();
   }
 
   // conv2d_clamp.out through `fn`; `*used_scratch` says whether it took temp memory.
@@ -112,7 +150,8 @@ class Case {
 
   Geometry g_;
   TestTensor x_, w_, b_;
-  std::vector<int32_t> out_shape_;
+  std::vector<int32_t> out_shape_;  // before r_, which is made with it
+  TestTensor r_;
 };
 
 void expect_bit_identical(const std::vector<float>& got, const std::vector<float>& want) {
@@ -149,6 +188,12 @@ void check(const Geometry& g, std::mt19937& rng, bool with_nan) {
         ASSERT_TRUE(v >= bounds[0] && v <= bounds[1]) << v;
       }
     }
+    SCOPED_TRACE("with residual");
+    const std::vector<float> sum =
+        c.fused_add(&optimized::conv2d_add_clamp_out, bounds[0], bounds[1], &fast);
+    EXPECT_TRUE(fast) << "the optimized path ran";
+    expect_bit_identical(sum, c.unfused_add(bounds[0], bounds[1]));
+    expect_close(c.fused_add(&native::conv2d_add_clamp_out, bounds[0], bounds[1]), sum);
   }
 }
 
@@ -233,6 +278,36 @@ TEST(Conv2dClampErrors, BadArgumentsAreErrors) {
     Args bad_groups;  // 2 input channels, groups 3
     bad_groups.t(x).t(w).none().ints({1}).ints({0}).ints({1}).i(3).d(0.0).d(6.0).t(y);
     EXPECT_NE(bad_groups.run(fn), Error::Ok);
+  }
+  TestTensor r(ScalarType::Float, {1, 3, 3, 3}), r_wrong(ScalarType::Float, {1, 3, 3, 2}),
+      r_int(ScalarType::Int, {1, 3, 3, 3});
+  r.fill(std::vector<float>(27, -1.0f));
+  const KernelFn add_kernels[] = {&optimized::conv2d_add_clamp_out, &native::conv2d_add_clamp_out};
+  for (KernelFn fn : add_kernels) {
+    Args wrong_shape;
+    wrong_shape.t(x).t(w).none().t(r_wrong).ints({1}).ints({0}).ints({1}).i(1).d(0.0).d(6.0).t(y);
+    EXPECT_EQ(wrong_shape.run(fn), Error::InvalidArgument);
+    Args wrong_dtype;
+    wrong_dtype.t(x).t(w).none().t(r_int).ints({1}).ints({0}).ints({1}).i(1).d(0.0).d(6.0).t(y);
+    EXPECT_EQ(wrong_dtype.run(fn), Error::InvalidArgument);
+    Args aliased;  // the output is the residual: it would be overwritten mid-way
+    aliased.t(x).t(w).none().t(y).ints({1}).ints({0}).ints({1}).i(1).d(0.0).d(6.0).t(y);
+    EXPECT_EQ(aliased.run(fn), Error::InvalidArgument);
+    Args inverted;
+    inverted.t(x).t(w).none().t(r).ints({1}).ints({0}).ints({1}).i(1).d(1.0).d(0.0).t(y);
+    EXPECT_EQ(inverted.run(fn), Error::InvalidArgument);
+    Args too_few;  // conv2d_clamp's argument list
+    too_few.t(x).t(w).none().ints({1}).ints({0}).ints({1}).i(1).d(0.0).d(6.0).t(y);
+    EXPECT_NE(too_few.run(fn), Error::Ok);
+    // Valid calls: a 3x3 sum of 18 ones plus the residual's -1, clamped.
+    Args add_ok;
+    add_ok.t(x).t(w).none().t(r).ints({1}).ints({0}).ints({1}).i(1).d(-kInf).d(10.0).t(y);
+    ASSERT_EQ(add_ok.run(fn), Error::Ok);
+    for (float v : y.values<float>()) EXPECT_EQ(v, 10.0f);  // min(18 - 1, 10)
+    Args add_open;
+    add_open.t(x).t(w).none().t(r).ints({1}).ints({0}).ints({1}).i(1).d(-kInf).d(kInf).t(y);
+    ASSERT_EQ(add_open.run(fn), Error::Ok);
+    for (float v : y.values<float>()) EXPECT_EQ(v, 17.0f);  // 18 - 1
   }
   // A valid call through the portable kernel: relu6 of a 3x3 sum of 18 ones.
   Args ok;

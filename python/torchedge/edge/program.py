@@ -57,7 +57,8 @@ class EdgeProgram:
         input_guards=True (False for programs meant for upstream's runtime,
         which lacks the guards' aten::_assert_scalar kernel), fuse_activations=True
         (float32 conv2d + relu/hardtanh/clamp run as one torchedge::conv2d_clamp
-        call; False for upstream's runtime, which lacks that kernel),
+        call, conv2d + residual add (+ activation) as one torchedge::conv2d_add_clamp;
+        False for upstream's runtime, which lacks those kernels),
         prepack_weights=True (float32 linear layers with a constant weight run
         as torchedge::linear_prepacked, the weight stored in the GEMM's packed
         layout; False for upstream's runtime). This EdgeProgram is not modified.

@@ -1,4 +1,5 @@
-"""torchedge::conv2d_clamp: a float32 2-D convolution with its activation fused.
+"""torchedge::conv2d_clamp and torchedge::conv2d_add_clamp: a float32 2-D
+convolution with its activation (and residual add) fused.
 
     torchedge::conv2d_clamp(Tensor input, Tensor weight, Tensor? bias, int[] stride,
         int[] padding, int[] dilation, int groups, float output_min, float output_max)
@@ -7,11 +8,23 @@
 is clamp(conv2d(input, weight, bias, stride, padding, dilation, groups),
 output_min, output_max): relu is (0, +inf), relu6 (0, 6), hardtanh(a, b) and
 clamp(a, b) are (a, b); an open end is +-inf. NaN propagates, as in relu,
-hardtanh and clamp. The `.out` overload (same arguments, then `*, Tensor(a!)
-out`) is the runtime kernel "torchedge::conv2d_clamp.out"
+hardtanh and clamp.
+
+    torchedge::conv2d_add_clamp(Tensor input, Tensor weight, Tensor? bias,
+        Tensor residual, int[] stride, int[] padding, int[] dilation, int groups,
+        float output_min, float output_max) -> Tensor
+
+is clamp(conv2d(...) + residual, output_min, output_max), residual of the
+convolution's output shape (no broadcasting): a ResNet block's last
+convolution, its skip connection and relu (or MobileNetV2's projection and
+skip with no activation: (-inf, +inf)). The sum is rounded once per element,
+as eager's add is: (conv + bias) + residual.
+
+The `.out` overloads (same arguments, then `*, Tensor(a!) out`) are the runtime
+kernels "torchedge::conv2d_clamp.out" and "torchedge::conv2d_add_clamp.out"
 (kernels/portable/op_conv2d_clamp.cpp, kernels/optimized/ops/op_conv2d_clamp.cpp,
-which clamps in the convolution's epilogue). Only activation_fusion.py makes
-these calls, at to_pte time; the EdgeProgram itself stays core ATen.
+which add and clamp in the convolution's bias pass). Only activation_fusion.py
+makes these calls, at to_pte time; the EdgeProgram itself stays core ATen.
 """
 
 from __future__ import annotations
@@ -24,14 +37,18 @@ import torch.nn.functional as F
 
 NAMESPACE = "torchedge"
 OP_NAME = "conv2d_clamp"
+ADD_OP_NAME = "conv2d_add_clamp"
 _ARGUMENTS = ("Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, "
               "int[] dilation, int groups, float output_min, float output_max")
+_ADD_ARGUMENTS = ("Tensor input, Tensor weight, Tensor? bias, Tensor residual, int[] stride, "
+                  "int[] padding, int[] dilation, int groups, float output_min, "
+                  "float output_max")
 
 _library = torch.library.Library(NAMESPACE, "FRAGMENT")
 
 
-def _check(input: torch.Tensor, output_min: float, output_max: float) -> None:
-    where = f"{NAMESPACE}::{OP_NAME}"
+def _check(op: str, input: torch.Tensor, output_min: float, output_max: float) -> None:
+    where = f"{NAMESPACE}::{op}"
     if input.dim() != 4 or not input.is_floating_point():
         raise ValueError(f"{where}: input must be a 4-d float tensor, got {input.dtype} "
                          f"{list(input.shape)}")
@@ -40,27 +57,56 @@ def _check(input: torch.Tensor, output_min: float, output_max: float) -> None:
                          f"{output_max}")
 
 
+def _check_residual(y: torch.Tensor, residual: torch.Tensor) -> None:
+    if residual.shape != y.shape or residual.dtype != y.dtype:
+        raise ValueError(f"{NAMESPACE}::{ADD_OP_NAME}: residual must be {y.dtype} "
+                         f"{list(y.shape)} (the convolution's output), got {residual.dtype} "
+                         f"{list(residual.shape)}")
+
+
 def conv2d_clamp_reference(input: torch.Tensor, weight: torch.Tensor,
                            bias: Optional[torch.Tensor], stride: Sequence[int],
                            padding: Sequence[int], dilation: Sequence[int], groups: int,
                            output_min: float, output_max: float) -> torch.Tensor:
-    _check(input, output_min, output_max)
+    _check(OP_NAME, input, output_min, output_max)
     y = F.conv2d(input, weight, bias, list(stride), list(padding), list(dilation), groups)
     return torch.clamp(y, output_min, output_max)
 
 
+def conv2d_add_clamp_reference(input: torch.Tensor, weight: torch.Tensor,
+                               bias: Optional[torch.Tensor], residual: torch.Tensor,
+                               stride: Sequence[int], padding: Sequence[int],
+                               dilation: Sequence[int], groups: int, output_min: float,
+                               output_max: float) -> torch.Tensor:
+    _check(ADD_OP_NAME, input, output_min, output_max)
+    y = F.conv2d(input, weight, bias, list(stride), list(padding), list(dilation), groups)
+    _check_residual(y, residual)
+    return torch.clamp(y + residual, output_min, output_max)
+
+
 def _fake(input, weight, bias, stride, padding, dilation, groups, output_min, output_max):
-    _check(input, output_min, output_max)
+    _check(OP_NAME, input, output_min, output_max)
     return F.conv2d(input, weight, bias, list(stride), list(padding), list(dilation), groups)
 
 
+def _fake_add(input, weight, bias, residual, stride, padding, dilation, groups, output_min,
+              output_max):
+    _check(ADD_OP_NAME, input, output_min, output_max)
+    y = F.conv2d(input, weight, bias, list(stride), list(padding), list(dilation), groups)
+    _check_residual(y, residual)
+    return y
+
+
 def _register() -> None:
-    if hasattr(getattr(torch.ops, NAMESPACE), OP_NAME):  # module reloaded: already registered
-        return
-    _library.define(f"{OP_NAME}({_ARGUMENTS}) -> Tensor")
-    _library.define(f"{OP_NAME}.out({_ARGUMENTS}, *, Tensor(a!) out) -> Tensor(a!)")
-    _library.impl(OP_NAME, conv2d_clamp_reference, "CompositeExplicitAutograd")
-    torch.library.register_fake(f"{NAMESPACE}::{OP_NAME}", _fake, lib=_library)
+    for name, arguments, reference, fake in (
+            (OP_NAME, _ARGUMENTS, conv2d_clamp_reference, _fake),
+            (ADD_OP_NAME, _ADD_ARGUMENTS, conv2d_add_clamp_reference, _fake_add)):
+        if hasattr(getattr(torch.ops, NAMESPACE), name):  # module reloaded: already registered
+            continue
+        _library.define(f"{name}({arguments}) -> Tensor")
+        _library.define(f"{name}.out({arguments}, *, Tensor(a!) out) -> Tensor(a!)")
+        _library.impl(name, reference, "CompositeExplicitAutograd")
+        torch.library.register_fake(f"{NAMESPACE}::{name}", fake, lib=_library)
 
 
 _register()
