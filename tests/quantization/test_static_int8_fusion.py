@@ -22,7 +22,7 @@ from torchedge.quantization.static_int8_fusion import fuse_static_int8, output_b
 te = torch.ops.torchedge
 qd = torch.ops.quantized_decomposed
 FUSED_OPS = {te.conv2d_int8.default, te.depthwise_conv2d_int8.default,
-             te.quantized_linear.default, te.add_int8.default}
+             te.quantized_linear.default, te.add_int8.default, te.conv2d_add_int8.default}
 
 
 class Net(nn.Module):
@@ -40,14 +40,14 @@ class Net(nn.Module):
     def forward(self, x):
         y1 = F.relu(self.c1(x))
         y2 = F.relu6(self.c2(y1))
-        y3 = F.relu(self.act3(self.c3(y2)) + y1)                               # residual add + relu
+        y3 = F.relu(self.act3(self.c3(y2)) + y1)                  # conv + residual add + relu
         y4 = self.c4(y3)
-        y5 = self.c5(y4) + y4                                                  # residual add
+        y5 = self.c5(y4) + y4                                     # conv + residual add
         return y5, y5 + F.adaptive_avg_pool2d(y5, 1)                           # broadcasting add
 
 
-EXPECTED = {"conv2d_int8": 4, "depthwise_conv2d_int8": 1, "quantized_linear": 0, "add_int8": 2,
-            "max_pool2d": 0}
+EXPECTED = {"conv2d_int8": 2, "depthwise_conv2d_int8": 1, "quantized_linear": 0, "add_int8": 0,
+            "conv2d_add_int8": 2, "max_pool2d": 0}
 
 
 def _inputs(seed: int, shape=(2, 3, 12, 12)) -> torch.Tensor:
@@ -114,7 +114,8 @@ def test_in_place_forms_are_fused_and_bit_identical():
     assert {str(t) for t in _targets(unfused.graph)} >= {
         "aten.relu_.default", "aten.hardtanh_.default", "aten.add_.Tensor"}
     targets = _targets(fused.graph)
-    assert targets.count(te.conv2d_int8.default) == 2 and targets.count(te.add_int8.default) == 1
+    assert targets.count(te.conv2d_int8.default) == 1 and targets.count(te.add_int8.default) == 0
+    assert targets.count(te.conv2d_add_int8.default) == 1
     assert not [t for t in targets if str(t).startswith("aten.")], targets
     for seed in range(3):
         x = _inputs(seed) * (1 + seed)
@@ -194,7 +195,7 @@ def test_asymmetric_weights_are_left_alone():
     before = _conv_targets(gm)
     counts = fuse_static_int8(gm)
     assert counts == {"conv2d_int8": 0, "depthwise_conv2d_int8": 0, "quantized_linear": 0,
-                      "add_int8": 2, "max_pool2d": 0}
+                      "add_int8": 2, "conv2d_add_int8": 0, "max_pool2d": 0}
     assert _conv_targets(gm) == before
 
 
@@ -206,7 +207,8 @@ def test_uint8_output_is_left_alone():
     assert q.target == qd.quantize_per_tensor.default
     q.args = (*q.args[:3], 0, 255, torch.uint8)
     counts = fuse_static_int8(gm)
-    assert counts["conv2d_int8"] == EXPECTED["conv2d_int8"] - 1
+    assert counts["conv2d_int8"] + counts["conv2d_add_int8"] == \
+        EXPECTED["conv2d_int8"] + EXPECTED["conv2d_add_int8"] - 1
     assert conv.graph is gm.graph and conv in gm.graph.nodes
 
 
@@ -377,7 +379,7 @@ def test_runtime_matches_eager_quantized_reference(programs, kernels):
     fused, _ = programs
     program, loaded = _load(fused, kernels)
     assert {"torchedge::conv2d_int8.out", "torchedge::depthwise_conv2d_int8.out",
-            "torchedge::add_int8.out"} <= set(program.operators["forward"])
+            "torchedge::conv2d_add_int8.out"} <= set(program.operators["forward"])
     scales = _output_scales(fused)
     for seed in range(4):
         x = _inputs(seed) * (1 + seed)
@@ -442,7 +444,9 @@ def test_digits_cnn_runtime_predictions_agree(models, data):
     example = data.batches("train")[0]
     ep = tq.quantize_pt2e(copy.deepcopy(models["cnn"]), (example,), data.batches("train")[:4])
     targets = _targets(ep.graph)
-    assert targets.count(te.conv2d_int8.default) == 3 and targets.count(te.add_int8.default) == 1
+    convs = targets.count(te.conv2d_int8.default) + targets.count(te.conv2d_add_int8.default)
+    adds = targets.count(te.add_int8.default) + targets.count(te.conv2d_add_int8.default)
+    assert convs == 3 and adds == 1
     _, loaded = _load(ep, "optimized")
     batches = data.batches("test")
     reference = digits.predictions(ep.module(), batches)
@@ -551,3 +555,103 @@ def test_max_pool_runs_on_int8_exactly(kernels):
         assert torch.equal(want, unfused.module()(x)), seed
         steps = ((_first(loaded.forward(x)) - want) / _output_scale(fused)).abs()
         assert steps.max() <= 1 + 1e-3 and (steps < 1e-3).double().mean() >= IDENTICAL, seed
+
+
+# -- (f) conv2d_int8 + add_int8 -> conv2d_add_int8 ----------------------------------------
+
+class Block(nn.Module):
+    """A ResNet basic block; `swap` puts the conv's output second in the add."""
+
+    def __init__(self, swap: bool = False) -> None:
+        super().__init__()
+        self.c1, self.c2 = nn.Conv2d(8, 8, 3, padding=1), nn.Conv2d(8, 8, 3, padding=1)
+        self.swap = swap
+
+    def forward(self, x):
+        y = self.c2(F.relu(self.c1(x)))
+        return F.relu(x + y if self.swap else y + x)
+
+
+class SharedConvOutput(Block):
+    """The conv's output is also a model output: the add must stay separate."""
+
+    def forward(self, x):
+        y = self.c2(F.relu(self.c1(x)))
+        return F.relu(y + x), y
+
+
+BLOCK_SHAPE = (2, 8, 12, 12)
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_conv_add_fuses_in_either_operand_position(swap):
+    def block():
+        return Block(swap)
+
+    fused, unfused = _quantize(True, block, BLOCK_SHAPE), _quantize(False, block, BLOCK_SHAPE)
+    targets = _targets(fused.graph)
+    assert targets.count(te.conv2d_add_int8.default) == 1, targets
+    assert targets.count(te.conv2d_int8.default) == 1 and te.add_int8.default not in targets
+    for seed in range(4):
+        x = _inputs(seed, BLOCK_SHAPE) * (1 + seed)
+        assert torch.equal(fused.module()(x), unfused.module()(x)), seed
+
+
+def test_conv_output_with_other_users_is_not_fused():
+    fused = _quantize(True, SharedConvOutput, BLOCK_SHAPE)
+    targets = _targets(fused.graph)
+    assert te.conv2d_add_int8.default not in targets
+    assert targets.count(te.conv2d_int8.default) == 2 and targets.count(te.add_int8.default) == 1
+    unfused = _quantize(False, SharedConvOutput, BLOCK_SHAPE)
+    x = _inputs(5, BLOCK_SHAPE)
+    for got, want in zip(fused.module()(x), unfused.module()(x), strict=True):
+        assert torch.equal(got, want)
+
+
+@pytest.mark.parametrize("kernels", ["optimized", "portable"])
+@pytest.mark.parametrize("swap", [False, True])
+def test_runtime_conv_add_matches_eager(kernels, swap):
+    ep = _quantize(True, lambda: Block(swap), BLOCK_SHAPE)
+    program, loaded = _load(ep, kernels)
+    assert "torchedge::conv2d_add_int8.out" in program.operators["forward"]
+    assert "torchedge::add_int8.out" not in program.operators["forward"]
+    for seed in range(4):
+        x = _inputs(seed, BLOCK_SHAPE) * (1 + seed)
+        steps = ((_first(loaded.forward(x)) - ep.module()(x)) / _output_scale(ep)).abs()
+        assert steps.max() <= 1 + 1e-3 and (steps < 1e-3).double().mean() >= IDENTICAL, seed
+
+
+def _conv_add_args(**change) -> dict:
+    args = _conv_args()
+    args = {("conv_" + k[len("output_"):] if k.startswith("output_") else k): v
+            for k, v in args.items()}
+    args.update(residual=torch.zeros(1, 8, 6, 6, dtype=torch.int8), residual_scale=0.1,
+                residual_zero_point=-2, output_scale=0.2, output_zero_point=1, output_min=1,
+                output_max=127)
+    args.update(change)
+    return args
+
+
+def test_conv2d_add_int8_is_conv_then_add():
+    g = torch.Generator().manual_seed(2)
+    residual = torch.randint(-128, 128, (1, 8, 6, 6), dtype=torch.int8, generator=g)
+    x = torch.randint(-128, 128, (1, 4, 6, 6), dtype=torch.int8, generator=g)
+    args = _conv_add_args(input=x, residual=residual)
+    conv = te.conv2d_int8(*list(args.values())[:15])
+    want = te.add_int8(residual, 0.1, -2, conv, 0.05, 3, 0.2, 1, 1, 127)
+    assert torch.equal(te.conv2d_add_int8(*args.values()), want)
+
+
+@pytest.mark.parametrize("change,message", [
+    (dict(residual=torch.zeros(1, 8, 6, 5, dtype=torch.int8)), r"residual must be int8 \[1, 8, 6, 6\]"),
+    (dict(residual=torch.zeros(1, 8, 6, 6)), "residual must be int8"),
+    (dict(residual_zero_point=128), "residual_zero_point"),
+    (dict(residual_scale=float("nan")), "residual_scale"),
+    (dict(conv_min=5, conv_max=4), "conv_min <= conv_max"),
+    (dict(conv_scale=0.0), "conv_scale"),
+    (dict(output_min=5, output_max=4), "output_min <= output_max"),
+    (dict(groups=3), "groups"),
+])
+def test_conv2d_add_int8_rejects_malformed_arguments(change, message):
+    with pytest.raises(ValueError, match=rf"torchedge::conv2d_add_int8: .*{message}"):
+        te.conv2d_add_int8(*_conv_add_args(**change).values())

@@ -69,6 +69,17 @@ Error check_tensors(const Int8ConvArgs& a, const char* op) {
   return expect_row_major(*a.out, "out", op);
 }
 
+// The residual add of one finished output plane (at element `offset` of
+// out), in place: the conv values become the add's first operand.
+void add_residual(const Int8ConvProblem& p, int64_t offset, int8_t* plane) {
+  Int8AddProblem add = p.residual_add;
+  add.a = plane;
+  add.b = p.residual + offset;
+  add.out = plane;
+  add.count = p.pixels();
+  int8_add_scalar(add, 0, add.count);
+}
+
 }  // namespace
 
 Error prepare_int8_conv(const Int8ConvArgs& a, Int8ConvProblem* p, const char* op) {
@@ -78,9 +89,9 @@ Error prepare_int8_conv(const Int8ConvArgs& a, Int8ConvProblem* p, const char* o
   TE_RETURN_IF_ERROR(check_int_pair(a.padding, "padding", 0, op));
   TE_RETURN_IF_ERROR(check_int_pair(a.dilation, "dilation", 1, op));
   TE_RETURN_IF_ERROR(check_positive_scale(a.input_scale, "input_scale", op));
-  TE_RETURN_IF_ERROR(check_positive_scale(a.output_scale, "output_scale", op));
+  TE_RETURN_IF_ERROR(check_positive_scale(a.output_scale, a.output_scale_name, op));
   TE_RETURN_IF_ERROR(check_int8_value(a.input_zero_point, "input_zero_point", op));
-  TE_RETURN_IF_ERROR(check_int8_value(a.output_zero_point, "output_zero_point", op));
+  TE_RETURN_IF_ERROR(check_int8_value(a.output_zero_point, a.output_zero_point_name, op));
   TE_RETURN_IF_ERROR(check_quant_range(a.output_min, a.output_max, ScalarType::Char, op));
   const Tensor& in = *a.input;
   const int64_t cin = in.size(1), cout = a.weight_scales->size(0), groups = a.groups;
@@ -176,6 +187,7 @@ void int8_conv_scalar(const Int8ConvProblem& p, int64_t n, int64_t g, int64_t m_
         out[oh * p.out_width + ow] = requantize(acc, rq, m);
       }
     }
+    if (p.residual != nullptr) add_residual(p, out - p.out, out);
   }
 }
 
@@ -237,6 +249,32 @@ Avx2Scratch avx2_scratch_of(const Int8ConvProblem& p, const Split& s) {
                      round_up_64(int8_conv_avx2_worker_bytes(p, s.chunk_strips, shared))};
 }
 
+// Widens the weights into `widened` (when not nullptr) and pads image n's
+// planes into `padded` (when not flat) in ONE parallel region: items are
+// groups of weight panels, then groups of input planes (~32K weights or
+// ~64K pixels each), so a conv waits at one barrier before its GEMM, not
+// two.
+void prepare_operands(const Int8ConvProblem& p, int64_t n, int16_t* widened, int8_t* padded) {
+  const int64_t panels = p.groups * p.panels();
+  const int64_t panel_elements = 2 * p.k_pairs() * kInt8ConvPanelRows;
+  const int64_t panel_grain = std::max<int64_t>(1, 32768 / panel_elements);
+  const int64_t plane_grain = std::max<int64_t>(1, 65536 / (p.height * p.width + 1));
+  const int64_t widen_items = widened != nullptr ? (panels + panel_grain - 1) / panel_grain : 0;
+  const int64_t pad_items =
+      int8_conv_is_flat(p) ? 0 : (p.in_channels + plane_grain - 1) / plane_grain;
+  parallel_for(0, widen_items + pad_items, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      if (i < widen_items) {
+        int8_conv_widen_weights(p, i * panel_grain, std::min(panels, (i + 1) * panel_grain),
+                                widened);
+      } else {
+        const int64_t c = (i - widen_items) * plane_grain;
+        int8_conv_pad_image(p, n, c, std::min(p.in_channels, c + plane_grain), padded);
+      }
+    }
+  });
+}
+
 }  // namespace
 #endif
 
@@ -256,32 +294,23 @@ void run_int8_conv(const Int8ConvProblem& p, void* scratch) {
   if (p.batch == 0 || p.out_channels == 0 || p.pixels() == 0) return;
 #if defined(TORCHEDGE_QUANTIZED_X86)
   if (quant_isa() != QuantIsa::kScalar) {
-    // The widened weights (split over panels); per image the padded copy
-    // (split over channels), then the (group, strip) pairs, split once over
-    // the workers; each worker owns one scratch slot.
+    // The widened weights (once) and per image the padded copy, in one
+    // region (prepare_operands), then the (group, strip) pairs, split once
+    // over the workers; each worker owns one scratch slot.
     const Split s = split_of(p);
     const Avx2Scratch layout = avx2_scratch_of(p, s);
     int8_t* padded = static_cast<int8_t*>(scratch);
-    int16_t* widened = nullptr;
-    if (layout.widened > 0) {
-      widened = reinterpret_cast<int16_t*>(static_cast<char*>(scratch) + layout.padded);
-      const int64_t panel_grain = std::max<int64_t>(1, 32768 / (2 * p.k_pairs() * 6));
-      parallel_for(0, p.groups * p.panels(), panel_grain, [&](int64_t begin, int64_t end) {
-        int8_conv_widen_weights(p, begin, end, widened);
-      });
-    }
+    int16_t* widened =
+        layout.widened > 0
+            ? reinterpret_cast<int16_t*>(static_cast<char*>(scratch) + layout.padded)
+            : nullptr;
     char* slots = static_cast<char*>(scratch) + layout.padded + layout.widened;
     const int64_t strips = strips_of(p);
-    const int64_t plane_grain = std::max<int64_t>(1, 65536 / (p.height * p.width + 1));
     for (int64_t n = 0; n < p.batch; ++n) {
+      prepare_operands(p, n, n == 0 ? widened : nullptr, padded);
       Int8ConvSource src{p.input + n * p.in_channels * p.height * p.width, p.width,
                          p.height * p.width, true};
-      if (!int8_conv_is_flat(p)) {
-        parallel_for(0, p.in_channels, plane_grain, [&](int64_t begin, int64_t end) {
-          int8_conv_pad_image(p, n, begin, end, padded);
-        });
-        src = int8_conv_padded_source(p, padded);
-      }
+      if (!int8_conv_is_flat(p)) src = int8_conv_padded_source(p, padded);
       parallel_for(0, s.workers, 1, [&](int64_t begin, int64_t end) {
         for (int64_t wi = begin; wi < end; ++wi) {
           void* worker_scratch = slots + layout.slot * static_cast<size_t>(wi);

@@ -24,11 +24,22 @@
 // packed from it as int16 (x - zx) in the tile's B layout; int32 partial
 // sums wait in a [chunk][Cout_g][16] buffer; the epilogue writes each
 // output channel's 16 contiguous pixels. Scalar: direct loops.
+//
+// Residual add (torchedge::conv2d_add_int8: `residual` set): each output
+// element's int8 value above is not written but goes, with the residual's
+// element at the same index, through support/int8_add.h's formula
+// (residual_add: a = the conv value with the conv's output parameters,
+// b = the residual), and that result is written: bit for bit what
+// add_int8(conv2d_int8(...), residual) computes, in one pass over the
+// output. The AVX2 epilogue adds 16 pixels of two channels at once
+// (x86/int8_add_avx2.h), the scalar path each finished output plane
+// (int8_add_scalar), so the two agree bit for bit as the add's paths do.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/quantized/support/int8_add.h"
 #include "runtime/core/error.h"
 #include "runtime/core/span.h"
 #include "runtime/core/tensor.h"
@@ -57,6 +68,11 @@ struct Int8ConvProblem {
   float inv_out_scale = 1.0f;  // float(1.0 / double(output_scale))
   float out_zero_point = 0.0f;
   float quant_min = -128.0f, quant_max = 127.0f;
+  // The residual add (above): nullptr for a plain convolution; else int8
+  // like `out` (same shape, row-major), not owned, not overlapping `out`.
+  const int8_t* residual = nullptr;
+  // Its scales, zero points and output parameters (a, b, out, count unused).
+  Int8AddProblem residual_add{};
 
   int64_t cin_g() const { return in_channels / groups; }
   int64_t cout_g() const { return out_channels / groups; }
@@ -87,6 +103,10 @@ struct Int8ConvArgs {
   double output_scale;
   int64_t output_zero_point, output_min, output_max;
   Tensor* out;
+  // How errors name output_scale / output_zero_point (conv2d_add_int8 calls
+  // its conv's output parameters conv_scale / conv_zero_point).
+  const char* output_scale_name = "output_scale";
+  const char* output_zero_point_name = "output_zero_point";
 };
 
 /// Checks every argument (InvalidArgument naming `op` and the argument:
@@ -105,7 +125,8 @@ size_t int8_conv_scratch_bytes(const Int8ConvProblem& p);
 void run_int8_conv(const Int8ConvProblem& p, void* scratch);
 
 /// The scalar path for output channels [m_begin, m_end) of group g of image
-/// n (any CPU; tests compare the SIMD path to it bit for bit).
+/// n, residual add included (any CPU; tests compare the SIMD path to it bit
+/// for bit).
 void int8_conv_scalar(const Int8ConvProblem& p, int64_t n, int64_t g, int64_t m_begin,
                       int64_t m_end);
 

@@ -155,7 +155,9 @@ def markdown_report(data: dict[str, Any]) -> str:
             lines.append(f"- {model}: torchedge int8 fused {fused['conv2d_int8']} conv2d_int8, "
                          f"{fused['depthwise_conv2d_int8']} depthwise_conv2d_int8, "
                          f"{fused.get('quantized_linear', 0)} quantized_linear, "
-                         f"{fused['add_int8']} add_int8, {fused.get('int8_max_pool2d', 0)} max "
+                         f"{fused['add_int8']} add_int8, "
+                         f"{fused.get('conv2d_add_int8', 0)} conv2d_add_int8, "
+                         f"{fused.get('int8_max_pool2d', 0)} max "
                          f"pools on int8; {fused['float_conv2d']} convolutions "
                          f"and {fused.get('float_linear', 0)} linear layers left float")
         et = notes.get("executorch_pte")

@@ -63,14 +63,17 @@ def calibration_batches(inputs: tuple, count: int = 4) -> list[tuple]:
 
 def lower_int8(module: torch.nn.Module, inputs: tuple) -> tuple[PteProgram, dict[str, Any]]:
     """Static int8: TorchEdgeQuantizer (PT2E), calibrated on calibration_batches(),
-    conv2d / linear / add fused into torchedge's int8 ops (static_int8_fusion.py), the
-    rest on the optimized kernels. No delegate. The summary counts the fused ops."""
+    conv2d / linear / add fused into torchedge's int8 ops (static_int8_fusion.py; a
+    conv read only by a residual add becomes one conv2d_add_int8, counted apart from
+    conv2d_int8 and add_int8), the rest on the optimized kernels. No delegate. The
+    summary counts the fused ops."""
     from torchedge import quantization as tq
     from torchedge.quantization import int8_conv_ops
 
     ep = tq.quantize_pt2e(module, inputs, calibration_batches(inputs))
     names = (int8_conv_ops.CONV_OP_NAME, int8_conv_ops.DEPTHWISE_OP_NAME,
-             int8_conv_ops.LINEAR_OP_NAME, int8_conv_ops.ADD_OP_NAME)
+             int8_conv_ops.LINEAR_OP_NAME, int8_conv_ops.ADD_OP_NAME,
+             int8_conv_ops.CONV_ADD_OP_NAME)
     targets = [str(n.target) for n in ep.graph.nodes if n.op == "call_function"]
     summary = {name: targets.count(f"torchedge.{name}.default") for name in names}
     summary["int8_max_pool2d"] = sum(

@@ -23,9 +23,20 @@ static_int8_fusion.py replaces those patterns with one call each:
     torchedge::add_int8(a, a_scale, a_zero_point, b, b_scale, b_zero_point,
         output_scale, output_zero_point, output_min, output_max) -> Tensor
 
+and a conv2d_int8 whose output only a residual add reads becomes one call
+(the ResNet block's tail; the add's operand order does not matter: float
+addition commutes):
+
+    torchedge::conv2d_add_int8(<conv2d_int8's arguments, its output_* renamed
+        conv_*>, residual, residual_scale, residual_zero_point,
+        output_scale, output_zero_point, output_min, output_max) -> Tensor
+    == add_int8(conv2d_int8(..., conv_scale, conv_zero_point, conv_min, conv_max),
+                conv_scale, conv_zero_point, residual, residual_scale,
+                residual_zero_point, output_scale, ...)
+
 each with an `.out` overload (the runtime kernels' names, kernels/quantized/
 op_conv2d_int8.cpp, op_depthwise_conv2d_int8.cpp, op_quantized_linear.cpp,
-op_add_int8.cpp). The
+op_add_int8.cpp, op_conv2d_add_int8.cpp). The
 activation is folded into [output_min, output_max]: quantization is monotone,
 so quantize(clamp(y, a, b)) == clamp(quantize(y), quantize(a), quantize(b)).
 
@@ -59,6 +70,7 @@ NAMESPACE = "torchedge"
 CONV_OP_NAME = "conv2d_int8"
 DEPTHWISE_OP_NAME = "depthwise_conv2d_int8"
 ADD_OP_NAME = "add_int8"
+CONV_ADD_OP_NAME = "conv2d_add_int8"
 LINEAR_OP_NAME = "quantized_linear"
 PANEL = 6          # output channels per panel (the runtime GEMM's tile height)
 MAX_K = 65536      # inputs per output channel the runtime's int32 sums allow
@@ -75,6 +87,12 @@ _DEPTHWISE_ARGUMENTS = ("Tensor input, float input_scale, int input_zero_point, 
 _ADD_ARGUMENTS = ("Tensor a, float a_scale, int a_zero_point, Tensor b, float b_scale, "
                   "int b_zero_point, float output_scale, int output_zero_point, "
                   "int output_min, int output_max")
+# conv2d_int8's arguments with its output quantization renamed conv_*, then the add's.
+_CONV_ADD_ARGUMENTS = (_CONV_ARGUMENTS.replace("float output_", "float conv_")
+                       .replace("int output_", "int conv_")
+                       + ", Tensor residual, float residual_scale, int residual_zero_point, "
+                       "float output_scale, int output_zero_point, int output_min, "
+                       "int output_max")
 
 _LINEAR_ARGUMENTS = ("Tensor input_q, float input_scale, int input_zero_point, Tensor weight_q, "
                      "Tensor weight_scales, Tensor? bias, float out_scale, int out_zero_point, "
@@ -149,11 +167,11 @@ def _check_qparams(where: str, prefix: str, scale: float, zero_point: int) -> No
 
 
 def _check_output(where: str, output_scale: float, output_zero_point: int, output_min: int,
-                  output_max: int) -> None:
-    _check_qparams(where, "output_", output_scale, output_zero_point)
+                  output_max: int, prefix: str = "output_") -> None:
+    _check_qparams(where, prefix, output_scale, output_zero_point)
     if not INT8_MIN <= output_min <= output_max <= INT8_MAX:
-        raise ValueError(f"{where}: need -128 <= output_min <= output_max <= 127, got "
-                         f"output_min = {output_min}, output_max = {output_max}")
+        raise ValueError(f"{where}: need -128 <= {prefix}min <= {prefix}max <= 127, got "
+                         f"{prefix}min = {output_min}, {prefix}max = {output_max}")
 
 
 def _check_int8(where: str, name: str, t: torch.Tensor, rank: int) -> None:
@@ -187,7 +205,16 @@ def check_conv2d_int8(input, input_scale, input_zero_point, weight_panels, weigh
                       kernel_size, stride, padding, dilation, groups, output_scale,
                       output_zero_point, output_min, output_max) -> list:
     """Validates conv2d_int8's arguments; returns the output shape."""
-    where = f"torchedge::{CONV_OP_NAME}"
+    return _check_conv(f"torchedge::{CONV_OP_NAME}", "output_", input, input_scale,
+                       input_zero_point, weight_panels, weight_scales, bias, kernel_size, stride,
+                       padding, dilation, groups, output_scale, output_zero_point, output_min,
+                       output_max)
+
+
+def _check_conv(where, out_prefix, input, input_scale, input_zero_point, weight_panels,
+                weight_scales, bias, kernel_size, stride, padding, dilation, groups, output_scale,
+                output_zero_point, output_min, output_max) -> list:
+    """check_conv2d_int8 for op `where`, its output quantization named out_prefix*."""
     _check_int8(where, "input", input, 4)
     _check_int8(where, "weight_panels", weight_panels, 3)
     if weight_scales.dtype != torch.float32 or weight_scales.dim() != 1:
@@ -211,7 +238,7 @@ def check_conv2d_int8(input, input_scale, input_zero_point, weight_panels, weigh
                          f"{list(weight_panels.shape)}")
     _check_bias(where, cout, bias)
     _check_qparams(where, "input_", input_scale, input_zero_point)
-    _check_output(where, output_scale, output_zero_point, output_min, output_max)
+    _check_output(where, output_scale, output_zero_point, output_min, output_max, out_prefix)
     return _conv_output_shape(where, input, cout, kernel_size, stride, padding, dilation)
 
 
@@ -250,6 +277,24 @@ def check_add_int8(a, a_scale, a_zero_point, b, b_scale, b_zero_point, output_sc
     _check_qparams(where, "b_", b_scale, b_zero_point)
     _check_output(where, output_scale, output_zero_point, output_min, output_max)
     return list(a.shape)
+
+
+def check_conv2d_add_int8(input, input_scale, input_zero_point, weight_panels, weight_scales,
+                          bias, kernel_size, stride, padding, dilation, groups, conv_scale,
+                          conv_zero_point, conv_min, conv_max, residual, residual_scale,
+                          residual_zero_point, output_scale, output_zero_point, output_min,
+                          output_max) -> list:
+    """Validates conv2d_add_int8's arguments; returns the output shape (the conv's)."""
+    where = f"torchedge::{CONV_ADD_OP_NAME}"
+    shape = _check_conv(where, "conv_", input, input_scale, input_zero_point, weight_panels,
+                        weight_scales, bias, kernel_size, stride, padding, dilation, groups,
+                        conv_scale, conv_zero_point, conv_min, conv_max)
+    if residual.dtype != torch.int8 or list(residual.shape) != list(shape):
+        raise ValueError(f"{where}: residual must be int8 {list(shape)} (the conv's output "
+                         f"shape), got {residual.dtype} {list(residual.shape)}")
+    _check_qparams(where, "residual_", residual_scale, residual_zero_point)
+    _check_output(where, output_scale, output_zero_point, output_min, output_max)
+    return shape
 
 
 def check_quantized_linear(input_q, input_scale, input_zero_point, weight_q, weight_scales, bias,
@@ -340,6 +385,26 @@ def add_int8_reference(a, a_scale, a_zero_point, b, b_scale, b_zero_point, outpu
     return _quantize(s, output_scale, output_zero_point, output_min, output_max)
 
 
+def conv2d_add_int8_reference(input, input_scale, input_zero_point, weight_panels, weight_scales,
+                              bias, kernel_size, stride, padding, dilation, groups, conv_scale,
+                              conv_zero_point, conv_min, conv_max, residual, residual_scale,
+                              residual_zero_point, output_scale, output_zero_point, output_min,
+                              output_max) -> torch.Tensor:
+    """add_int8(conv2d_int8(...), residual): the two ops' own references, so the
+    fused graph's eager outputs equal the unfused graph's bit for bit."""
+    check_conv2d_add_int8(input, input_scale, input_zero_point, weight_panels, weight_scales,
+                          bias, kernel_size, stride, padding, dilation, groups, conv_scale,
+                          conv_zero_point, conv_min, conv_max, residual, residual_scale,
+                          residual_zero_point, output_scale, output_zero_point, output_min,
+                          output_max)
+    conv = conv2d_int8_reference(input, input_scale, input_zero_point, weight_panels,
+                                 weight_scales, bias, kernel_size, stride, padding, dilation,
+                                 groups, conv_scale, conv_zero_point, conv_min, conv_max)
+    return add_int8_reference(conv, conv_scale, conv_zero_point, residual, residual_scale,
+                              residual_zero_point, output_scale, output_zero_point, output_min,
+                              output_max)
+
+
 # -- fake (shape) implementations ---------------------------------------------------
 
 def _fake_conv(input, *args):
@@ -354,6 +419,10 @@ def _fake_linear(input_q, *args):
     return input_q.new_empty(check_quantized_linear(input_q, *args), dtype=torch.int8)
 
 
+def _fake_conv_add(input, *args):
+    return input.new_empty(check_conv2d_add_int8(input, *args), dtype=torch.int8)
+
+
 def _fake_add(a, *args):
     return a.new_empty(check_add_int8(a, *args), dtype=torch.int8)
 
@@ -366,7 +435,8 @@ def _register() -> None:
             (DEPTHWISE_OP_NAME, _DEPTHWISE_ARGUMENTS, depthwise_conv2d_int8_reference,
              _fake_depthwise),
             (LINEAR_OP_NAME, _LINEAR_ARGUMENTS, quantized_linear_reference, _fake_linear),
-            (ADD_OP_NAME, _ADD_ARGUMENTS, add_int8_reference, _fake_add)):
+            (ADD_OP_NAME, _ADD_ARGUMENTS, add_int8_reference, _fake_add),
+            (CONV_ADD_OP_NAME, _CONV_ADD_ARGUMENTS, conv2d_add_int8_reference, _fake_conv_add)):
         _library.define(f"{name}({arguments}) -> Tensor")
         _library.define(f"{name}.out({arguments}, *, Tensor(a!) out) -> Tensor(a!)")
         _library.impl(name, reference, "CompositeExplicitAutograd")

@@ -31,7 +31,12 @@ clamp(quantize(y), quantize(a), quantize(b)) exactly). Likewise
 with act none or relu and a, b of the add's own shape (no broadcasting)
 becomes torchedge::add_int8, and quantize(max_pool2d(dequantize(x, s, z)), s, z)
 (the same parameters both sides, as the quantizer shares them) becomes
-max_pool2d(x) on the int8 tensor itself (exact: see _match_max_pool). The
+max_pool2d(x) on the int8 tensor itself (exact: see _match_max_pool). Last, a
+conv2d_int8 whose only reader is an add_int8 (either operand, the add
+dequantizing it with the conv's own output scale and zero point, as PT2E's
+shared observers make it) becomes torchedge::conv2d_add_int8 with the add's
+other operand as its residual (_fuse_residual_adds: the int8 value the conv
+would have written goes straight into the add's formula). The
 ops' eager implementations are the same compositions, so the quantized reference model computes bit-identical
 outputs; anything else (uint8 or other ranges, asymmetric or non-constant
 weights, conv1d, string padding, broadcasting adds) is left as it was.
@@ -314,11 +319,13 @@ def _match_max_pool(q: torch.fx.Node) -> Optional[tuple]:
 def fuse_static_int8(gm: torch.fx.GraphModule) -> dict:
     """Rewrites every matching static int8 conv2d, linear and add of `gm` (in
     place; see the module docstring), removes the nodes and constants left
-    unused, and returns how many calls of each new op it made:
+    unused, and returns how many calls of each new op it left in the graph:
     {"conv2d_int8": n, "depthwise_conv2d_int8": n, "quantized_linear": n, "add_int8": n,
-    "max_pool2d": n} (max pools moved onto their int8 input, see _match_max_pool)."""
+    "conv2d_add_int8": n, "max_pool2d": n} (max pools moved onto their int8 input, see
+    _match_max_pool; a conv2d_add_int8 counts neither as a conv2d_int8 nor as an add_int8)."""
     counts = {int8_conv_ops.CONV_OP_NAME: 0, int8_conv_ops.DEPTHWISE_OP_NAME: 0,
-              int8_conv_ops.LINEAR_OP_NAME: 0, int8_conv_ops.ADD_OP_NAME: 0, "max_pool2d": 0}
+              int8_conv_ops.LINEAR_OP_NAME: 0, int8_conv_ops.ADD_OP_NAME: 0,
+              int8_conv_ops.CONV_ADD_OP_NAME: 0, "max_pool2d": 0}
     for q in list(gm.graph.nodes):
         if q.graph is not gm.graph or not _call(q, {_qd.quantize_per_tensor.default}):
             continue
@@ -351,10 +358,55 @@ def fuse_static_int8(gm: torch.fx.GraphModule) -> dict:
         gm.graph.erase_node(q)
         _erase_dead(gm, dead)
         counts[name] += 1
+    fused = _fuse_residual_adds(gm)
+    counts[int8_conv_ops.CONV_OP_NAME] -= fused
+    counts[int8_conv_ops.ADD_OP_NAME] -= fused
+    counts[int8_conv_ops.CONV_ADD_OP_NAME] += fused
     if any(counts.values()):
         gm.graph.lint()
         gm.recompile()
     return counts
+
+
+def _residual_conv(add: torch.fx.Node) -> Optional[tuple]:
+    """(conv2d_int8 node, residual args (tensor, scale, zero point)) when one
+    operand of add_int8 `add` is a conv2d_int8 that nothing else reads and that
+    the add dequantizes with the conv's output parameters, else None. The
+    first operand wins when both qualify."""
+    conv_op = getattr(torch.ops.torchedge, int8_conv_ops.CONV_OP_NAME).default
+    a, b = add.args[0:3], add.args[3:6]
+    if a[0] is b[0]:
+        return None  # x + x: the conv's value is both operands
+    for operand, other in ((a, b), (b, a)):
+        conv = operand[0]
+        if _call(conv, {conv_op}) and _only_user(conv) is add \
+                and tuple(operand[1:]) == tuple(conv.args[11:13]):
+            return conv, other
+    return None
+
+
+def _fuse_residual_adds(gm: torch.fx.GraphModule) -> int:
+    """Replaces add_int8(conv2d_int8(...), residual) (either order, see
+    _residual_conv) by one conv2d_add_int8; returns how many. Exact: the
+    fused op's reference is that composition, and a + b == b + a in float."""
+    add_op = getattr(torch.ops.torchedge, int8_conv_ops.ADD_OP_NAME).default
+    conv_add_op = getattr(torch.ops.torchedge, int8_conv_ops.CONV_ADD_OP_NAME).default
+    fused = 0
+    for add in list(gm.graph.nodes):
+        if not _call(add, {add_op}) or len(add.args) != 10 or add.kwargs:
+            continue
+        match = _residual_conv(add)
+        if match is None:
+            continue
+        conv, residual = match
+        with gm.graph.inserting_before(add):
+            new = gm.graph.call_function(conv_add_op, (*conv.args, *residual, *add.args[6:]))
+        new.meta = dict(add.meta)
+        add.replace_all_uses_with(new)
+        gm.graph.erase_node(add)
+        gm.graph.erase_node(conv)
+        fused += 1
+    return fused
 
 
 def _erase_dead(gm: torch.fx.GraphModule, nodes: list) -> None:

@@ -21,7 +21,9 @@
 //     the same float operations (mul, add, mul, round to nearest even, add,
 //     clamp; NaN -> 0, masked only when a non-finite scale or bias makes NaN
 //     possible), two output channels per pack (+5-12% for K <= 64), 16
-//     contiguous int8 pixels per channel.
+//     contiguous int8 pixels per channel; with a residual (conv2d_add_int8)
+//     the two channels' 32 int8 values and the residual's go through the
+//     add's formula (int8_add_avx2.h) before the store.
 // Compiled with -mavx2 -mfma (and -ffp-contract=off: no fused epilogue).
 #include <immintrin.h>
 
@@ -30,6 +32,7 @@
 #include <cstring>
 
 #include "kernels/quantized/support/int8_conv.h"
+#include "kernels/quantized/support/x86/int8_add_avx2.h"
 #include "kernels/quantized/support/x86/int8_tile_avx2.h"
 
 namespace torchedge {
@@ -199,9 +202,11 @@ void widen_block(const Int8ConvProblem& p, const int8_t* group_weight, int64_t q
 template <bool kBias, bool kNan>
 struct Epilogue {
   __m256 inv, zp, lo, hi;
+  Int8AddAvx2 add;  // the residual add (used when p.residual is set)
   explicit Epilogue(const Int8ConvProblem& p)
       : inv(_mm256_set1_ps(p.inv_out_scale)), zp(_mm256_set1_ps(p.out_zero_point)),
-        lo(_mm256_set1_ps(p.quant_min)), hi(_mm256_set1_ps(p.quant_max)) {}
+        lo(_mm256_set1_ps(p.quant_min)), hi(_mm256_set1_ps(p.quant_max)),
+        add(p.residual_add) {}
 
   __m256i eight(const int32_t* acc, __m256 scale, __m256 bias) const {
     __m256 y = _mm256_mul_ps(_mm256_cvtepi32_ps(load256(acc)), scale);
@@ -214,10 +219,21 @@ struct Epilogue {
     return _mm256_cvttps_epi32(r);
   }
 
+  // The residual's rows at r0 and r1 (cols pixels each) as one vector
+  // [r0 0-15 | r1 0-15] (lanes past cols: 0, their results are discarded).
+  static __m256i residual_rows(const int8_t* r0, const int8_t* r1, int64_t cols) {
+    if (cols == kStrip) return _mm256_set_m128i(load128(r1), load128(r0));
+    alignas(32) int8_t tmp[2 * kStrip] = {};
+    std::memcpy(tmp, r0, static_cast<size_t>(cols));
+    std::memcpy(tmp + kStrip, r1, static_cast<size_t>(cols));
+    return load256(tmp);
+  }
+
   // Rows [0, count) of cs ([row][16] int32, channels channel0 + row) into
-  // out + row * plane (cols pixels each), two rows per pack.
+  // out + row * plane (cols pixels each), two rows per pack; `residual`
+  // (nullptr for none) is laid out like out.
   void strip(const Int8ConvProblem& p, const int32_t* cs, int64_t channel0, int64_t count,
-             int8_t* out, int64_t plane, int64_t cols) const {
+             int8_t* out, const int8_t* residual, int64_t plane, int64_t cols) const {
     const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
     for (int64_t m = 0; m < count; m += 2) {
       const int64_t m1 = std::min(m + 1, count - 1);  // an odd last row pairs with itself
@@ -231,7 +247,10 @@ struct Epilogue {
                                             eight(cs + m1 * kStrip + 8, s1, b1));
       // Bytes [r0 0-3, 8-11, r1 0-3, 8-11 | r0 4-7, 12-15, r1 4-7, 12-15]
       // as dwords 0..7, reordered to [r0 0-15 | r1 0-15].
-      const __m256i v = _mm256_permutevar8x32_epi32(_mm256_packs_epi16(r0, r1), order);
+      __m256i v = _mm256_permutevar8x32_epi32(_mm256_packs_epi16(r0, r1), order);
+      if (residual != nullptr) {
+        v = add.add32(v, residual_rows(residual + m * plane, residual + m1 * plane, cols));
+      }
       int8_t* o0 = out + m * plane;
       int8_t* o1 = out + m1 * plane;
       if (cols == kStrip) {
@@ -267,9 +286,10 @@ void requantize_strips(const Int8ConvProblem& p, const int32_t* c, int64_t mpad,
   const int64_t channel0 = g * p.cout_g() + row_begin;
   for (int64_t s = strip_begin; s < strip_end; ++s) {
     const int64_t p0 = s * kStrip, cols = std::min(kStrip, p.pixels() - p0);
+    const int64_t at = (n * p.out_channels + channel0) * p.pixels() + p0;
     epilogue.strip(p, c + ((s - strip_begin) * mpad + row_begin) * kStrip, channel0,
-                   row_end - row_begin,
-                   p.out + (n * p.out_channels + channel0) * p.pixels() + p0, p.pixels(), cols);
+                   row_end - row_begin, p.out + at,
+                   p.residual != nullptr ? p.residual + at : nullptr, p.pixels(), cols);
   }
 }
 
