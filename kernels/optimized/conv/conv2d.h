@@ -10,12 +10,11 @@
 //                     column matrix directly and every other one packs im2col
 //                     columns straight from the input (implicit GEMM: no
 //                     column matrix is built; conv/im2col.h, AVX2 packer when
-//                     best_isa() allows). Bias added by a pass over each
-//                     GEMM's output (conv2d_gemm.cpp says why not fused).
-//                     The output clamp (torchedge::conv2d_clamp's fused
-//                     activation) and the residual add (torchedge::
-//                     conv2d_add_clamp: out = clamp(conv + bias + residual))
-//                     run in that same pass.
+//                     best_isa() allows). The bias, the residual add
+//                     (torchedge::conv2d_add_clamp: out = clamp(conv + bias
+//                     + residual)) and the output clamp (torchedge::
+//                     conv2d_clamp's fused activation) are the GEMM's
+//                     epilogue, applied as the tiles are stored.
 //   conv2d_depthwise  groups == Cin == Cout (any kernel size; 3x3 and 5x5 are
 //                     the zoo's): direct loops over a zero-padded copy of each
 //                     channel plane (AVX2 and scalar builds; the AVX2 build

@@ -4,7 +4,6 @@
 #include "kernels/optimized/conv/conv2d.h"
 #include "kernels/optimized/conv/im2col.h"
 #include "kernels/optimized/gemm/sgemm.h"
-#include "kernels/optimized/threadpool/threadpool.h"
 #include "runtime/core/error_message.h"
 #include "runtime/core/memory_allocator.h"
 
@@ -95,60 +94,6 @@ void pack_im2col_scalar(const void* context, int64_t k0, int64_t kc, int64_t n0,
 
 }  // namespace detail
 
-namespace {
-
-// c[i][j] = clamp((c[i][j] + bias[i]) + residual[i][j]) for `rows` rows of
-// `cols` floats (bias and residual may be null, the clamp inactive): the
-// bias as a separate, vectorized pass over each GEMM's output rather than
-// SgemmProblem::row_bias. Measured (torchedge_run, 1 thread, min of 40-50
-// interleaved runs): with the scalar epilogue the pass won on MobileNetV2
-// (12.3 vs 13.0 ms; perf put 30 % of its samples on that epilogue); with the
-// vectorized one (bias_clamp_row per tile row) it still wins there (12.0 vs
-// 12.7 ms; probably the per-tile cost: MobileNetV2's 1x1 layers have K =
-// 16-96, so a 6x16 tile is only ~100 cycles of FMAs before its six epilogue
-// row calls), and ResNet-50 is equal within noise (108.9 vs 112.8 ms min,
-// 121 vs 118 median). Bias-initialized accumulators in the micro-kernel
-// would make the fused form free; revisit then. A fused activation's clamp
-// and residual add ride on this pass (the row is in cache already), which is
-// what makes them nearly free: no pass of their own over the output.
-template <bool kBias, bool kClamp, bool kResidual>
-void finish_rows(float* c, int64_t rows, int64_t cols, const float* bias,
-                 const Conv2dClamp& clamp, const float* residual) {
-  parallel_for(0, rows, 8, [&](int64_t begin, int64_t end) {
-    const float lo = clamp.min, hi = clamp.max;
-    for (int64_t i = begin; i < end; ++i) {
-      float* __restrict row = c + i * cols;
-      const float* __restrict add = kResidual ? residual + i * cols : nullptr;
-      const float b = kBias ? bias[i] : 0.0f;
-      for (int64_t j = 0; j < cols; ++j) {
-        float v = row[j];
-        if (kBias) v += b;
-        if (kResidual) v += add[j];
-        if (kClamp) v = v < lo ? lo : (v > hi ? hi : v);
-        row[j] = v;
-      }
-    }
-  });
-}
-
-template <bool kResidual>
-void finish_output(float* c, int64_t rows, int64_t cols, const float* bias,
-                   const Conv2dClamp& clamp, const float* residual) {
-  if (clamp.active()) {
-    if (bias != nullptr) {
-      finish_rows<true, true, kResidual>(c, rows, cols, bias, clamp, residual);
-    } else {
-      finish_rows<false, true, kResidual>(c, rows, cols, bias, clamp, residual);
-    }
-  } else if (bias != nullptr) {
-    finish_rows<true, false, kResidual>(c, rows, cols, bias, clamp, residual);
-  } else if (kResidual) {
-    finish_rows<false, false, kResidual>(c, rows, cols, bias, clamp, residual);
-  }
-}
-
-}  // namespace
-
 Error conv2d_gemm(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
                   const float* bias, float* y, const Conv2dClamp& clamp,
                   const float* residual) {
@@ -168,6 +113,19 @@ Error conv2d_gemm(KernelContext& ctx, const Conv2dShape& s, const float* x, cons
     }
 #endif
   }
+  // The bias, the residual and the clamp are the GEMM's epilogue: the AVX2
+  // micro-kernel applies them to its accumulators as it stores the last K
+  // block (sgemm_driver.h, TileEpilogue), ((acc + bias) + residual, then the
+  // clamp). They used to be a separate pass over each GEMM's output, which
+  // beat the driver's per-row epilogue calls but cost ~10 % of MobileNetV2
+  // (its 1x1 layers have K = 16-96: little compute per output element).
+  p.min = clamp.min;
+  p.max = clamp.max;
+  if (residual != nullptr) {
+    p.beta = 1.0f;
+    p.addend.row_stride = pixels;
+    p.addend.col_stride = 1;
+  }
   // Every (image, group) GEMM reuses one scratch chunk.
   const size_t scratch_bytes = sgemm_scratch_bytes(p);
   void* scratch = ctx.allocate_temp(scratch_bytes, 64);
@@ -183,16 +141,13 @@ Error conv2d_gemm(KernelContext& ctx, const Conv2dShape& s, const float* x, cons
       } else {
         p.pack_b_context = &src;
       }
-      p.c = y + (n * s.out_channels + g * cout_g) * pixels;
+      const int64_t offset = (n * s.out_channels + g * cout_g) * pixels;
+      p.c = y + offset;
+      p.row_bias = bias == nullptr ? nullptr : bias + g * cout_g;
+      if (residual != nullptr) p.addend.data = residual + offset;
       MemoryAllocator chunk(scratch, scratch_bytes);
       KernelContext chunk_ctx(&chunk);
       TE_RETURN_IF_ERROR(sgemm(chunk_ctx, p));
-      const float* group_bias = bias == nullptr ? nullptr : bias + g * cout_g;
-      if (residual != nullptr) {
-        finish_output<true>(p.c, cout_g, pixels, group_bias, clamp, residual + (p.c - y));
-      } else {
-        finish_output<false>(p.c, cout_g, pixels, group_bias, clamp, nullptr);
-      }
     }
   }
   return Error::Ok;

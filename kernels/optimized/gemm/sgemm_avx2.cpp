@@ -17,9 +17,14 @@ struct Avx2Kernel {
   static constexpr int64_t kKc = 256;
   static constexpr int64_t kMc = 120;
   static constexpr int64_t kNc = 1536;
+  // The epilogue (bias, addend, clamp) is applied to the accumulators as the
+  // last K block's tile is stored (sgemm_driver.h, TileEpilogue), not by a
+  // second pass over the stored tile: MobileNetV2's 1x1 layers (K = 16-96)
+  // spent ~10 % of the model's time re-reading their outputs for the bias.
+  static constexpr bool kFusedEpilogue = true;
 
   static void micro(int64_t kc, const float* pa, const float* pb, float* c, int64_t ldc,
-                    bool accumulate) {
+                    bool accumulate, const sgemm_driver::TileEpilogue* epi) {
     __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
     __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
     __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
@@ -50,12 +55,12 @@ struct Avx2Kernel {
       pa += kMr;
       pb += kNr;
     }
-    store_row(c + 0 * ldc, c00, c01, accumulate);
-    store_row(c + 1 * ldc, c10, c11, accumulate);
-    store_row(c + 2 * ldc, c20, c21, accumulate);
-    store_row(c + 3 * ldc, c30, c31, accumulate);
-    store_row(c + 4 * ldc, c40, c41, accumulate);
-    store_row(c + 5 * ldc, c50, c51, accumulate);
+    store_row(c, ldc, 0, c00, c01, accumulate, epi);
+    store_row(c, ldc, 1, c10, c11, accumulate, epi);
+    store_row(c, ldc, 2, c20, c21, accumulate, epi);
+    store_row(c, ldc, 3, c30, c31, accumulate, epi);
+    store_row(c, ldc, 4, c40, c41, accumulate, epi);
+    store_row(c, ldc, 5, c50, c51, accumulate, epi);
   }
 
   // The same tile with A read in place (no packing): rows a, a + lda, ...,
@@ -65,17 +70,19 @@ struct Avx2Kernel {
   // first `cols` columns of the tile are needed: cols <= 8 (a narrow last
   // strip, e.g. N = 49) runs half the FMAs and touches columns 0-7 only.
   static void micro_direct_a(int64_t kc, const float* a, int64_t lda, const float* pb, float* c,
-                             int64_t ldc, bool accumulate, int64_t cols) {
+                             int64_t ldc, bool accumulate, int64_t cols,
+                             const sgemm_driver::TileEpilogue* epi) {
     if (cols <= 8) {
-      direct_a_tile<false>(kc, a, lda, pb, c, ldc, accumulate);
+      direct_a_tile<false>(kc, a, lda, pb, c, ldc, accumulate, epi);
     } else {
-      direct_a_tile<true>(kc, a, lda, pb, c, ldc, accumulate);
+      direct_a_tile<true>(kc, a, lda, pb, c, ldc, accumulate, epi);
     }
   }
 
   template <bool kWide>
   static inline void direct_a_tile(int64_t kc, const float* a, int64_t lda, const float* pb,
-                                   float* c, int64_t ldc, bool accumulate) {
+                                   float* c, int64_t ldc, bool accumulate,
+                                   const sgemm_driver::TileEpilogue* epi) {
     const float* a0 = a;
     const float* a1 = a + lda;
     const float* a2 = a + 2 * lda;
@@ -111,38 +118,40 @@ struct Avx2Kernel {
       pb += kNr;
     }
     if constexpr (kWide) {
-      store_row(c + 0 * ldc, c00, c01, accumulate);
-      store_row(c + 1 * ldc, c10, c11, accumulate);
-      store_row(c + 2 * ldc, c20, c21, accumulate);
-      store_row(c + 3 * ldc, c30, c31, accumulate);
-      store_row(c + 4 * ldc, c40, c41, accumulate);
-      store_row(c + 5 * ldc, c50, c51, accumulate);
+      store_row(c, ldc, 0, c00, c01, accumulate, epi);
+      store_row(c, ldc, 1, c10, c11, accumulate, epi);
+      store_row(c, ldc, 2, c20, c21, accumulate, epi);
+      store_row(c, ldc, 3, c30, c31, accumulate, epi);
+      store_row(c, ldc, 4, c40, c41, accumulate, epi);
+      store_row(c, ldc, 5, c50, c51, accumulate, epi);
     } else {
-      store_half(c + 0 * ldc, c00, accumulate);
-      store_half(c + 1 * ldc, c10, accumulate);
-      store_half(c + 2 * ldc, c20, accumulate);
-      store_half(c + 3 * ldc, c30, accumulate);
-      store_half(c + 4 * ldc, c40, accumulate);
-      store_half(c + 5 * ldc, c50, accumulate);
+      // Only columns 0-7 are used (the caller's contract); the epilogue
+      // reads no addend or column bias past them.
+      store_half(c, ldc, 0, c00, accumulate, epi);
+      store_half(c, ldc, 1, c10, accumulate, epi);
+      store_half(c, ldc, 2, c20, accumulate, epi);
+      store_half(c, ldc, 3, c30, accumulate, epi);
+      store_half(c, ldc, 4, c40, accumulate, epi);
+      store_half(c, ldc, 5, c50, accumulate, epi);
     }
   }
 
   // micro() for rows < kMr (the last strip of M = 128 has 2 rows, of M =
   // 197 has 5): only those rows are computed and stored.
   static void micro_rows(int rows, int64_t kc, const float* pa, const float* pb, float* c,
-                         int64_t ldc, bool accumulate) {
+                         int64_t ldc, bool accumulate, const sgemm_driver::TileEpilogue* epi) {
     switch (rows) {
-      case 1: return micro_r<1>(kc, pa, pb, c, ldc, accumulate);
-      case 2: return micro_r<2>(kc, pa, pb, c, ldc, accumulate);
-      case 3: return micro_r<3>(kc, pa, pb, c, ldc, accumulate);
-      case 4: return micro_r<4>(kc, pa, pb, c, ldc, accumulate);
-      default: return micro_r<5>(kc, pa, pb, c, ldc, accumulate);
+      case 1: return micro_r<1>(kc, pa, pb, c, ldc, accumulate, epi);
+      case 2: return micro_r<2>(kc, pa, pb, c, ldc, accumulate, epi);
+      case 3: return micro_r<3>(kc, pa, pb, c, ldc, accumulate, epi);
+      case 4: return micro_r<4>(kc, pa, pb, c, ldc, accumulate, epi);
+      default: return micro_r<5>(kc, pa, pb, c, ldc, accumulate, epi);
     }
   }
 
   template <int kRows>
   static inline void micro_r(int64_t kc, const float* pa, const float* pb, float* c, int64_t ldc,
-                             bool accumulate) {
+                             bool accumulate, const sgemm_driver::TileEpilogue* epi) {
     __m256 acc[kRows][2];
     for (int i = 0; i < kRows; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
     for (int64_t k = 0; k < kc; ++k) {
@@ -156,7 +165,7 @@ struct Avx2Kernel {
       pa += kMr;
       pb += kNr;
     }
-    for (int i = 0; i < kRows; ++i) store_row(c + i * ldc, acc[i][0], acc[i][1], accumulate);
+    for (int i = 0; i < kRows; ++i) store_row(c, ldc, i, acc[i][0], acc[i][1], accumulate, epi);
   }
 
   // Packing (sgemm_driver.h contract) with whole-vector moves: the scalar
@@ -273,15 +282,40 @@ struct Avx2Kernel {
     }
   }
 
-  static inline void store_half(float* c, __m256 lo, bool accumulate) {
+  // TileEpilogue's operations on columns [j, j + 8) of tile row i, in its
+  // order; max/min take v second so a NaN stays NaN.
+  static inline __m256 finish(__m256 v, const sgemm_driver::TileEpilogue& e, int64_t i,
+                              int64_t j) {
+    v = _mm256_mul_ps(_mm256_set1_ps(e.alpha), v);
+    v = _mm256_add_ps(v, _mm256_set1_ps(e.row_bias == nullptr ? 0.0f : e.row_bias[i]));
+    if (e.col_bias != nullptr) v = _mm256_add_ps(v, _mm256_loadu_ps(e.col_bias + j));
+    if (e.addend != nullptr) {
+      const __m256 add = _mm256_loadu_ps(e.addend + i * e.ld_addend + j);
+      v = _mm256_add_ps(v, _mm256_mul_ps(_mm256_set1_ps(e.beta), add));
+    }
+    return _mm256_min_ps(_mm256_set1_ps(e.max), _mm256_max_ps(_mm256_set1_ps(e.min), v));
+  }
+
+  // Row i of a tile at c (rows ldc apart): columns 0-7 only.
+  static inline void store_half(float* c, int64_t ldc, int64_t i, __m256 lo, bool accumulate,
+                                const sgemm_driver::TileEpilogue* epi) {
+    c += i * ldc;
     if (accumulate) lo = _mm256_add_ps(lo, _mm256_loadu_ps(c));
+    if (epi != nullptr) lo = finish(lo, *epi, i, 0);
     _mm256_storeu_ps(c, lo);
   }
 
-  static inline void store_row(float* c, __m256 lo, __m256 hi, bool accumulate) {
+  // Row i of a tile at c (rows ldc apart): columns 0-15.
+  static inline void store_row(float* c, int64_t ldc, int64_t i, __m256 lo, __m256 hi,
+                               bool accumulate, const sgemm_driver::TileEpilogue* epi) {
+    c += i * ldc;
     if (accumulate) {
       lo = _mm256_add_ps(lo, _mm256_loadu_ps(c));
       hi = _mm256_add_ps(hi, _mm256_loadu_ps(c + 8));
+    }
+    if (epi != nullptr) {
+      lo = finish(lo, *epi, i, 0);
+      hi = finish(hi, *epi, i, 8);
     }
     _mm256_storeu_ps(c, lo);
     _mm256_storeu_ps(c + 8, hi);

@@ -15,7 +15,12 @@
 // and, optionally (detected; portable code below otherwise), faster pieces
 // for the same contract: micro_rows (a tile of fewer than kMr rows),
 // micro_direct_a (A read in place), pack_a_strip, pack_b_rows, pack_b_cols
-// and bias_clamp_row; their signatures are at the Has* traits below.
+// and bias_clamp_row; their signatures are at the Has* traits below. A
+// kernel that declares `static constexpr bool kFusedEpilogue = true` takes
+// one more argument in micro, micro_rows and micro_direct_a, a
+// `const TileEpilogue*` (below): when not null, the tile is the last K block
+// and the kernel applies the epilogue to its accumulators before storing
+// them, instead of the driver's pass over the stored tile.
 //
 // Include this header ONLY from one ISA's translation unit (sgemm_<isa>.cpp)
 // and instantiate it with a Kernel in that file's anonymous namespace: every
@@ -96,6 +101,32 @@ TE_SGEMM_OPTIONAL_MEMBER(HasPackBCols, pack_b_cols)
 //     for j < cols, NaN kept.
 TE_SGEMM_OPTIONAL_MEMBER(HasBiasClampRow, bias_clamp_row)
 #undef TE_SGEMM_OPTIONAL_MEMBER
+
+// The epilogue of one tile as a kFusedEpilogue kernel applies it, element
+// (i, j) of the tile (c the accumulated sum, including the earlier K blocks):
+//   v = alpha * c + row_bias[i]   (+ 0.0f without a row bias: the driver's
+//                                  epilogue adds 0 too, so both agree on -0)
+//   v += col_bias[j]               (when not null)
+//   v += beta * addend[i * ld_addend + j]   (when not null)
+//   out = min(max, max(min, v))    (NaN stays NaN)
+// the operations, in order, of epilogue() below, so fused and unfused tiles
+// agree bit for bit. Pointers are already offset to the tile's (0, 0).
+struct TileEpilogue {
+  float alpha, beta, min, max;
+  const float* row_bias;
+  const float* col_bias;
+  const float* addend;
+  int64_t ld_addend;
+};
+
+template <typename K, typename = void>
+struct HasFusedEpilogue {
+  static constexpr bool value = false;
+};
+template <typename K>
+struct HasFusedEpilogue<K, decltype(void(K::kFusedEpilogue))> {
+  static constexpr bool value = K::kFusedEpilogue;
+};
 
 // Packs rows [m0, m0 + mc) x cols [k0, k0 + kc) of A into MR-tall strips:
 // strip s, element (k, i) at dst[s * kc * kMr + k * kMr + i]; rows past M zero.
@@ -273,12 +304,36 @@ static inline int64_t even_block(int64_t total, int64_t max_block, int64_t align
   return min64(max_block, round_up((total + blocks - 1) / blocks, align));
 }
 
+// Whether a kFusedEpilogue kernel can apply p's epilogue in its tiles: an
+// addend must have unit column stride (the kernel loads its rows as vectors).
+template <typename K>
+bool fuses_epilogue(const SgemmProblem& p) {
+  const bool use_addend = p.beta != 0.0f && p.addend.data != nullptr;
+  return HasFusedEpilogue<K>::value && (!use_addend || p.addend.col_stride == 1);
+}
+
+// The TileEpilogue of the tile at (m, n) of item `it`.
+inline TileEpilogue tile_epilogue(const SgemmProblem& p, const Item& it, int64_t m, int64_t n) {
+  const bool use_addend = p.beta != 0.0f && it.addend.data != nullptr;
+  return TileEpilogue{p.alpha,
+                      p.beta,
+                      p.min,
+                      p.max,
+                      p.row_bias == nullptr ? nullptr : p.row_bias + m,
+                      p.col_bias == nullptr ? nullptr : p.col_bias + n,
+                      use_addend ? it.addend.data + m * it.addend.row_stride + n : nullptr,
+                      it.addend.row_stride};
+}
+
 // One micro-tile: rows [m, m + rows) x cols [n, n + cols) of C (rows <= kMr,
 // cols <= kNr) from the packed strips pa / pb (or A in place: `direct`).
+// `epi` (a kFusedEpilogue kernel's last K block, or null) is applied by the
+// kernel when the tile is stored in place; returns whether it was (else the
+// caller runs epilogue() on the stored tile).
 template <typename K>
-inline void tile(const SgemmProblem& p, const Item& it, int64_t m, int64_t rows, int64_t n,
+inline bool tile(const SgemmProblem& p, const Item& it, int64_t m, int64_t rows, int64_t n,
                  int64_t cols, int64_t k0, int64_t kc, const float* pa, const float* pb,
-                 bool direct, bool first, float* edge) {
+                 bool direct, bool first, float* edge, const TileEpilogue* epi) {
   float* c = it.c + m * p.ldc + n;
   // In place when the tile's columns are all there; a narrow tile goes
   // through the full-size `edge` buffer.
@@ -289,23 +344,43 @@ inline void tile(const SgemmProblem& p, const Item& it, int64_t m, int64_t rows,
     std::memcpy(edge + r * K::kNr, c + r * p.ldc, sizeof(float) * cols);
   }
   bool done = false;
-  if constexpr (HasDirectA<K>::value) {
-    if (direct && rows == K::kMr) {
-      K::micro_direct_a(kc, it.a.data + m * it.a.row_stride + k0, it.a.row_stride, pb, dst, ld,
-                        !first, cols);
-      done = true;
+  if constexpr (HasFusedEpilogue<K>::value) {
+    if (!in_place) epi = nullptr;
+    if constexpr (HasDirectA<K>::value) {
+      if (direct && rows == K::kMr) {
+        K::micro_direct_a(kc, it.a.data + m * it.a.row_stride + k0, it.a.row_stride, pb, dst,
+                          ld, !first, cols, epi);
+        done = true;
+      }
     }
-  }
-  if constexpr (HasMicroRows<K>::value) {
-    if (!done && rows < K::kMr) {
-      K::micro_rows(static_cast<int>(rows), kc, pa, pb, dst, ld, !first);
-      done = true;
+    if constexpr (HasMicroRows<K>::value) {
+      if (!done && rows < K::kMr) {
+        K::micro_rows(static_cast<int>(rows), kc, pa, pb, dst, ld, !first, epi);
+        done = true;
+      }
     }
+    if (!done) K::micro(kc, pa, pb, dst, ld, !first, epi);
+  } else {
+    epi = nullptr;
+    if constexpr (HasDirectA<K>::value) {
+      if (direct && rows == K::kMr) {
+        K::micro_direct_a(kc, it.a.data + m * it.a.row_stride + k0, it.a.row_stride, pb, dst,
+                          ld, !first, cols);
+        done = true;
+      }
+    }
+    if constexpr (HasMicroRows<K>::value) {
+      if (!done && rows < K::kMr) {
+        K::micro_rows(static_cast<int>(rows), kc, pa, pb, dst, ld, !first);
+        done = true;
+      }
+    }
+    if (!done) K::micro(kc, pa, pb, dst, ld, !first);
   }
-  if (!done) K::micro(kc, pa, pb, dst, ld, !first);
   for (int64_t r = 0; r < rows && !in_place; ++r) {
     std::memcpy(c + r * p.ldc, edge + r * K::kNr, sizeof(float) * cols);
   }
+  return epi != nullptr;
 }
 
 // The serial loop nest (file comment) over rows [m_begin, m_end) and
@@ -314,6 +389,7 @@ template <typename K>
 void run_rectangle(const SgemmProblem& p, const Item& it, int64_t m_begin, int64_t m_end,
                    int64_t n_begin, int64_t n_end, int64_t nc_max, const Scratch& s) {
   const bool epi = needs_epilogue<K>(p);
+  const bool fused = epi && fuses_epilogue<K>(p);
   const bool direct_a =
       HasDirectA<K>::value && it.a.col_stride == 1 && n_end - n_begin <= kDirectAMaxN;
   static_assert(K::kNc % K::kNr == 0, "panels start on strip boundaries (prepacked B)");
@@ -348,9 +424,11 @@ void run_rectangle(const SgemmProblem& p, const Item& it, int64_t m_begin, int64
           const float* pb = b_in_place ? prepacked_block<K>(p, n0 + j, k0) : s.b + j * kc;
           for (int64_t i = 0; i < mc; i += K::kMr) {
             const int64_t rows = min64(K::kMr, mc - i);
-            tile<K>(p, it, m0 + i, rows, n0 + j, cols, k0, kc, s.a + i * kc, pb, direct_a, first,
-                    edge);
-            if (last && epi) epilogue<K>(p, it, m0 + i, rows, n0 + j, cols);
+            TileEpilogue te;
+            if (last && fused) te = tile_epilogue(p, it, m0 + i, n0 + j);
+            const bool applied = tile<K>(p, it, m0 + i, rows, n0 + j, cols, k0, kc, s.a + i * kc,
+                                         pb, direct_a, first, edge, last && fused ? &te : nullptr);
+            if (last && epi && !applied) epilogue<K>(p, it, m0 + i, rows, n0 + j, cols);
           }
         }
       }
