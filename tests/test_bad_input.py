@@ -109,3 +109,14 @@ def test_cli_reports_errors_and_exits_nonzero(tmp_path, mlp_pte):
     result = subprocess.run([str(CLI), str(good), "--iterations", "3"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert "latency over 3 runs" in result.stdout and "planned memory" in result.stdout
+    # Both ways of bringing the file in give the same outputs; an unknown
+    # mode is a usage error (exit 2), not a crash.
+    outputs = []
+    for mode in ("mmap", "file"):
+        result = subprocess.run([str(CLI), str(good), "--load", mode, "--print-all"],
+                                capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+        outputs.append([line for line in result.stdout.splitlines() if line.startswith("output")])
+    assert outputs[0] == outputs[1] and outputs[0]
+    result = subprocess.run([str(CLI), str(good), "--load", "tape"], capture_output=True, text=True)
+    assert result.returncode == 2 and "usage" in result.stderr

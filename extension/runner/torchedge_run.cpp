@@ -3,7 +3,7 @@
 //   torchedge_run model.pte [--method M] [--input FILE]... [--iterations N]
 //                           [--seed S] [--print-all] [--save-outputs PREFIX]
 //                           [--threads N] [--warmup N] [--json]
-//                           [--kernels portable|optimized]
+//                           [--kernels portable|optimized] [--load mmap|file]
 //
 // --input FILE supplies one input per flag, in order: raw little-endian
 // bytes of exactly the input's size, or a .npy file of the right dtype and
@@ -15,6 +15,8 @@
 // error. --threads N sets the shared thread pool of the optimized kernels and
 // XNNPACK delegates (default 1). --kernels picks the CPU kernel library
 // (default optimized; portable = the reference kernels only).
+// --load picks how the file is brought in (default mmap: constants are read
+// in place from the page cache; file: read into memory the process owns).
 // --warmup N runs N untimed calls first (default 1). --json replaces the
 // human-readable report on stdout with one JSON object (load time, every
 // iteration's latency in run order, min/median, planned memory) for
@@ -50,6 +52,7 @@ struct Options {
   std::string save_prefix;
   int threads = 1;
   KernelLibrary kernels = KernelLibrary::Optimized;
+  LoadMode load_mode = LoadMode::Mmap;
   int warmup = 1;
   bool json = false;
 };
@@ -58,7 +61,7 @@ struct Options {
   fprintf(stderr,
           "usage: torchedge_run model.pte [--method M] [--input FILE]... [--iterations N] "
           "[--seed S] [--print-all] [--save-outputs PREFIX] [--threads N] "
-          "[--warmup N] [--json] [--kernels portable|optimized]\n");
+          "[--warmup N] [--json] [--kernels portable|optimized] [--load mmap|file]\n");
   exit(2);
 }
 
@@ -83,6 +86,12 @@ Options parse_args(int argc, char** argv) {
       const std::string k = next();
       if (k == "portable") o.kernels = KernelLibrary::Portable;
       else if (k == "optimized") o.kernels = KernelLibrary::Optimized;
+      else usage();
+    }
+    else if (a == "--load") {
+      const std::string m = next();
+      if (m == "mmap") o.load_mode = LoadMode::Mmap;
+      else if (m == "file") o.load_mode = LoadMode::File;
       else usage();
     }
     else if (a == "-h" || a == "--help") usage();
@@ -255,6 +264,7 @@ int main(int argc, char** argv) {
   const uint64_t load_start = platform_now_ns();
   ModuleOptions module_options;
   module_options.kernels = o.kernels;
+  module_options.load_mode = o.load_mode;
   Module module(o.path, module_options);
   Error err = module.load();
   if (err != Error::Ok) fail("loading the program", err);
