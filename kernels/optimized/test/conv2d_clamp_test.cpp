@@ -91,11 +91,7 @@ class Case {
     a.t(x_).t(w_);
     if (g_.bias) a.t(b_); else a.none();
     a.t(r_).ints({g_.stride}).ints({g_.pad}).ints({g_.dil}).i(g_.groups).d(lo).d(hi).t(out);
-    std::vector<unsigned char> arena(size_t{16} << 20);
-    MemoryAllocator temp(arena.data(), arena.size());
-    KernelContext ctx(&temp);
-    EXPECT_EQ(a.run_with(fn, ctx), Error::Ok);
-    if (used_scratch != nullptr) *used_scratch = temp.used() > 0;
+    run_in_arena(a, fn, used_scratch);
     return out.values<float>();
   }
 
@@ -121,11 +117,7 @@ class Case {
     TestTensor out(ScalarType::Float, out_shape_);
     Args a;
     conv_inputs(a).i(g_.groups).d(lo).d(hi).t(out);
-    std::vector<unsigned char> arena(size_t{16} << 20);
-    MemoryAllocator temp(arena.data(), arena.size());
-    KernelContext ctx(&temp);
-    EXPECT_EQ(a.run_with(fn, ctx), Error::Ok);
-    if (used_scratch != nullptr) *used_scratch = temp.used() > 0;
+    run_in_arena(a, fn, used_scratch);
     return out.values<float>();
   }
 
@@ -142,6 +134,16 @@ class Case {
   }
 
  private:
+  // Runs `fn` on `a` with a 16 MiB temp arena; `*used_scratch` (when not
+  // null) says whether the kernel took temp memory (the fast path did).
+  static void run_in_arena(Args& a, KernelFn fn, bool* used_scratch) {
+    std::vector<unsigned char> arena(size_t{16} << 20);
+    MemoryAllocator temp(arena.data(), arena.size());
+    KernelContext ctx(&temp);
+    EXPECT_EQ(a.run_with(fn, ctx), Error::Ok);
+    if (used_scratch != nullptr) *used_scratch = temp.used() > 0;
+  }
+
   Args& conv_inputs(Args& a) {
     a.t(x_).t(w_);
     if (g_.bias) a.t(b_); else a.none();
