@@ -14,10 +14,12 @@ namespace quantized {
 void int8_add_avx2(const Int8AddProblem& p, int64_t begin, int64_t end) {
   const Int8AddAvx2 add(p);
   int64_t i = begin;
+  auto eight = [&](int64_t at) {
+    return add.eight(Int8AddAvx2::load8(p.a + at), Int8AddAvx2::load8(p.b + at));
+  };
   for (; i + 32 <= end; i += 32) {
-    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.a + i));
-    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.b + i));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p.out + i), add.add32(a, b));
+    const __m256i v = Int8AddAvx2::pack32(eight(i), eight(i + 8), eight(i + 16), eight(i + 24));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p.out + i), v);
   }
   if (i < end) int8_add_scalar(p, i, end);
 }

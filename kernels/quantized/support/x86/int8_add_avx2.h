@@ -30,29 +30,12 @@ class Int8AddAvx2 {
         lo_(_mm256_set1_ps(p.out_params.quant_min)),
         hi_(_mm256_set1_ps(p.out_params.quant_max)) {}
 
-  /// out[i] = add(a[i], b[i]) for the 32 int8 lanes of a and b (a is the
-  /// operand with a_scale / a_zero_point).
-  __m256i add32(__m256i a, __m256i b) const {
-    const __m128i a_lo = _mm256_castsi256_si128(a), a_hi = _mm256_extracti128_si256(a, 1);
-    const __m128i b_lo = _mm256_castsi256_si128(b), b_hi = _mm256_extracti128_si256(b, 1);
-    const __m256i v0 = eight(a_lo, b_lo);
-    const __m256i v1 = eight(_mm_unpackhi_epi64(a_lo, a_lo), _mm_unpackhi_epi64(b_lo, b_lo));
-    const __m256i v2 = eight(a_hi, b_hi);
-    const __m256i v3 = eight(_mm_unpackhi_epi64(a_hi, a_hi), _mm_unpackhi_epi64(b_hi, b_hi));
-    // packs_epi32 + packs_epi16 leave 4-byte groups in the order 0 2 4 6 1 3 5 7.
-    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-    const __m256i packed =
-        _mm256_packs_epi16(_mm256_packs_epi32(v0, v1), _mm256_packs_epi32(v2, v3));
-    return _mm256_permutevar8x32_epi32(packed, order);
-  }
-
- private:
-  // The low 8 int8 lanes of a8 and b8 -> 8 int32 results in [qmin, qmax].
-  __m256i eight(__m128i a8, __m128i b8) const {
-    const __m256 fa = _mm256_mul_ps(
-        _mm256_sub_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(a8)), a_zp_), a_scale_);
-    const __m256 fb = _mm256_mul_ps(
-        _mm256_sub_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b8)), b_zp_), b_scale_);
+  /// add(a, b) for 8 lanes given as int32 values of int8 (in [-128, 127]):
+  /// 8 int32 results in [qmin, qmax]. The conv epilogue passes its
+  /// requantized int32 lanes here directly (no pack to int8 and back).
+  __m256i eight(__m256i a32, __m256i b32) const {
+    const __m256 fa = _mm256_mul_ps(_mm256_sub_ps(_mm256_cvtepi32_ps(a32), a_zp_), a_scale_);
+    const __m256 fb = _mm256_mul_ps(_mm256_sub_ps(_mm256_cvtepi32_ps(b32), b_zp_), b_scale_);
     __m256 r = _mm256_round_ps(_mm256_mul_ps(_mm256_add_ps(fa, fb), inv_),
                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     r = _mm256_add_ps(r, zp_);
@@ -61,6 +44,21 @@ class Int8AddAvx2 {
     return _mm256_cvttps_epi32(r);
   }
 
+  /// The 8 int8 at `p`, sign-extended to int32 lanes.
+  static __m256i load8(const int8_t* p) {
+    return _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+  }
+
+  /// Four eight() results (lanes 0-7, 8-15, 16-23, 24-31) as 32 int8 in order.
+  static __m256i pack32(__m256i v0, __m256i v1, __m256i v2, __m256i v3) {
+    // packs_epi32 + packs_epi16 leave 4-byte groups in the order 0 2 4 6 1 3 5 7.
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    const __m256i packed =
+        _mm256_packs_epi16(_mm256_packs_epi32(v0, v1), _mm256_packs_epi32(v2, v3));
+    return _mm256_permutevar8x32_epi32(packed, order);
+  }
+
+ private:
   __m256 a_scale_, a_zp_, b_scale_, b_zp_, inv_, zp_, lo_, hi_;
 };
 
