@@ -67,7 +67,8 @@ def convert(prepared: torch.fx.GraphModule, example_inputs: Sequence[Any],
     layout (torchedge::linear_dynamic_int8_packed, pack_dynamic_linear_weights).
     With `fuse_static_int8`, statically quantized conv2d (+ relu / relu6 /
     hardtanh) and add (+ relu) with int8 inputs and output become
-    torchedge::conv2d_int8 / depthwise_conv2d_int8 / add_int8 (same eager
+    torchedge::conv2d_int8 / depthwise_conv2d_int8 / add_int8, and a
+    conv2d_int8 read only by an add_int8 one conv2d_add_int8 (same eager
     numerics, int8 kernels at run time: see static_int8_fusion.py); pass
     False where the program goes to the XNNPACK delegate or to upstream
     ExecuTorch, which only know the quantize/dequantize form.
