@@ -83,3 +83,37 @@ def test_aliases_match_eager_and_copies():
     for _ in range(3):
         y = torch.randn(2, 3, 8)
         torch.testing.assert_close(method.forward(y), module(y), rtol=1e-5, atol=1e-6)
+
+
+class ShapeOnlyCopies(torch.nn.Module):
+    """squeeze / unsqueeze / an expand that broadcasts nothing, of
+    intermediates (aliases), around an attention-like bmm; an expand that
+    broadcasts (a copy) and a squeeze that is returned (a copy)."""
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h = torch.tanh(x)                            # [1, 3, 5, 4]
+        q = h.squeeze(0)                             # alias [3, 5, 4]
+        k = h.unsqueeze(0).squeeze(0).squeeze(0)     # aliases [3, 5, 4]
+        scores = torch.bmm(q.expand(3, 5, 4), k.transpose(1, 2))  # no-op expand: alias
+        wide = torch.relu(scores)[:1].expand(2, 5, 5)  # broadcasts: stays a copy
+        return scores.unsqueeze(0).squeeze(0) + wide.sum(0), torch.sigmoid(x).squeeze(0)
+
+
+def test_shape_only_copies_alias_only_when_they_move_no_bytes():
+    module = ShapeOnlyCopies().eval()
+    x = torch.randn(1, 3, 5, 4)
+    edge = torchedge.to_edge(torch.export.export(module, (x,)))
+    aliased, copied = edge.to_pte(), edge.to_pte(alias_views=False)
+    names = _kernel_names(aliased.inspect().program.execution_plan[0])
+    assert names.count("aten::expand_copy.out") == 1  # the broadcasting one
+    assert "aten::squeeze_copy.dims_out" in names     # the returned squeeze
+    assert names.count("executorch_prim::et_view.default") >= 4
+    plain = _kernel_names(copied.inspect().program.execution_plan[0])
+    assert "executorch_prim::et_view.default" not in plain
+    with torch.no_grad():
+        expected = module(x)
+    for pte in (aliased, copied):
+        for kernels in ("portable", "optimized"):
+            got = rt.load(pte.buffer, kernels=kernels).forward(x)
+            for g, e in zip(got, expected):
+                torch.testing.assert_close(g, e, rtol=1e-5, atol=1e-6)

@@ -51,7 +51,13 @@ from torchedge.emit.control_flow import COND, emit_cond
 from torchedge.emit.input_guards import emit_input_guards
 from torchedge.emit.tensor_values import dim_order, tensor_bytes, tensor_value, upper_bound
 from torchedge.emit.value_table import ValueTable
-from torchedge.emit.view_aliases import ET_VIEW, can_alias, has_control_flow
+from torchedge.emit.view_aliases import (
+    ET_VIEW,
+    VIEW_COPY,
+    can_alias,
+    has_control_flow,
+    static_shape,
+)
 from torchedge.serialize import schema as s
 from torchedge.source_location import stack_frames
 
@@ -86,7 +92,8 @@ class MethodEmitter:
         self.mutable_data = mutable_data if mutable_data is not None else ConstantTable()
         self.include_stacktrace = include_stacktrace
         self.input_guards = input_guards
-        # view_copy -> et_view aliases (emit/view_aliases.py); never with control flow.
+        # view_copy (and squeeze / unsqueeze / no-op expand copies) -> et_view
+        # aliases (emit/view_aliases.py); never with control flow.
         self.alias_views = alias_views and not has_control_flow(program.graph)
         self._mutated = {
             spec.target for spec in program.graph_signature.output_specs
@@ -347,9 +354,12 @@ class MethodEmitter:
         if not can_alias(node, source_value in self._written,
                          source_value in self._buffer_values.values()):
             return False
-        bound = bind_arguments(op._schema, node.args, node.kwargs)
-        size_argument = next(a for a in op._schema.arguments if a.name == "size")
-        size = encode_argument(self, size_argument, bound["size"])
+        size_argument = next(a for a in VIEW_COPY._schema.arguments if a.name == "size")
+        if node.target is VIEW_COPY:
+            bound = bind_arguments(op._schema, node.args, node.kwargs)
+            size = encode_argument(self, size_argument, bound["size"])
+        else:  # a squeeze / unsqueeze / non-broadcasting expand: its static result shape
+            size = encode_argument(self, size_argument, static_shape(node))
         out = self._results(node)
         self._kernel_call(ET_VIEW, [source_value, size, out], node)
         return True
