@@ -108,16 +108,7 @@ Error conv2d_add_int8_out(KernelContext& ctx, Span<EValue*> args) {
   TE_RETURN_IF_ERROR(add_params(args, a, &p));
   TE_RETURN_IF_ERROR(check_residual(*residual, *a.out));
   p.residual = residual->data_as<int8_t>();
-  if (p.batch == 0 || p.out_channels == 0) return Error::Ok;
-  const size_t bytes = quantized::int8_conv_scratch_bytes(p);
-  void* scratch = nullptr;
-  if (bytes > 0) {
-    scratch = ctx.allocate_temp(bytes, 64);
-    TE_CHECK_OR_RETURN(scratch != nullptr, Error::MemoryAllocationFailed,
-                       "%s: needs %zu bytes of kernel scratch (temp allocator)", kOp, bytes);
-  }
-  quantized::run_int8_conv(p, scratch);
-  return Error::Ok;
+  return quantized::run_int8_conv(ctx, p, kOp);
 }
 
 }  // namespace native

@@ -349,5 +349,18 @@ void run_int8_conv(const Int8ConvProblem& p, void* scratch) {
   });
 }
 
+Error run_int8_conv(KernelContext& ctx, const Int8ConvProblem& p, const char* op) {
+  if (p.batch == 0 || p.out_channels == 0) return Error::Ok;
+  const size_t bytes = int8_conv_scratch_bytes(p);
+  void* scratch = nullptr;
+  if (bytes > 0) {
+    scratch = ctx.allocate_temp(bytes, 64);
+    TE_CHECK_OR_RETURN(scratch != nullptr, Error::MemoryAllocationFailed,
+                       "%s: needs %zu bytes of kernel scratch (temp allocator)", op, bytes);
+  }
+  run_int8_conv(p, scratch);
+  return Error::Ok;
+}
+
 }  // namespace quantized
 }  // namespace torchedge

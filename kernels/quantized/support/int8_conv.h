@@ -43,6 +43,7 @@
 #include "runtime/core/error.h"
 #include "runtime/core/span.h"
 #include "runtime/core/tensor.h"
+#include "runtime/kernel/kernel_context.h"
 
 namespace torchedge {
 namespace quantized {
@@ -123,6 +124,10 @@ size_t int8_conv_scratch_bytes(const Int8ConvProblem& p);
 /// Computes `p` with the best ISA over the shared thread pool. `scratch`:
 /// int8_conv_scratch_bytes(p) bytes, 64-byte aligned, owned by the caller.
 void run_int8_conv(const Int8ConvProblem& p, void* scratch);
+
+/// The same with its scratch from ctx's temp allocator (the operators' entry
+/// point): MemoryAllocationFailed naming `op` when the allocator is short.
+Error run_int8_conv(KernelContext& ctx, const Int8ConvProblem& p, const char* op);
 
 /// The scalar path for output channels [m_begin, m_end) of group g of image
 /// n, residual add included (any CPU; tests compare the SIMD path to it bit
