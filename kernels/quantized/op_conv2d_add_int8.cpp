@@ -16,6 +16,7 @@
 // composition on every ISA). Scratch: conv2d_int8's. Eager reference:
 // python/torchedge/quantization/int8_conv_ops.py.
 #include "kernels/portable/support/kernel_args.h"
+#include "kernels/quantized/int8_conv_operands.h"
 #include "kernels/quantized/support/int8_conv.h"
 #include "kernels/quantized/support/quant_args.h"
 #include "runtime/kernel/kernel_context.h"
@@ -29,17 +30,7 @@ constexpr const char* kOp = "conv2d_add_int8.out";
 
 Result<quantized::Int8ConvArgs> conv_args(Span<EValue*> args) {
   quantized::Int8ConvArgs a{};
-  TE_ASSIGN_OR_RETURN(a.input, tensor_arg(args, 0, "input"));
-  TE_ASSIGN_OR_RETURN(a.input_scale, double_arg(args, 1, "input_scale"));
-  TE_ASSIGN_OR_RETURN(a.input_zero_point, int_arg(args, 2, "input_zero_point"));
-  TE_ASSIGN_OR_RETURN(a.weight_panels, tensor_arg(args, 3, "weight_panels"));
-  TE_ASSIGN_OR_RETURN(a.weight_scales, tensor_arg(args, 4, "weight_scales"));
-  TE_ASSIGN_OR_RETURN(a.bias, optional_tensor_arg(args, 5, "bias"));
-  TE_ASSIGN_OR_RETURN(a.kernel_size, int_list_arg(args, 6, "kernel_size"));
-  TE_ASSIGN_OR_RETURN(a.stride, int_list_arg(args, 7, "stride"));
-  TE_ASSIGN_OR_RETURN(a.padding, int_list_arg(args, 8, "padding"));
-  TE_ASSIGN_OR_RETURN(a.dilation, int_list_arg(args, 9, "dilation"));
-  TE_ASSIGN_OR_RETURN(a.groups, int_arg(args, 10, "groups"));
+  TE_RETURN_IF_ERROR(read_int8_conv_operands(args, &a));
   TE_ASSIGN_OR_RETURN(a.output_scale, double_arg(args, 11, "conv_scale"));
   TE_ASSIGN_OR_RETURN(a.output_zero_point, int_arg(args, 12, "conv_zero_point"));
   TE_ASSIGN_OR_RETURN(a.output_min, int_arg(args, 13, "conv_min"));

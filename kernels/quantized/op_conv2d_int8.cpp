@@ -18,6 +18,7 @@
 // Scratch (temp allocator, AVX2): a zero-point-padded copy of one image
 // plus per worker the widened weight block, one packed strip block and the
 // int32 sums of up to 8 strips (int8_conv_scratch_bytes).
+#include "kernels/quantized/int8_conv_operands.h"
 #include "kernels/quantized/support/int8_conv.h"
 #include "kernels/portable/support/kernel_args.h"
 #include "runtime/kernel/kernel_context.h"
@@ -32,17 +33,7 @@ constexpr const char* kOp = "conv2d_int8.out";
 Error conv2d_int8_out(KernelContext& ctx, Span<EValue*> args) {
   TE_RETURN_IF_ERROR(expect_arg_count(args, 16));
   quantized::Int8ConvArgs a{};
-  TE_ASSIGN_OR_RETURN(a.input, tensor_arg(args, 0, "input"));
-  TE_ASSIGN_OR_RETURN(a.input_scale, double_arg(args, 1, "input_scale"));
-  TE_ASSIGN_OR_RETURN(a.input_zero_point, int_arg(args, 2, "input_zero_point"));
-  TE_ASSIGN_OR_RETURN(a.weight_panels, tensor_arg(args, 3, "weight_panels"));
-  TE_ASSIGN_OR_RETURN(a.weight_scales, tensor_arg(args, 4, "weight_scales"));
-  TE_ASSIGN_OR_RETURN(a.bias, optional_tensor_arg(args, 5, "bias"));
-  TE_ASSIGN_OR_RETURN(a.kernel_size, int_list_arg(args, 6, "kernel_size"));
-  TE_ASSIGN_OR_RETURN(a.stride, int_list_arg(args, 7, "stride"));
-  TE_ASSIGN_OR_RETURN(a.padding, int_list_arg(args, 8, "padding"));
-  TE_ASSIGN_OR_RETURN(a.dilation, int_list_arg(args, 9, "dilation"));
-  TE_ASSIGN_OR_RETURN(a.groups, int_arg(args, 10, "groups"));
+  TE_RETURN_IF_ERROR(read_int8_conv_operands(args, &a));
   TE_ASSIGN_OR_RETURN(a.output_scale, double_arg(args, 11, "output_scale"));
   TE_ASSIGN_OR_RETURN(a.output_zero_point, int_arg(args, 12, "output_zero_point"));
   TE_ASSIGN_OR_RETURN(a.output_min, int_arg(args, 13, "output_min"));

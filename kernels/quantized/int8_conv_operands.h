@@ -1,0 +1,35 @@
+// torchedge/kernels/quantized/int8_conv_operands.h
+//
+// The boxed arguments that torchedge::conv2d_int8.out and
+// torchedge::conv2d_add_int8.out share, at the same positions:
+//   0 input, 1 input_scale, 2 input_zero_point, 3 weight_panels,
+//   4 weight_scales, 5 bias (Tensor?), 6 kernel_size, 7 stride, 8 padding,
+//   9 dilation, 10 groups
+// (the output quantization and `out` follow, named differently per op).
+// Include only from those two op files.
+#pragma once
+
+#include "kernels/portable/support/kernel_args.h"
+#include "kernels/quantized/support/int8_conv.h"
+
+namespace torchedge {
+namespace native {
+
+/// Reads arguments 0-10 into `a` (a type or arity error names the argument).
+inline Error read_int8_conv_operands(Span<EValue*> args, quantized::Int8ConvArgs* a) {
+  TE_ASSIGN_OR_RETURN(a->input, tensor_arg(args, 0, "input"));
+  TE_ASSIGN_OR_RETURN(a->input_scale, double_arg(args, 1, "input_scale"));
+  TE_ASSIGN_OR_RETURN(a->input_zero_point, int_arg(args, 2, "input_zero_point"));
+  TE_ASSIGN_OR_RETURN(a->weight_panels, tensor_arg(args, 3, "weight_panels"));
+  TE_ASSIGN_OR_RETURN(a->weight_scales, tensor_arg(args, 4, "weight_scales"));
+  TE_ASSIGN_OR_RETURN(a->bias, optional_tensor_arg(args, 5, "bias"));
+  TE_ASSIGN_OR_RETURN(a->kernel_size, int_list_arg(args, 6, "kernel_size"));
+  TE_ASSIGN_OR_RETURN(a->stride, int_list_arg(args, 7, "stride"));
+  TE_ASSIGN_OR_RETURN(a->padding, int_list_arg(args, 8, "padding"));
+  TE_ASSIGN_OR_RETURN(a->dilation, int_list_arg(args, 9, "dilation"));
+  TE_ASSIGN_OR_RETURN(a->groups, int_arg(args, 10, "groups"));
+  return Error::Ok;
+}
+
+}  // namespace native
+}  // namespace torchedge
