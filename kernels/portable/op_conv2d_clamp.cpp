@@ -44,11 +44,8 @@ Error check_residual(const Tensor& residual, const Tensor& out, const char* op) 
                      Error::InvalidArgument,
                      "%s: residual must be a contiguous 4-d float32 tensor, got %s with %d dims",
                      op, to_string(residual.dtype()), residual.dim());
-  const char* r = static_cast<const char*>(residual.data());
-  const char* o = static_cast<const char*>(out.data());
-  const size_t bytes = residual.nbytes();
-  TE_CHECK_OR_RETURN(bytes == 0 || r == nullptr || o == nullptr || r + bytes <= o || o + bytes <= r,
-                     Error::InvalidArgument, "%s: residual must not overlap out", op);
+  TE_CHECK_OR_RETURN(!bytes_overlap(residual, out), Error::InvalidArgument,
+                     "%s: residual must not overlap out", op);
   return Error::Ok;
 }
 

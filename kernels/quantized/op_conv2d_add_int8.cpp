@@ -55,10 +55,7 @@ Error check_residual(const Tensor& residual, const Tensor& out) {
                      kOp, out.size(0), out.size(1), out.size(2), out.size(3), residual.dim(),
                      residual.numel());
   TE_RETURN_IF_ERROR(quantized::expect_row_major(residual, "residual", kOp));
-  const int8_t* r = residual.data_as<int8_t>();
-  const int8_t* o = out.data_as<int8_t>();
-  const size_t n = out.numel();
-  TE_CHECK_OR_RETURN(n == 0 || r + n <= o || o + n <= r, Error::InvalidArgument,
+  TE_CHECK_OR_RETURN(!bytes_overlap(residual, out), Error::InvalidArgument,
                      "%s: residual must not overlap out", kOp);
   return Error::Ok;
 }

@@ -43,10 +43,7 @@ const float* fast_residual(Span<EValue*> args, size_t index, size_t out_index,
   for (int d = 0; d < 4; ++d) {
     if (r.size(d) != sizes[d]) return nullptr;
   }
-  const char* rp = static_cast<const char*>(r.data());
-  const char* op = static_cast<const char*>(args[out_index]->to_tensor().data());
-  const size_t bytes = r.nbytes();
-  if (rp == nullptr || op == nullptr || !(rp + bytes <= op || op + bytes <= rp)) return nullptr;
+  if (r.data() == nullptr || bytes_overlap(r, args[out_index]->to_tensor())) return nullptr;
   return r.data_as<float>();
 }
 

@@ -140,6 +140,13 @@ Error expect_same_dtype(const Tensor& a, const Tensor& b, const char* what_a, co
   return Error::Ok;
 }
 
+bool bytes_overlap(const Tensor& a, const Tensor& b) {
+  const char* pa = static_cast<const char*>(a.data());
+  const char* pb = static_cast<const char*>(b.data());
+  if (pa == nullptr || pb == nullptr || a.nbytes() == 0 || b.nbytes() == 0) return false;
+  return pa < pb + b.nbytes() && pb < pa + a.nbytes();
+}
+
 Error resize_to(Tensor& out, Span<const int64_t> sizes) {
   TE_CHECK_OR_RETURN(sizes.size() <= static_cast<size_t>(kTensorDimensionLimit),
                      Error::InvalidArgument, "rank %zu exceeds the limit of %d", sizes.size(),

@@ -58,6 +58,11 @@ Error expect_dtype(const Tensor& t, ScalarType expected, const char* what);
 /// Fails unless `a` and `b` have the same dtype.
 Error expect_same_dtype(const Tensor& a, const Tensor& b, const char* what_a, const char* what_b);
 
+/// Whether the bytes of `a` and `b` (data() .. data() + nbytes()) overlap;
+/// false when either is empty. Kernels that read an input while writing
+/// `out` in several passes reject an overlapping pair.
+bool bytes_overlap(const Tensor& a, const Tensor& b);
+
 /// Resizes `out` to `sizes` (int64, as computed by shape functions),
 /// checking every value fits int32 and the planned bound.
 Error resize_to(Tensor& out, Span<const int64_t> sizes);
