@@ -25,6 +25,15 @@ struct Avx2Kernel {
 
   static void micro(int64_t kc, const float* pa, const float* pb, float* c, int64_t ldc,
                     bool accumulate, const sgemm_driver::TileEpilogue* epi) {
+    tile6<false>(kc, pa, pb, kNr, c, ldc, accumulate, epi);
+  }
+
+  // The full tile with B rows ldb apart (kDirect: read in place, prefetching
+  // the next strip's row; else the packed strip, ldb = kNr). The twelve
+  // accumulators are named: as an array GCC keeps them on the stack.
+  template <bool kDirect>
+  static inline void tile6(int64_t kc, const float* pa, const float* pb, int64_t ldb, float* c,
+                           int64_t ldc, bool accumulate, const sgemm_driver::TileEpilogue* epi) {
     __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
     __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
     __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
@@ -32,8 +41,9 @@ struct Avx2Kernel {
     __m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps();
     __m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
     for (int64_t k = 0; k < kc; ++k) {
-      const __m256 b0 = _mm256_load_ps(pb);
-      const __m256 b1 = _mm256_load_ps(pb + 8);
+      const __m256 b0 = kDirect ? _mm256_loadu_ps(pb) : _mm256_load_ps(pb);
+      const __m256 b1 = kDirect ? _mm256_loadu_ps(pb + 8) : _mm256_load_ps(pb + 8);
+      if (kDirect) _mm_prefetch(reinterpret_cast<const char*>(pb + kNr), _MM_HINT_T0);
       __m256 a = _mm256_broadcast_ss(pa + 0);
       c00 = _mm256_fmadd_ps(a, b0, c00);
       c01 = _mm256_fmadd_ps(a, b1, c01);
@@ -53,7 +63,7 @@ struct Avx2Kernel {
       c50 = _mm256_fmadd_ps(a, b0, c50);
       c51 = _mm256_fmadd_ps(a, b1, c51);
       pa += kMr;
-      pb += kNr;
+      pb += ldb;
     }
     store_row(c, ldc, 0, c00, c01, accumulate, epi);
     store_row(c, ldc, 1, c10, c11, accumulate, epi);
@@ -141,30 +151,53 @@ struct Avx2Kernel {
   static void micro_rows(int rows, int64_t kc, const float* pa, const float* pb, float* c,
                          int64_t ldc, bool accumulate, const sgemm_driver::TileEpilogue* epi) {
     switch (rows) {
-      case 1: return micro_r<1>(kc, pa, pb, c, ldc, accumulate, epi);
-      case 2: return micro_r<2>(kc, pa, pb, c, ldc, accumulate, epi);
-      case 3: return micro_r<3>(kc, pa, pb, c, ldc, accumulate, epi);
-      case 4: return micro_r<4>(kc, pa, pb, c, ldc, accumulate, epi);
-      default: return micro_r<5>(kc, pa, pb, c, ldc, accumulate, epi);
+      case 1: return micro_r<1, false>(kc, pa, pb, kNr, c, ldc, accumulate, epi);
+      case 2: return micro_r<2, false>(kc, pa, pb, kNr, c, ldc, accumulate, epi);
+      case 3: return micro_r<3, false>(kc, pa, pb, kNr, c, ldc, accumulate, epi);
+      case 4: return micro_r<4, false>(kc, pa, pb, kNr, c, ldc, accumulate, epi);
+      default: return micro_r<5, false>(kc, pa, pb, kNr, c, ldc, accumulate, epi);
     }
   }
 
-  template <int kRows>
-  static inline void micro_r(int64_t kc, const float* pa, const float* pb, float* c, int64_t ldc,
-                             bool accumulate, const sgemm_driver::TileEpilogue* epi) {
+  // A tile of `rows` <= kMr rows with B read in place (sgemm_driver.h,
+  // kDirectBMaxM): row k of its 16 columns at b + k * ldb. Each k step
+  // prefetches the same row of the next strip, which the next tile reads:
+  // the rows are kc separate streams the hardware prefetcher does not follow.
+  static void micro_direct_b(int rows, int64_t kc, const float* pa, const float* b, int64_t ldb,
+                             float* c, int64_t ldc, bool accumulate,
+                             const sgemm_driver::TileEpilogue* epi) {
+    switch (rows) {
+      case 1: return micro_r<1, true>(kc, pa, b, ldb, c, ldc, accumulate, epi);
+      case 2: return micro_r<2, true>(kc, pa, b, ldb, c, ldc, accumulate, epi);
+      case 3: return micro_r<3, true>(kc, pa, b, ldb, c, ldc, accumulate, epi);
+      case 4: return micro_r<4, true>(kc, pa, b, ldb, c, ldc, accumulate, epi);
+      case 5: return micro_r<5, true>(kc, pa, b, ldb, c, ldc, accumulate, epi);
+      default: return tile6<true>(kc, pa, b, ldb, c, ldc, accumulate, epi);
+    }
+  }
+
+  template <int kRows, bool kDirect>
+  static inline void micro_r(int64_t kc, const float* pa, const float* pb, int64_t ldb, float* c,
+                             int64_t ldc, bool accumulate, const sgemm_driver::TileEpilogue* epi) {
+    // Every loop over rows fully unrolled, or GCC keeps acc in memory and
+    // stores it on each k step (5 rows: 10 stores per 10 FMAs).
     __m256 acc[kRows][2];
+#pragma GCC unroll 6
     for (int i = 0; i < kRows; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
     for (int64_t k = 0; k < kc; ++k) {
-      const __m256 b0 = _mm256_load_ps(pb);
-      const __m256 b1 = _mm256_load_ps(pb + 8);
-      for (int i = 0; i < kRows; ++i) {  // unrolled: kRows is a constant
+      const __m256 b0 = _mm256_loadu_ps(pb);
+      const __m256 b1 = _mm256_loadu_ps(pb + 8);
+      if (kDirect) _mm_prefetch(reinterpret_cast<const char*>(pb + kNr), _MM_HINT_T0);
+#pragma GCC unroll 6
+      for (int i = 0; i < kRows; ++i) {
         const __m256 a = _mm256_broadcast_ss(pa + i);
         acc[i][0] = _mm256_fmadd_ps(a, b0, acc[i][0]);
         acc[i][1] = _mm256_fmadd_ps(a, b1, acc[i][1]);
       }
       pa += kMr;
-      pb += kNr;
+      pb += ldb;
     }
+#pragma GCC unroll 6
     for (int i = 0; i < kRows; ++i) store_row(c, ldc, i, acc[i][0], acc[i][1], accumulate, epi);
   }
 

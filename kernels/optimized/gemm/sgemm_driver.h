@@ -14,10 +14,11 @@
 //
 // and, optionally (detected; portable code below otherwise), faster pieces
 // for the same contract: micro_rows (a tile of fewer than kMr rows),
-// micro_direct_a (A read in place), pack_a_strip, pack_b_rows, pack_b_cols
-// and bias_clamp_row; their signatures are at the Has* traits below. A
-// kernel that declares `static constexpr bool kFusedEpilogue = true` takes
-// one more argument in micro, micro_rows and micro_direct_a, a
+// micro_direct_a (A read in place), micro_direct_b (B read in place),
+// pack_a_strip, pack_b_rows, pack_b_cols and bias_clamp_row; their
+// signatures are at the Has* traits below. A kernel that declares
+// `static constexpr bool kFusedEpilogue = true` takes one more argument in
+// micro, micro_rows, micro_direct_a and micro_direct_b, a
 // `const TileEpilogue*` (below): when not null, the tile is the last K block
 // and the kernel applies the epilogue to its accumulators before storing
 // them, instead of the driver's pass over the stored tile.
@@ -83,6 +84,12 @@ TE_SGEMM_OPTIONAL_MEMBER(HasMicroRows, micro_rows)
 //     those may be used, so c must hold kNr columns (a full tile or the edge
 //     buffer).
 TE_SGEMM_OPTIONAL_MEMBER(HasDirectA, micro_direct_a)
+//   static void micro_direct_b(int rows, int64_t kc, const float* pa, const float* b,
+//                              int64_t ldb, float* c, int64_t ldc, bool accumulate)
+//     micro_rows for rows <= kMr with B read in place: row k of the tile's
+//     kNr columns at b + k * ldb (unit column stride, all kNr columns
+//     there, no alignment). The tile is always stored in place (full width).
+TE_SGEMM_OPTIONAL_MEMBER(HasDirectB, micro_direct_b)
 //   static void pack_a_strip(const float* a, int64_t lda, int64_t rows, int64_t kc, float* out);
 //     one kMr-tall strip (layout of pack_a below) from `rows` <= kMr rows of
 //     a unit-column-stride A (row i at a + i * lda); rows past `rows` zero.
@@ -296,6 +303,39 @@ struct Scratch {
   float* b;
 };
 
+// Up to this many rows of C per rectangle, a kernel with micro_direct_b
+// reads a unit-column-stride B (a 1x1 convolution's input planes) in place
+// instead of packing it: a packed B element would feed only 2 * M flops, and
+// packing it (a strided read and a write) cost a third of the time of
+// MobileNetV2's projection layers (M = 16-64). sgemm_bench, 1 thread, GFLOP/s
+// packed -> in place: M=16 K=32 N=12544 61 -> 67; M=24 K=96 N=3136 70 -> 84;
+// M=24 K=144 N=3136 73 -> 80; M=32 K=192 N=784 73 -> 84; M=64 K=384 N=196
+// 80 -> 86. Larger M amortizes the packing (M=96 K=16 N=12544: 69 -> 62 in
+// place), so those stay packed.
+constexpr int64_t kDirectBMaxM = 64;
+
+// Whether the kc rows of a B strip, `ldb` floats apart, stay in L1 when read
+// in place. Rows a multiple of 64 bytes apart share few L1 sets (32 KiB,
+// 8-way, 64-byte lines: 64 sets; N = 3136 floats puts every row in one of
+// 16 sets, 128 lines); the strip must fit in them, with a quarter more
+// that L2 absorbs (in-place reads measured slower past that: K=147 over
+// N=12544's 4 sets, 80 -> 68 GFLOP/s; K=576 at N=3136, 82 -> 61).
+static inline bool direct_b_fits_l1(int64_t kc, int64_t ldb) {
+  constexpr int64_t kSets = 64, kWays = 8, kLineBytes = 64;
+  const int64_t row_bytes = ldb * static_cast<int64_t>(sizeof(float));
+  int64_t sets = kSets;
+  if (row_bytes % kLineBytes == 0) {
+    int64_t step = (row_bytes / kLineBytes) % kSets, g = kSets;
+    while (step != 0) {  // g = gcd(step, kSets)
+      const int64_t t = g % step;
+      g = step;
+      step = t;
+    }
+    sets = kSets / g;
+  }
+  return kc * 4 <= sets * kWays * 5;
+}
+
 // `total` cut into the fewest blocks of at most `max_block`, of equal size
 // rounded up to `align` (the last one may be shorter).
 static inline int64_t even_block(int64_t total, int64_t max_block, int64_t align) {
@@ -326,14 +366,15 @@ inline TileEpilogue tile_epilogue(const SgemmProblem& p, const Item& it, int64_t
 }
 
 // One micro-tile: rows [m, m + rows) x cols [n, n + cols) of C (rows <= kMr,
-// cols <= kNr) from the packed strips pa / pb (or A in place: `direct`).
+// cols <= kNr) from the packed strips pa / pb (or A in place: `direct`; or,
+// when ldb != 0, B in place with rows ldb apart: full-width tiles only).
 // `epi` (a kFusedEpilogue kernel's last K block, or null) is applied by the
 // kernel when the tile is stored in place; returns whether it was (else the
 // caller runs epilogue() on the stored tile).
 template <typename K>
 inline bool tile(const SgemmProblem& p, const Item& it, int64_t m, int64_t rows, int64_t n,
                  int64_t cols, int64_t k0, int64_t kc, const float* pa, const float* pb,
-                 bool direct, bool first, float* edge, const TileEpilogue* epi) {
+                 int64_t ldb, bool direct, bool first, float* edge, const TileEpilogue* epi) {
   float* c = it.c + m * p.ldc + n;
   // In place when the tile's columns are all there; a narrow tile goes
   // through the full-size `edge` buffer.
@@ -346,8 +387,14 @@ inline bool tile(const SgemmProblem& p, const Item& it, int64_t m, int64_t rows,
   bool done = false;
   if constexpr (HasFusedEpilogue<K>::value) {
     if (!in_place) epi = nullptr;
+    if constexpr (HasDirectB<K>::value) {
+      if (ldb != 0) {
+        K::micro_direct_b(static_cast<int>(rows), kc, pa, pb, ldb, dst, ld, !first, epi);
+        done = true;
+      }
+    }
     if constexpr (HasDirectA<K>::value) {
-      if (direct && rows == K::kMr) {
+      if (!done && direct && rows == K::kMr) {
         K::micro_direct_a(kc, it.a.data + m * it.a.row_stride + k0, it.a.row_stride, pb, dst,
                           ld, !first, cols, epi);
         done = true;
@@ -362,8 +409,14 @@ inline bool tile(const SgemmProblem& p, const Item& it, int64_t m, int64_t rows,
     if (!done) K::micro(kc, pa, pb, dst, ld, !first, epi);
   } else {
     epi = nullptr;
+    if constexpr (HasDirectB<K>::value) {
+      if (ldb != 0) {
+        K::micro_direct_b(static_cast<int>(rows), kc, pa, pb, ldb, dst, ld, !first);
+        done = true;
+      }
+    }
     if constexpr (HasDirectA<K>::value) {
-      if (direct && rows == K::kMr) {
+      if (!done && direct && rows == K::kMr) {
         K::micro_direct_a(kc, it.a.data + m * it.a.row_stride + k0, it.a.row_stride, pb, dst,
                           ld, !first, cols);
         done = true;
@@ -395,6 +448,10 @@ void run_rectangle(const SgemmProblem& p, const Item& it, int64_t m_begin, int64
   static_assert(K::kNc % K::kNr == 0, "panels start on strip boundaries (prepacked B)");
   const bool b_in_place = prepacked_in_place<K>(p);
   const int64_t kc_block = even_block(p.k, K::kKc, 8);
+  const bool direct_b = HasDirectB<K>::value && !direct_a && !b_in_place &&
+                        p.b_prepacked == nullptr && p.pack_b == nullptr &&
+                        it.b.col_stride == 1 && m_end - m_begin <= kDirectBMaxM &&
+                        direct_b_fits_l1(kc_block, it.b.row_stride);
   const int64_t mc_block = even_block(m_end - m_begin, K::kMc, K::kMr);
   alignas(64) float edge[K::kMr * K::kNr];
   for (int64_t n0 = n_begin; n0 < n_end; n0 += nc_max) {
@@ -403,7 +460,10 @@ void run_rectangle(const SgemmProblem& p, const Item& it, int64_t m_begin, int64
     do {  // K == 0 still runs once so C gets its zeros and epilogue
       const int64_t kc = min64(kc_block, p.k - k0);
       const bool first = k0 == 0, last = k0 + kc >= p.k;
+      const int64_t full_cols = nc / K::kNr * K::kNr;
       if (b_in_place) {  // nothing to pack: tiles read the strips from b_prepacked
+      } else if (direct_b) {  // only the partial last strip is packed
+        if (full_cols < nc) pack_b<K>(it.b, k0, kc, n0 + full_cols, nc - full_cols, s.b);
       } else if (p.b_prepacked != nullptr) {
         pack_b_from_prepacked<K>(p, k0, kc, n0, nc, s.b);
       } else if (p.pack_b != nullptr) {
@@ -421,13 +481,19 @@ void run_rectangle(const SgemmProblem& p, const Item& it, int64_t m_begin, int64
         }
         for (int64_t j = 0; j < nc; j += K::kNr) {
           const int64_t cols = min64(K::kNr, nc - j);
-          const float* pb = b_in_place ? prepacked_block<K>(p, n0 + j, k0) : s.b + j * kc;
+          const bool b_direct = direct_b && j < full_cols;
+          const float* pb = b_in_place ? prepacked_block<K>(p, n0 + j, k0)
+                            : b_direct ? it.b.data + k0 * it.b.row_stride + n0 + j
+                            : direct_b ? s.b
+                                       : s.b + j * kc;
+          const int64_t ldb = b_direct ? it.b.row_stride : 0;
           for (int64_t i = 0; i < mc; i += K::kMr) {
             const int64_t rows = min64(K::kMr, mc - i);
             TileEpilogue te;
             if (last && fused) te = tile_epilogue(p, it, m0 + i, n0 + j);
             const bool applied = tile<K>(p, it, m0 + i, rows, n0 + j, cols, k0, kc, s.a + i * kc,
-                                         pb, direct_a, first, edge, last && fused ? &te : nullptr);
+                                         pb, ldb, direct_a, first, edge,
+                                         last && fused ? &te : nullptr);
             if (last && epi && !applied) epilogue<K>(p, it, m0 + i, rows, n0 + j, cols);
           }
         }

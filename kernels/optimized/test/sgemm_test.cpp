@@ -120,6 +120,14 @@ const Case kCases[] = {
     {128, 100, 384, 1, false, true}, {197, 72, 24, 1, false, false},
     {50, 40, 30, 3, false, false},   {30, 40, 50, 4, true, true},
     {9, 200, 16, 1, false, false},
+    // B read in place (M <= 64, unit column stride): every row remainder
+    // (4, 5, 1, 2), several K blocks, a partial last strip, a batch, and
+    // rows 64 bytes apart (N = 256: all in 4 L1 sets, so K = 40 in place,
+    // K = 300 packed).
+    {16, 1000, 32, 1, false, false}, {29, 300, 96, 1, false, false},
+    {1, 50, 10, 1, false, false},    {26, 200, 64, 1, false, false},
+    {20, 71, 600, 1, false, false},  {12, 40, 20, 3, false, false},
+    {64, 256, 40, 1, false, false},  {48, 256, 300, 1, false, false},
 };
 
 class SgemmTest : public ::testing::TestWithParam<int> {};
