@@ -14,7 +14,10 @@
 //                     (torchedge::conv2d_add_clamp: out = clamp(conv + bias
 //                     + residual)) and the output clamp (torchedge::
 //                     conv2d_clamp's fused activation) are the GEMM's
-//                     epilogue, applied as the tiles are stored.
+//                     epilogue, applied as the tiles are stored. 3x3
+//                     stride-1 convolutions go through Winograd's F(2x2,
+//                     3x3) instead where conv/winograd.h says it applies
+//                     (conv2d_im2col: never).
 //   conv2d_depthwise  groups == Cin == Cout (any kernel size; 3x3 and 5x5 are
 //                     the zoo's): direct loops over a zero-padded copy of each
 //                     channel plane (AVX2 and scalar builds; the AVX2 build
@@ -69,6 +72,12 @@ struct Conv2dClamp {
 Error conv2d_gemm(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
                   const float* bias, float* y, const Conv2dClamp& clamp = {},
                   const float* residual = nullptr);
+
+// conv2d_gemm without the Winograd path (conv/winograd.h): always the
+// implicit-im2col SGEMM (benchmarks and tests compare the two).
+Error conv2d_im2col(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
+                    const float* bias, float* y, const Conv2dClamp& clamp = {},
+                    const float* residual = nullptr);
 
 Error conv2d_depthwise(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
                        const float* bias, float* y, const Conv2dClamp& clamp = {});

@@ -3,6 +3,7 @@
 
 #include "kernels/optimized/conv/conv2d.h"
 #include "kernels/optimized/conv/im2col.h"
+#include "kernels/optimized/conv/winograd.h"
 #include "kernels/optimized/gemm/sgemm.h"
 #include "runtime/core/error_message.h"
 #include "runtime/core/memory_allocator.h"
@@ -97,6 +98,18 @@ void pack_im2col_scalar(const void* context, int64_t k0, int64_t kc, int64_t n0,
 Error conv2d_gemm(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
                   const float* bias, float* y, const Conv2dClamp& clamp,
                   const float* residual) {
+#ifndef TORCHEDGE_NO_X86_SIMD
+  if (detail::winograd_applies(s)) {
+    const Error err = detail::conv2d_winograd_avx2(ctx, s, x, w, bias, y, clamp, residual);
+    if (err != Error::MemoryAllocationFailed) return err;  // short of scratch: im2col instead
+  }
+#endif
+  return conv2d_im2col(ctx, s, x, w, bias, y, clamp, residual);
+}
+
+Error conv2d_im2col(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
+                    const float* bias, float* y, const Conv2dClamp& clamp,
+                    const float* residual) {
   const int64_t cin_g = s.in_channels / s.groups, cout_g = s.out_channels / s.groups;
   const int64_t k = cin_g * s.kernel_h * s.kernel_w;
   const int64_t pixels = s.out_h * s.out_w;

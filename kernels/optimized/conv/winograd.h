@@ -1,0 +1,47 @@
+// torchedge/kernels/optimized/conv/winograd.h
+//
+// 3x3, stride-1 convolutions by Winograd's minimal filtering F(2x2, 3x3)
+// (Lavin & Gray, "Fast Algorithms for Convolutional Neural Networks",
+// 2016): every 2x2 output tile is A^T [ (G g G^T) . (B^T d B) ] A for its
+// 4x4 input tile d, so the 3x3 filter's 9 multiply-adds per output become
+// 4 (2.25x fewer), spent in 16 GEMMs, one per point xi of the 4x4 transform:
+//
+//   U[xi] = (G g G^T)[xi]   [Cout x Cin]   the filters, once per call
+//   V[xi] = (B^T d B)[xi]   [Cin x tiles]  the input tiles
+//   M[xi] = U[xi] V[xi]     [Cout x tiles] the optimized SGEMM, batch of 16
+//   y     = A^T M A (+ bias, + residual, clamp)   2x2 outputs per tile
+//
+// The transforms use only additions, subtractions and halvings, so the
+// results stay within float32 rounding of the direct convolution (the
+// tests compare with a double-precision reference at conv2d_gemm's
+// tolerance). The tiles are taken a band of tile rows at a time so V and M
+// stay small; each phase is a parallel_for (the 16 GEMMs split by batch).
+//
+//   winograd_applies(s)     whether conv2d_gemm takes this path for s:
+//                           3x3, stride 1, dilation 1, one group, at least
+//                           8 input and output channels, an output of at
+//                           least 8x8 (7x7 maps waste a quarter of their
+//                           2x2 tiles), Cin * Cout <= 65536 (U <= 4 MiB), an
+//                           AVX2 CPU, and TORCHEDGE_WINOGRAD not set to 0.
+//   conv2d_winograd_avx2    the convolution (conv2d_gemm's contract: bias,
+//                           residual and clamp as its epilogue); returns
+//                           MemoryAllocationFailed, output untouched, when
+//                           the temp allocator is short (conv2d_gemm then
+//                           packs im2col instead).
+#pragma once
+
+#include "kernels/optimized/conv/conv2d.h"
+
+namespace torchedge {
+namespace optimized {
+namespace detail {
+
+bool winograd_applies(const Conv2dShape& s);
+
+Error conv2d_winograd_avx2(KernelContext& ctx, const Conv2dShape& s, const float* x,
+                           const float* w, const float* bias, float* y, const Conv2dClamp& clamp,
+                           const float* residual);
+
+}  // namespace detail
+}  // namespace optimized
+}  // namespace torchedge

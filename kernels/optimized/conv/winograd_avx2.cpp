@@ -1,0 +1,347 @@
+// F(2x2, 3x3) Winograd convolution, AVX2 build (contract: conv/winograd.h).
+// The input and output transforms run 8 tiles at a time, one tile per
+// lane: 8 neighbouring tiles of a tile row read 18 consecutive input
+// columns per input row, split into the tiles' 4 columns by even/odd
+// deinterleaves; the output transform interleaves the tiles' two output
+// columns back into 16 consecutive pixels. Compiled with -mavx2 -mfma.
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "kernels/optimized/conv/winograd.h"
+#include "kernels/optimized/gemm/sgemm.h"
+#include "kernels/optimized/threadpool/threadpool.h"
+#include "runtime/core/error_message.h"
+#include "runtime/core/memory_allocator.h"
+
+namespace torchedge {
+namespace optimized {
+namespace detail {
+namespace {
+
+constexpr int64_t kPoints = 16;  // the 4x4 transform
+// Tiles per band: the GEMMs' N. Larger bands amortize the per-GEMM packing
+// of U; smaller ones keep V and M in L2/L3 (ResNet-50's 56x56 layers: 7 of
+// 28 tile rows, 196 tiles, V and M 0.8 MB each).
+constexpr int64_t kBandTiles = 256;
+// Scratch for V and M together, beyond which bands get shorter.
+constexpr int64_t kBandBytes = int64_t{4} << 20;
+
+// Lanes [0, n) set.
+inline __m256i first_lanes(int64_t n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+struct Geometry {
+  const Conv2dShape* s;
+  int64_t tiles_h, tiles_w;
+};
+
+// U[xi][co][ci] = (G g G^T)[xi] for the filters of output channels
+// [co0, co1) (U[xi] `plane` floats apart), with
+// G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1]; 8 input
+// channels per vector (their 72 taps are contiguous: a gather per tap), so
+// each U row is written 8 floats at a time.
+void transform_filters(const Conv2dShape& s, const float* w, int64_t co0, int64_t co1,
+                       int64_t plane, float* u) {
+  const int64_t cin = s.in_channels;
+  const __m256i taps9 = _mm256_setr_epi32(0, 9, 18, 27, 36, 45, 54, 63);
+  const __m256 half = _mm256_set1_ps(0.5f);
+  for (int64_t co = co0; co < co1; ++co) {
+    for (int64_t ci = 0; ci < cin; ci += 8) {
+      const int64_t lanes = cin - ci < 8 ? cin - ci : 8;
+      const float* g = w + (co * cin + ci) * 9;
+      __m256 k[9];
+      if (lanes == 8) {
+        // The gathers stall on memory without this: the next blocks' 288
+        // bytes, a few blocks ahead.
+        for (int line = 0; line < 5; ++line) {
+          _mm_prefetch(reinterpret_cast<const char*>(g + 4 * 72 + line * 16), _MM_HINT_T0);
+        }
+        for (int t = 0; t < 9; ++t) k[t] = _mm256_i32gather_ps(g + t, taps9, 4);
+      } else {
+        alignas(32) float part[9][8] = {};
+        for (int64_t l = 0; l < lanes; ++l) {
+          for (int t = 0; t < 9; ++t) part[t][l] = g[l * 9 + t];
+        }
+        for (int t = 0; t < 9; ++t) k[t] = _mm256_load_ps(part[t]);
+      }
+      __m256 gg[4][3];  // G g
+      for (int j = 0; j < 3; ++j) {
+        gg[0][j] = k[j];
+        gg[1][j] = _mm256_mul_ps(half, _mm256_add_ps(_mm256_add_ps(k[j], k[3 + j]), k[6 + j]));
+        gg[2][j] = _mm256_mul_ps(half, _mm256_add_ps(_mm256_sub_ps(k[j], k[3 + j]), k[6 + j]));
+        gg[3][j] = k[6 + j];
+      }
+      const __m256i mask = first_lanes(lanes);
+      float* out = u + co * cin + ci;
+      for (int i = 0; i < 4; ++i) {  // (G g) G^T, row i
+        const __m256 a = gg[i][0], b = gg[i][1], c = gg[i][2];
+        const __m256 row[4] = {a, _mm256_mul_ps(half, _mm256_add_ps(_mm256_add_ps(a, b), c)),
+                               _mm256_mul_ps(half, _mm256_add_ps(_mm256_sub_ps(a, b), c)), c};
+        for (int j = 0; j < 4; ++j) {
+          float* dst = out + (i * 4 + j) * plane;
+          if (lanes == 8) {
+            _mm256_storeu_ps(dst, row[j]);
+          } else {
+            _mm256_maskstore_ps(dst, mask, row[j]);  // slow on AMD: only a ragged Cin's last 8
+          }
+        }
+      }
+    }
+  }
+}
+
+// The 16 floats at p + 2 (x2 .. x17) from the 24 at p: lo = x0..x7,
+// mid = x8..x15, hi = x16..x23 (within-lane byte shifts of the pairs).
+inline void shift2(__m256 lo, __m256 mid, __m256 hi, __m256* a, __m256* b) {
+  const __m256 lo_mid = _mm256_permute2f128_ps(lo, mid, 0x21);  // x4..x11
+  const __m256 mid_hi = _mm256_permute2f128_ps(mid, hi, 0x21);  // x12..x19
+  *a = _mm256_castsi256_ps(
+      _mm256_alignr_epi8(_mm256_castps_si256(lo_mid), _mm256_castps_si256(lo), 8));
+  *b = _mm256_castsi256_ps(
+      _mm256_alignr_epi8(_mm256_castps_si256(mid_hi), _mm256_castps_si256(mid), 8));
+}
+
+// Even / odd elements of the 16 floats lo, hi.
+inline __m256 evens(__m256 lo, __m256 hi) {
+  const __m256 e = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0));
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), _MM_SHUFFLE(3, 1, 2, 0)));
+}
+inline __m256 odds(__m256 lo, __m256 hi) {
+  const __m256 o = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1));
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), _MM_SHUFFLE(3, 1, 2, 0)));
+}
+
+// V[xi][c][t] = (B^T d B)[xi] for the tiles of tile rows [ty0, ty1) (t
+// counts from the band's first tile) of input channel c's plane, with
+// B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1], v pointing at V[0][c][0];
+// point_stride: floats between V[xi] and V[xi + 1]. 8 tiles read the 18
+// input columns [x0, x0 + 18) of each of their 4 rows as three vectors,
+// masked where they leave the plane (masked lanes read nothing).
+void transform_input(const Geometry& g, const float* plane, int64_t ty0, int64_t ty1, float* v,
+                     int64_t point_stride) {
+  const Conv2dShape& s = *g.s;
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const int64_t last = (ty1 - ty0) * g.tiles_w;  // tiles in the band
+  for (int64_t ty = ty0; ty < ty1; ++ty) {
+    for (int64_t tx = 0; tx < g.tiles_w; tx += 8) {
+      const int64_t x0 = 2 * tx - s.pad_w;
+      const bool inside = x0 >= 0 && x0 + 24 <= s.in_w;
+      // Lane j of vector q is column x0 + 8 q + j: valid in [0, W).
+      __m256i valid[3];
+      for (int q = 0; q < 3 && !inside; ++q) {
+        const __m256i col = _mm256_add_epi32(lane, _mm256_set1_epi32(static_cast<int>(x0 + 8 * q)));
+        valid[q] = _mm256_and_si256(
+            _mm256_cmpgt_epi32(col, _mm256_set1_epi32(-1)),
+            _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(s.in_w)), col));
+      }
+      __m256 d[4][4];
+      for (int r = 0; r < 4; ++r) {
+        const int64_t iy = 2 * ty - s.pad_h + r;
+        if (iy < 0 || iy >= s.in_h) {
+          for (int c = 0; c < 4; ++c) d[r][c] = _mm256_setzero_ps();
+          continue;
+        }
+        const float* seg = plane + iy * s.in_w + x0;
+        __m256 x[3];
+        for (int q = 0; q < 3; ++q) {
+          x[q] = inside ? _mm256_loadu_ps(seg + 8 * q) : _mm256_maskload_ps(seg + 8 * q, valid[q]);
+        }
+        __m256 y0, y1;
+        shift2(x[0], x[1], x[2], &y0, &y1);
+        d[r][0] = evens(x[0], x[1]);
+        d[r][1] = odds(x[0], x[1]);
+        d[r][2] = evens(y0, y1);
+        d[r][3] = odds(y0, y1);
+      }
+      // Rows: t[i][c] = (B^T d)[i][c]; then columns of each row.
+      __m256 t[4][4];
+      for (int c = 0; c < 4; ++c) {
+        t[0][c] = _mm256_sub_ps(d[0][c], d[2][c]);
+        t[1][c] = _mm256_add_ps(d[1][c], d[2][c]);
+        t[2][c] = _mm256_sub_ps(d[2][c], d[1][c]);
+        t[3][c] = _mm256_sub_ps(d[1][c], d[3][c]);
+      }
+      // Lanes past the row's last tile land on the next row's first tiles,
+      // which are written after them; only the band's last 8 are masked
+      // (past them is the next channel's row, another thread's).
+      const int64_t at = (ty - ty0) * g.tiles_w + tx;
+      const bool ragged = at + 8 > last;
+      const __m256i mask = first_lanes(last - at);
+      float* out = v + at;
+      for (int i = 0; i < 4; ++i) {
+        const __m256 p[4] = {_mm256_sub_ps(t[i][0], t[i][2]), _mm256_add_ps(t[i][1], t[i][2]),
+                             _mm256_sub_ps(t[i][2], t[i][1]), _mm256_sub_ps(t[i][1], t[i][3])};
+        for (int j = 0; j < 4; ++j) {
+          float* dst = out + (i * 4 + j) * point_stride;
+          if (ragged) {
+            _mm256_maskstore_ps(dst, mask, p[j]);
+          } else {
+            _mm256_storeu_ps(dst, p[j]);
+          }
+        }
+      }
+    }
+  }
+}
+
+struct Epilogue {
+  float bias;
+  const float* residual;  // channel co's output plane of the residual, or null
+  __m256 lo, hi;
+  bool clamp;
+};
+
+// Stores 16 consecutive output pixels (a, b: the first and second 8) of
+// row `out` (residual row `res`), the first `cols` of them.
+inline void store16(const Epilogue& e, __m256 a, __m256 b, float* out, const float* res,
+                    int64_t cols) {
+  const __m256 vb = _mm256_set1_ps(e.bias);
+  a = _mm256_add_ps(a, vb);
+  b = _mm256_add_ps(b, vb);
+  const __m256i m0 = first_lanes(cols), m1 = first_lanes(cols - 8);
+  if (res != nullptr) {
+    a = _mm256_add_ps(a, cols >= 8 ? _mm256_loadu_ps(res) : _mm256_maskload_ps(res, m0));
+    if (cols > 8) {
+      b = _mm256_add_ps(b, cols >= 16 ? _mm256_loadu_ps(res + 8) : _mm256_maskload_ps(res + 8, m1));
+    }
+  }
+  if (e.clamp) {  // max then min: a NaN stays NaN (conv2d.h)
+    a = _mm256_min_ps(e.hi, _mm256_max_ps(e.lo, a));
+    b = _mm256_min_ps(e.hi, _mm256_max_ps(e.lo, b));
+  }
+  if (cols >= 16) {
+    _mm256_storeu_ps(out, a);
+    _mm256_storeu_ps(out + 8, b);
+    return;
+  }
+  if (cols >= 8) {
+    _mm256_storeu_ps(out, a);
+    if (cols > 8) _mm256_maskstore_ps(out + 8, m1, b);
+    return;
+  }
+  _mm256_maskstore_ps(out, m0, a);
+}
+
+// y rows of output channel co for tile rows [ty0, ty1) from
+// m[xi * point_stride + t] (t from the band's first tile), with
+// A^T = [1 1 1 0; 0 1 -1 -1]. `m` holds 8 readable floats past its last
+// tile (the last vector of a row may read past it; those lanes are unused).
+void transform_output(const Geometry& g, const float* m, int64_t point_stride, int64_t ty0,
+                      int64_t ty1, const Epilogue& e, float* y) {
+  const Conv2dShape& s = *g.s;
+  for (int64_t ty = ty0; ty < ty1; ++ty) {
+    for (int64_t tx = 0; tx < g.tiles_w; tx += 8) {
+      const float* src = m + (ty - ty0) * g.tiles_w + tx;
+      __m256 p[16];
+      for (int xi = 0; xi < 16; ++xi) p[xi] = _mm256_loadu_ps(src + xi * point_stride);
+      // Rows: r0 = m0 + m1 + m2, r1 = m1 - m2 - m3 (m_i: row i of the 4x4).
+      __m256 r[2][4];
+      for (int j = 0; j < 4; ++j) {
+        r[0][j] = _mm256_add_ps(_mm256_add_ps(p[j], p[4 + j]), p[8 + j]);
+        r[1][j] = _mm256_sub_ps(_mm256_sub_ps(p[4 + j], p[8 + j]), p[12 + j]);
+      }
+      const int64_t cols = s.out_w - 2 * tx < 16 ? s.out_w - 2 * tx : 16;
+      for (int i = 0; i < 2; ++i) {
+        const int64_t oy = 2 * ty + i;
+        if (oy >= s.out_h) break;
+        const __m256 left = _mm256_add_ps(_mm256_add_ps(r[i][0], r[i][1]), r[i][2]);
+        const __m256 right = _mm256_sub_ps(_mm256_sub_ps(r[i][1], r[i][2]), r[i][3]);
+        // Tile k's two outputs are pixels 2k and 2k + 1 of the 16.
+        const __m256 lo = _mm256_unpacklo_ps(left, right), hi = _mm256_unpackhi_ps(left, right);
+        const __m256 a = _mm256_permute2f128_ps(lo, hi, 0x20);
+        const __m256 b = _mm256_permute2f128_ps(lo, hi, 0x31);
+        const int64_t offset = oy * s.out_w + 2 * tx;
+        store16(e, a, b, y + offset, e.residual == nullptr ? nullptr : e.residual + offset, cols);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Error conv2d_winograd_avx2(KernelContext& ctx, const Conv2dShape& s, const float* x,
+                           const float* w, const float* bias, float* y, const Conv2dClamp& clamp,
+                           const float* residual) {
+  const int64_t cin = s.in_channels, cout = s.out_channels;
+  Geometry g{&s, (s.out_h + 1) / 2, (s.out_w + 1) / 2};
+  // Bands of whole tile rows, as even as kBandTiles and kBandBytes allow.
+  const int64_t per_tile = kPoints * (cin + cout) * static_cast<int64_t>(sizeof(float));
+  int64_t band_rows = kBandTiles / g.tiles_w;
+  if (band_rows * g.tiles_w * per_tile > kBandBytes) band_rows = kBandBytes / (g.tiles_w * per_tile);
+  if (band_rows < 1) band_rows = 1;
+  if (band_rows > g.tiles_h) band_rows = g.tiles_h;
+  const int64_t bands = (g.tiles_h + band_rows - 1) / band_rows;
+  band_rows = (g.tiles_h + bands - 1) / bands;
+  const int64_t band_tiles = band_rows * g.tiles_w;
+
+  // U[xi] one cache line more than Cout * Cin apart: a multiple of 4 KiB
+  // (ResNet's 64 x 64 to 256 x 256) put the 16 rows each filter writes in
+  // one L1 set, and the transform took a third of a 14x14 layer's time.
+  const int64_t u_plane = cout * cin + 16;
+  const size_t u_floats = static_cast<size_t>(kPoints * u_plane);
+  const size_t v_floats = static_cast<size_t>(kPoints * cin * band_tiles);
+  const size_t m_floats = static_cast<size_t>(kPoints * cout * band_tiles) + 8;  // + read slack
+  SgemmProblem p;
+  p.m = cout, p.n = band_tiles, p.k = cin, p.batch = kPoints;
+  const size_t gemm_bytes = sgemm_scratch_bytes(p) + 64;
+  const size_t bytes = sizeof(float) * (u_floats + v_floats + m_floats) + gemm_bytes + 3 * 64;
+  uint8_t* base = static_cast<uint8_t*>(ctx.allocate_temp(bytes, 64));
+  if (base == nullptr) return Error::MemoryAllocationFailed;
+  auto carve = [&base](size_t floats) {
+    float* at = reinterpret_cast<float*>(base);
+    base += (sizeof(float) * floats + 63) / 64 * 64;
+    return at;
+  };
+  float* u = carve(u_floats);
+  float* v = carve(v_floats);
+  float* m = carve(m_floats);
+  void* gemm_scratch = base;
+
+  parallel_for(0, cout, 8, [&](int64_t begin, int64_t end) {
+    transform_filters(s, w, begin, end, u_plane, u);
+  });
+  const Epilogue proto{0.0f, nullptr, _mm256_set1_ps(clamp.min), _mm256_set1_ps(clamp.max),
+                       clamp.active()};
+  for (int64_t n = 0; n < s.batch; ++n) {
+    const float* xn = x + n * cin * s.in_h * s.in_w;
+    const int64_t out_offset = n * cout * s.out_h * s.out_w;
+    for (int64_t ty0 = 0; ty0 < g.tiles_h; ty0 += band_rows) {
+      const int64_t ty1 = ty0 + band_rows < g.tiles_h ? ty0 + band_rows : g.tiles_h;
+      const int64_t tiles = (ty1 - ty0) * g.tiles_w;
+      parallel_for(0, cin, 4, [&](int64_t begin, int64_t end) {
+        for (int64_t c = begin; c < end; ++c) {
+          transform_input(g, xn + c * s.in_h * s.in_w, ty0, ty1, v + c * tiles, cin * tiles);
+        }
+      });
+      // M[xi] = U[xi] V[xi]: 16 GEMMs [cout x cin] x [cin x tiles].
+      p.n = tiles;
+      p.a = MatrixView{u, cin, 1};
+      p.b = MatrixView{v, tiles, 1};
+      p.c = m;
+      p.ldc = tiles;
+      p.batch_stride_a = u_plane;
+      p.batch_stride_b = cin * tiles;
+      p.batch_stride_c = cout * tiles;
+      MemoryAllocator chunk(gemm_scratch, gemm_bytes);
+      KernelContext chunk_ctx(&chunk);
+      TE_RETURN_IF_ERROR(sgemm(chunk_ctx, p));
+      parallel_for(0, cout, 4, [&](int64_t begin, int64_t end) {
+        for (int64_t co = begin; co < end; ++co) {
+          Epilogue e = proto;
+          e.bias = bias == nullptr ? 0.0f : bias[co];
+          const int64_t plane = out_offset + co * s.out_h * s.out_w;
+          e.residual = residual == nullptr ? nullptr : residual + plane;
+          transform_output(g, m + co * tiles, cout * tiles, ty0, ty1, e, y + plane);
+        }
+      });
+    }
+  }
+  return Error::Ok;
+}
+
+}  // namespace detail
+}  // namespace optimized
+}  // namespace torchedge
