@@ -101,7 +101,8 @@ Error conv2d_gemm(KernelContext& ctx, const Conv2dShape& s, const float* x, cons
 #ifndef TORCHEDGE_NO_X86_SIMD
   if (detail::winograd_applies(s)) {
     const Error err = detail::conv2d_winograd_avx2(ctx, s, x, w, bias, y, clamp, residual);
-    if (err != Error::MemoryAllocationFailed) return err;  // short of scratch: im2col instead
+    // Short of scratch, or an infinity / NaN in the operands: im2col instead.
+    if (err != Error::MemoryAllocationFailed && err != Error::NotSupported) return err;
   }
 #endif
   return conv2d_im2col(ctx, s, x, w, bias, y, clamp, residual);

@@ -26,8 +26,12 @@
 //   conv2d_winograd_avx2    the convolution (conv2d_gemm's contract: bias,
 //                           residual and clamp as its epilogue); returns
 //                           MemoryAllocationFailed, output untouched, when
-//                           the temp allocator is short (conv2d_gemm then
-//                           packs im2col instead).
+//                           the temp allocator is short, and NotSupported,
+//                           output partly written, when the input or the
+//                           filters hold an infinity or NaN (the transforms
+//                           would spread it to outputs the direct sums keep
+//                           finite); conv2d_gemm then computes the whole
+//                           output by im2col.
 #pragma once
 
 #include "kernels/optimized/conv/conv2d.h"

@@ -6,6 +6,7 @@
 // columns back into 16 consecutive pixels. Compiled with -mavx2 -mfma.
 #include <immintrin.h>
 
+#include <atomic>
 #include <cstring>
 
 #include "kernels/optimized/conv/winograd.h"
@@ -27,6 +28,11 @@ constexpr int64_t kBandTiles = 256;
 // Scratch for V and M together, beyond which bands get shorter.
 constexpr int64_t kBandBytes = int64_t{4} << 20;
 
+// All-ones lanes where v is an infinity or NaN (v - v is NaN there, 0 else).
+inline __m256 nonfinite_lanes(__m256 v) {
+  return _mm256_cmp_ps(_mm256_sub_ps(v, v), _mm256_setzero_ps(), _CMP_NEQ_UQ);
+}
+
 // Lanes [0, n) set.
 inline __m256i first_lanes(int64_t n) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
@@ -42,10 +48,12 @@ struct Geometry {
 // [co0, co1) (U[xi] `plane` floats apart), with
 // G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1]; 8 input
 // channels per vector (their 72 taps are contiguous: a gather per tap), so
-// each U row is written 8 floats at a time.
-void transform_filters(const Conv2dShape& s, const float* w, int64_t co0, int64_t co1,
+// each U row is written 8 floats at a time. Returns false when a filter
+// holds an infinity or NaN.
+bool transform_filters(const Conv2dShape& s, const float* w, int64_t co0, int64_t co1,
                        int64_t plane, float* u) {
   const int64_t cin = s.in_channels;
+  __m256 nonfinite = _mm256_setzero_ps();
   const __m256i taps9 = _mm256_setr_epi32(0, 9, 18, 27, 36, 45, 54, 63);
   const __m256 half = _mm256_set1_ps(0.5f);
   for (int64_t co = co0; co < co1; ++co) {
@@ -67,6 +75,7 @@ void transform_filters(const Conv2dShape& s, const float* w, int64_t co0, int64_
         }
         for (int t = 0; t < 9; ++t) k[t] = _mm256_load_ps(part[t]);
       }
+      for (int t = 0; t < 9; ++t) nonfinite = _mm256_or_ps(nonfinite, nonfinite_lanes(k[t]));
       __m256 gg[4][3];  // G g
       for (int j = 0; j < 3; ++j) {
         gg[0][j] = k[j];
@@ -91,6 +100,7 @@ void transform_filters(const Conv2dShape& s, const float* w, int64_t co0, int64_
       }
     }
   }
+  return _mm256_testz_ps(nonfinite, nonfinite) != 0;
 }
 
 // The 16 floats at p + 2 (x2 .. x17) from the 24 at p: lo = x0..x7,
@@ -119,10 +129,12 @@ inline __m256 odds(__m256 lo, __m256 hi) {
 // B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1], v pointing at V[0][c][0];
 // point_stride: floats between V[xi] and V[xi + 1]. 8 tiles read the 18
 // input columns [x0, x0 + 18) of each of their 4 rows as three vectors,
-// masked where they leave the plane (masked lanes read nothing).
-void transform_input(const Geometry& g, const float* plane, int64_t ty0, int64_t ty1, float* v,
+// masked where they leave the plane (masked lanes read nothing). Returns
+// false when the plane holds an infinity or NaN (see conv2d_winograd_avx2).
+bool transform_input(const Geometry& g, const float* plane, int64_t ty0, int64_t ty1, float* v,
                      int64_t point_stride) {
   const Conv2dShape& s = *g.s;
+  __m256 nonfinite = _mm256_setzero_ps();
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   const int64_t last = (ty1 - ty0) * g.tiles_w;  // tiles in the band
   for (int64_t ty = ty0; ty < ty1; ++ty) {
@@ -148,6 +160,7 @@ void transform_input(const Geometry& g, const float* plane, int64_t ty0, int64_t
         __m256 x[3];
         for (int q = 0; q < 3; ++q) {
           x[q] = inside ? _mm256_loadu_ps(seg + 8 * q) : _mm256_maskload_ps(seg + 8 * q, valid[q]);
+          nonfinite = _mm256_or_ps(nonfinite, nonfinite_lanes(x[q]));
         }
         __m256 y0, y1;
         shift2(x[0], x[1], x[2], &y0, &y1);
@@ -185,6 +198,7 @@ void transform_input(const Geometry& g, const float* plane, int64_t ty0, int64_t
       }
     }
   }
+  return _mm256_testz_ps(nonfinite, nonfinite) != 0;
 }
 
 struct Epilogue {
@@ -300,9 +314,17 @@ Error conv2d_winograd_avx2(KernelContext& ctx, const Conv2dShape& s, const float
   float* m = carve(m_floats);
   void* gemm_scratch = base;
 
+  // Infinities and NaNs: the transforms mix a tile's 16 inputs (and a
+  // filter's 9 taps), so inf - inf would turn outputs NaN that the direct
+  // sums leave finite or infinite, and one NaN would reach the outputs of
+  // every tile that reads it, not just those whose 3x3 window holds it.
+  // Then the convolution declines (conv2d_gemm recomputes it by im2col),
+  // so non-finite values propagate exactly as in eager PyTorch.
+  std::atomic<bool> finite{true};
   parallel_for(0, cout, 8, [&](int64_t begin, int64_t end) {
-    transform_filters(s, w, begin, end, u_plane, u);
+    if (!transform_filters(s, w, begin, end, u_plane, u)) finite.store(false);
   });
+  if (!finite.load()) return Error::NotSupported;
   const Epilogue proto{0.0f, nullptr, _mm256_set1_ps(clamp.min), _mm256_set1_ps(clamp.max),
                        clamp.active()};
   for (int64_t n = 0; n < s.batch; ++n) {
@@ -313,9 +335,12 @@ Error conv2d_winograd_avx2(KernelContext& ctx, const Conv2dShape& s, const float
       const int64_t tiles = (ty1 - ty0) * g.tiles_w;
       parallel_for(0, cin, 4, [&](int64_t begin, int64_t end) {
         for (int64_t c = begin; c < end; ++c) {
-          transform_input(g, xn + c * s.in_h * s.in_w, ty0, ty1, v + c * tiles, cin * tiles);
+          if (!transform_input(g, xn + c * s.in_h * s.in_w, ty0, ty1, v + c * tiles, cin * tiles)) {
+            finite.store(false);
+          }
         }
       });
+      if (!finite.load()) return Error::NotSupported;
       // M[xi] = U[xi] V[xi]: 16 GEMMs [cout x cin] x [cin x tiles].
       p.n = tiles;
       p.a = MatrixView{u, cin, 1};

@@ -2,7 +2,7 @@
 // and portable. The optimized kernels must be bit-identical to the unfused
 // path they replace (the optimized aten::convolution.out, then the optimized
 // aten::add.out with the residual, then the optimized aten::hardtanh.out), NaN
-// included, on GEMM (1x1 direct, im2col, grouped) and depthwise (3x3 / 1 and
+// included, on GEMM (1x1 direct, im2col, Winograd, grouped) and depthwise (3x3 / 1 and
 // / 2 register-blocked, 5x5 and dilated generic loops) geometries, random
 // ones too, for relu / relu6 / (-0.5, 2) / unbounded ranges, at 1 and 2
 // threads; the portable kernel must agree within the conv tolerance. Bad
@@ -34,6 +34,7 @@ struct Geometry {
 
 const Geometry kGeometries[] = {
     {1, 3, 17, 19, 8, 3, 3, 1, 1, 1, 1, true},     // 3x3 same (im2col GEMM)
+    {1, 16, 20, 23, 24, 3, 3, 1, 1, 1, 1, true},   // 3x3 same, Winograd (AVX2)
     {2, 5, 9, 11, 7, 1, 1, 1, 0, 1, 1, false},     // 1x1 direct GEMM, no bias
     {1, 16, 15, 15, 13, 1, 1, 2, 0, 1, 1, true},   // 1x1 stride 2
     {1, 8, 10, 10, 12, 3, 3, 1, 1, 1, 4, true},    // grouped

@@ -1,0 +1,239 @@
+// Winograd F(2x2, 3x3) (conv/winograd.h) against a double-precision direct
+// convolution at conv2d_gemm's tolerance (1e-5 + 1e-4 relative to the sum
+// of |terms|), on: odd and even output sizes (partial tiles at the right
+// and bottom), padding 0 / 1 / 2, several bands of tile rows, channel
+// counts that are not a multiple of 8, a batch, bias or none, and the fused
+// residual and clamp, at 1 and 2 threads. Infinities and NaNs must come out
+// exactly as the direct convolution has them (the path declines and
+// conv2d_gemm recomputes by im2col); a temp allocator too small for the
+// Winograd scratch falls back to im2col too.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "kernels/optimized/conv/conv2d.h"
+#include "kernels/optimized/conv/winograd.h"
+#include "kernels/optimized/cpu/cpu_features.h"
+#include "kernels/optimized/threadpool/threadpool.h"
+#include "runtime/core/memory_allocator.h"
+
+namespace torchedge {
+namespace optimized {
+namespace {
+
+struct Case {
+  int n, cin, h, w, cout, pad;
+  bool bias, residual;
+  float lo, hi;  // the clamp
+};
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+const Case kCases[] = {
+    {1, 8, 8, 8, 8, 1, true, false, -kInf, kInf},       // one band, 4x4 tiles
+    {2, 9, 13, 9, 17, 1, false, false, -kInf, kInf},    // odd sizes, batch 2, no bias
+    {1, 16, 56, 56, 16, 1, true, true, 0.0f, kInf},     // several bands, residual + relu
+    {1, 12, 111, 37, 10, 1, true, false, 0.0f, 6.0f},   // odd height, many bands, relu6
+    {1, 8, 12, 15, 8, 0, true, false, -kInf, kInf},     // unpadded
+    {1, 8, 10, 11, 9, 2, true, true, -0.5f, 2.0f},      // padding 2
+    {1, 70, 20, 20, 33, 1, true, false, -kInf, kInf},   // Cin = 8 * 8 + 6, Cout 33
+    {1, 64, 28, 28, 64, 1, true, true, 0.0f, kInf},     // a ResNet block
+};
+
+Conv2dShape shape_of(const Case& c) {
+  const int64_t oh = c.h + 2 * c.pad - 2, ow = c.w + 2 * c.pad - 2;
+  return Conv2dShape{c.n, c.cin, c.h, c.w, c.cout, oh, ow, 3, 3, 1, 1, c.pad, c.pad, 1, 1, 1};
+}
+
+// Direct sums in double; *scale gets the sum of |terms| per output.
+void reference(const Conv2dShape& s, const std::vector<float>& x, const std::vector<float>& w,
+               const float* bias, const float* residual, float lo, float hi,
+               std::vector<double>* out, std::vector<double>* scale) {
+  out->assign(static_cast<size_t>(s.batch * s.out_channels * s.out_h * s.out_w), 0.0);
+  scale->assign(out->size(), 0.0);
+  for (int64_t n = 0; n < s.batch; ++n) {
+    for (int64_t co = 0; co < s.out_channels; ++co) {
+      for (int64_t oy = 0; oy < s.out_h; ++oy) {
+        for (int64_t ox = 0; ox < s.out_w; ++ox) {
+          double acc = bias == nullptr ? 0.0 : bias[co], mag = std::fabs(acc);
+          for (int64_t ci = 0; ci < s.in_channels; ++ci) {
+            for (int64_t ky = 0; ky < 3; ++ky) {
+              for (int64_t kx = 0; kx < 3; ++kx) {
+                const int64_t iy = oy - s.pad_h + ky, ix = ox - s.pad_w + kx;
+                if (iy < 0 || iy >= s.in_h || ix < 0 || ix >= s.in_w) continue;
+                const double t =
+                    static_cast<double>(x[((n * s.in_channels + ci) * s.in_h + iy) * s.in_w + ix]) *
+                    w[((co * s.in_channels + ci) * 3 + ky) * 3 + kx];
+                acc += t;
+                mag += std::fabs(t);
+              }
+            }
+          }
+          const size_t at = static_cast<size_t>(((n * s.out_channels + co) * s.out_h + oy) * s.out_w + ox);
+          if (residual != nullptr) {
+            acc += residual[at];
+            mag += std::fabs(residual[at]);
+          }
+          // The clamp as conv2d.h has it: NaN stays NaN.
+          if (acc < lo) acc = lo;
+          if (acc > hi) acc = hi;
+          (*out)[at] = acc;
+          (*scale)[at] = mag;
+        }
+      }
+    }
+  }
+}
+
+std::vector<float> random_floats(size_t n, std::mt19937& rng) {
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& e : v) e = d(rng);
+  return v;
+}
+
+struct ConvRun {
+  std::vector<float> y;
+  size_t temp_used = 0;
+  Error err = Error::Ok;
+};
+
+ConvRun run(const Conv2dShape& s, const std::vector<float>& x, const std::vector<float>& w,
+        const float* bias, const float* residual, const Conv2dClamp& clamp, size_t temp_bytes,
+        bool winograd_only) {
+  ConvRun r;
+  r.y.assign(static_cast<size_t>(s.batch * s.out_channels * s.out_h * s.out_w), 12345.0f);
+  std::vector<uint8_t> temp(temp_bytes);
+  MemoryAllocator allocator(temp.data(), temp.size());
+  KernelContext ctx(&allocator);
+  r.err = winograd_only
+              ? detail::conv2d_winograd_avx2(ctx, s, x.data(), w.data(), bias, r.y.data(), clamp,
+                                             residual)
+              : conv2d_gemm(ctx, s, x.data(), w.data(), bias, r.y.data(), clamp, residual);
+  r.temp_used = allocator.used();
+  return r;
+}
+
+class WinogradTest : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override {
+    if (best_isa() < Isa::kAvx2) GTEST_SKIP() << "the Winograd path is AVX2-only";
+    ASSERT_EQ(set_num_threads(static_cast<size_t>(GetParam())), Error::Ok);
+  }
+  void TearDown() override { ASSERT_EQ(set_num_threads(1), Error::Ok); }
+};
+
+TEST_P(WinogradTest, MatchesDirectConvolution) {
+  std::mt19937 rng(11);
+  for (const Case& c : kCases) {
+    const Conv2dShape s = shape_of(c);
+    SCOPED_TRACE(::testing::Message() << "n=" << c.n << " cin=" << c.cin << " " << c.h << "x"
+                                      << c.w << " cout=" << c.cout << " pad=" << c.pad);
+    ASSERT_TRUE(detail::winograd_applies(s));
+    const std::vector<float> x = random_floats(static_cast<size_t>(c.n * c.cin * c.h * c.w), rng);
+    const std::vector<float> w = random_floats(static_cast<size_t>(c.cout * c.cin * 9), rng);
+    const std::vector<float> b = random_floats(static_cast<size_t>(c.cout), rng);
+    const std::vector<float> res =
+        random_floats(static_cast<size_t>(c.n * c.cout * s.out_h * s.out_w), rng);
+    const float* bias = c.bias ? b.data() : nullptr;
+    const float* residual = c.residual ? res.data() : nullptr;
+    const Conv2dClamp clamp{c.lo, c.hi};
+    std::vector<double> ref, scale;
+    reference(s, x, w, bias, residual, c.lo, c.hi, &ref, &scale);
+    const ConvRun got = run(s, x, w, bias, residual, clamp, size_t{32} << 20, true);
+    ASSERT_EQ(got.err, Error::Ok);
+    for (size_t i = 0; i < ref.size(); ++i) {
+      ASSERT_NEAR(got.y[i], ref[i], 1e-5 + 1e-4 * scale[i]) << "at " << i;
+    }
+    // conv2d_gemm takes the same path: the same bits.
+    const ConvRun via_gemm = run(s, x, w, bias, residual, clamp, size_t{32} << 20, false);
+    ASSERT_EQ(via_gemm.err, Error::Ok);
+    ASSERT_EQ(0, std::memcmp(via_gemm.y.data(), got.y.data(), got.y.size() * sizeof(float)));
+  }
+}
+
+// An infinity or NaN in the input or the filters: Winograd declines and
+// conv2d_gemm's result is im2col's, bit for bit (inf - inf in the
+// transforms would make NaNs the direct sums do not have).
+TEST_P(WinogradTest, NonFiniteOperandsFallBackToIm2col) {
+  std::mt19937 rng(5);
+  const Case c{1, 16, 20, 21, 16, 1, true, false, -kInf, kInf};
+  const Conv2dShape s = shape_of(c);
+  const std::vector<float> b = random_floats(16, rng);
+  for (int which = 0; which < 4; ++which) {
+    std::vector<float> x = random_floats(static_cast<size_t>(c.cin * c.h * c.w), rng);
+    std::vector<float> w = random_floats(static_cast<size_t>(c.cout * c.cin * 9), rng);
+    const float bad = which % 2 == 0 ? kInf : std::numeric_limits<float>::quiet_NaN();
+    if (which < 2) {
+      x[5 * c.w + 7] = bad;  // channel 0, row 5, column 7
+    } else {
+      w[3 * c.cin * 9 + 4] = bad;  // filter 3, channel 0, centre tap
+    }
+    SCOPED_TRACE(::testing::Message() << (which < 2 ? "input " : "filter ") << bad);
+    const ConvRun winograd = run(s, x, w, b.data(), nullptr, {}, size_t{32} << 20, true);
+    EXPECT_EQ(winograd.err, Error::NotSupported);
+    const ConvRun via_gemm = run(s, x, w, b.data(), nullptr, {}, size_t{32} << 20, false);
+    ASSERT_EQ(via_gemm.err, Error::Ok);
+    std::vector<float> direct(via_gemm.y.size());
+    std::vector<uint8_t> temp(size_t{32} << 20);
+    MemoryAllocator allocator(temp.data(), temp.size());
+    KernelContext ctx(&allocator);
+    ASSERT_EQ(conv2d_im2col(ctx, s, x.data(), w.data(), b.data(), direct.data()), Error::Ok);
+    ASSERT_EQ(0, std::memcmp(via_gemm.y.data(), direct.data(), direct.size() * sizeof(float)));
+    // The direct sums keep it local: most outputs stay finite.
+    size_t finite = 0;
+    for (float v : direct) finite += std::isfinite(v) ? 1 : 0;
+    EXPECT_GT(finite, direct.size() / 2);
+  }
+}
+
+// Too little temp memory for U, V and M: MemoryAllocationFailed with the
+// output untouched; conv2d_gemm then runs im2col in what there is.
+TEST_P(WinogradTest, ShortTempMemoryFallsBackToIm2col) {
+  std::mt19937 rng(3);
+  const Case c{1, 64, 28, 28, 64, 1, true, false, -kInf, kInf};
+  const Conv2dShape s = shape_of(c);
+  const std::vector<float> x = random_floats(static_cast<size_t>(64 * 28 * 28), rng);
+  const std::vector<float> w = random_floats(static_cast<size_t>(64 * 64 * 9), rng);
+  const std::vector<float> b = random_floats(64, rng);
+  const size_t small = size_t{1536} << 10;  // im2col (<= 1.3 MB at 2 threads) fits, Winograd (~2 MB) does not
+  const ConvRun winograd = run(s, x, w, b.data(), nullptr, {}, small, true);
+  EXPECT_EQ(winograd.err, Error::MemoryAllocationFailed);
+  EXPECT_EQ(winograd.temp_used, 0u);
+  for (float v : winograd.y) ASSERT_EQ(v, 12345.0f);
+  const ConvRun via_gemm = run(s, x, w, b.data(), nullptr, {}, small, false);
+  ASSERT_EQ(via_gemm.err, Error::Ok);
+  std::vector<double> ref, scale;
+  reference(s, x, w, b.data(), nullptr, -kInf, kInf, &ref, &scale);
+  for (size_t i = 0; i < ref.size(); ++i) {
+    ASSERT_NEAR(via_gemm.y[i], ref[i], 1e-5 + 1e-4 * scale[i]) << "at " << i;
+  }
+}
+
+TEST(Winograd, AppliesOnlyTo3x3Stride1SingleGroup) {
+  Conv2dShape s{1, 64, 56, 56, 64, 56, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1};
+  EXPECT_EQ(detail::winograd_applies(s), best_isa() >= Isa::kAvx2);
+  Conv2dShape t = s;
+  t.stride_h = t.stride_w = 2, t.out_h = t.out_w = 28;
+  EXPECT_FALSE(detail::winograd_applies(t));
+  t = s, t.groups = 2;
+  EXPECT_FALSE(detail::winograd_applies(t));
+  t = s, t.dilation_h = t.dilation_w = 2;
+  EXPECT_FALSE(detail::winograd_applies(t));
+  t = s, t.kernel_h = t.kernel_w = 5;
+  EXPECT_FALSE(detail::winograd_applies(t));
+  t = s, t.out_h = t.out_w = 7;  // 7x7 maps waste a quarter of their tiles
+  EXPECT_FALSE(detail::winograd_applies(t));
+  t = s, t.in_channels = t.out_channels = 512;  // U would be 16 MiB
+  EXPECT_FALSE(detail::winograd_applies(t));
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, WinogradTest, ::testing::Values(1, 2));
+
+}  // namespace
+}  // namespace optimized
+}  // namespace torchedge
