@@ -351,6 +351,16 @@ void run_int8_conv(const Int8ConvProblem& p, void* scratch) {
 
 Error run_int8_conv(KernelContext& ctx, const Int8ConvProblem& p, const char* op) {
   if (p.batch == 0 || p.out_channels == 0) return Error::Ok;
+#if defined(TORCHEDGE_QUANTIZED_X86)
+  // Winograd where it applies and its scratch fits; else the im2col path.
+  if (p.pixels() > 0 && int8_winograd_applies(p)) {
+    void* scratch = ctx.allocate_temp(int8_winograd_scratch_bytes(p), 64);
+    if (scratch != nullptr) {
+      run_int8_winograd(p, scratch);
+      return Error::Ok;
+    }
+  }
+#endif
   const size_t bytes = int8_conv_scratch_bytes(p);
   void* scratch = nullptr;
   if (bytes > 0) {

@@ -198,6 +198,27 @@ size_t int8_conv_avx2_worker_bytes(const Int8ConvProblem& p, int64_t chunk_strip
 void int8_conv_avx2(const Int8ConvProblem& p, const Int8ConvSource& src, const int16_t* widened,
                     int64_t n, int64_t g, int64_t strip_begin, int64_t strip_end,
                     int64_t panel_begin, int64_t panel_end, void* worker_scratch);
+
+/// The AVX2 epilogue on exact sums from elsewhere: run(p, cs, channel0,
+/// count, n, pixel0, cols) requantizes cs ([count][16] int32: output
+/// channels channel0 + row of one group, image n, pixels pixel0 + j of the
+/// output plane for j < cols <= 16) into p.out (residual add included), bit
+/// for bit as int8_conv_avx2 does; count <= 2 rows per call pair best.
+using Int8RequantizeRun = void (*)(const Int8ConvProblem& p, const int32_t* cs,
+                                   int64_t channel0, int64_t count, int64_t n, int64_t pixel0,
+                                   int64_t cols);
+Int8RequantizeRun int8_conv_requantize_run_for(const Int8ConvProblem& p);
+
+/// Winograd F(2x2, 3x3) in integers (support/x86/int8_winograd_avx2.cpp):
+/// the same exact sums as the direct convolution with 2.25x fewer
+/// multiply-adds, then int8_conv_requantize, so the output is bit for bit
+/// the other paths'. Applies to single-group 3x3 stride-1 convolutions with
+/// 8-1024 input and >= 8 output channels, an output of at least 8x8 and
+/// Cin * Cout <= 128 * 128, on AVX2, unless TORCHEDGE_WINOGRAD=0.
+bool int8_winograd_applies(const Int8ConvProblem& p);
+size_t int8_winograd_scratch_bytes(const Int8ConvProblem& p);
+/// scratch: int8_winograd_scratch_bytes(p) bytes, 64-byte aligned.
+void run_int8_winograd(const Int8ConvProblem& p, void* scratch);
 #endif
 
 }  // namespace quantized

@@ -150,6 +150,12 @@ TEST(Conv2dInt8, KnownGeometriesEqualReference) {
       {1, 3, 40, 40, 16, 7, 7, 2, 2, 3, 3, 1, 1, 1},     // stem-like
       {1, 32, 14, 14, 64, 1, 1, 2, 2, 0, 0, 1, 1, 1},    // 1x1 stride 2 (not flat)
       {1, 43, 9, 37, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1},     // odd K = 387 past one block
+      // Winograd F(2x2, 3x3) (AVX2): a batch, no padding, and an odd output
+      // height with rows wider than the padded copy's slack (its last tile
+      // row reads one row past the planes).
+      {2, 16, 12, 10, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+      {1, 8, 12, 13, 8, 3, 3, 1, 1, 0, 0, 1, 1, 1},
+      {1, 8, 11, 118, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1},
   };
   uint32_t seed = 100;
   for (const Geometry& g : cases) check_case(g, Quant{}, seed += 7);

@@ -342,6 +342,32 @@ WorkerLayout layout_of(const Int8ConvProblem& p, int64_t chunk_strips, bool shar
 
 }  // namespace
 
+namespace {
+
+template <bool kBias, bool kNan, bool kResidual>
+void requantize_run(const Int8ConvProblem& p, const int32_t* cs, int64_t channel0,
+                    int64_t count, int64_t n, int64_t pixel0, int64_t cols) {
+  const Epilogue<kBias, kNan, kResidual> epilogue(p);
+  const int64_t at = (n * p.out_channels + channel0) * p.pixels() + pixel0;
+  epilogue.strip(p, cs, channel0, count, p.out + at, kResidual ? p.residual + at : nullptr,
+                 p.pixels(), cols);
+}
+
+template <bool kBias, bool kNan>
+Int8RequantizeRun requantize_run_for(bool residual) {
+  return residual ? requantize_run<kBias, kNan, true> : requantize_run<kBias, kNan, false>;
+}
+
+}  // namespace
+
+Int8RequantizeRun int8_conv_requantize_run_for(const Int8ConvProblem& p) {
+  const bool nan = may_produce_nan(p, 0, 0, p.cout_g()), residual = p.residual != nullptr;
+  if (p.bias != nullptr) {
+    return nan ? requantize_run_for<true, true>(residual) : requantize_run_for<true, false>(residual);
+  }
+  return nan ? requantize_run_for<false, true>(residual) : requantize_run_for<false, false>(residual);
+}
+
 void int8_conv_widen_weights(const Int8ConvProblem& p, int64_t panel_begin, int64_t panel_end,
                              int16_t* widened) {
   const int64_t panel_elements = 2 * p.k_pairs() * kRows;

@@ -1,0 +1,350 @@
+// Winograd F(2x2, 3x3) for the int8 convolution, bit-exact (contract:
+// support/int8_conv.h, int8_winograd_*). In integers, with 2G in place of
+// the filter transform's G:
+//
+//   U'[xi] = ((2G) g (2G)^T)[xi]   |U'| <= 9 * 127     int16   once per call
+//   V[xi]  = (B^T d B)[xi]         |V|  <= 4 * 255     int16   d = x - zx
+//   M[xi]  = U'[xi] V[xi]          int32, exact (Cin * 1143 * 1020 < 2^31)
+//   acc    = (A^T M A) / 4         exactly the direct sums (the transforms
+//                                  are an identity over the rationals, and
+//                                  2G makes A^T M A four times acc)
+//
+// then the unchanged requantization (int8_conv_requantize_run_for), so the output
+// is bit for bit the im2col path's and the scalar reference's. The 16
+// GEMMs run on the exact 6x16 vpmaddwd tile (x86/int8_tile_avx2.h) with
+// U' in its panel layout ([pair][6] int32 pairs) and V in its strip layout
+// ([pair][16] int32 pairs), written so by the transforms. The input
+// transform reads the zero-point-padded image copy 8 tiles at a time (two
+// 16-byte loads per row, even/odd bytes by pshufb); the output transform
+// hands each row's 16 exact sums of two channels to the requantizer.
+// Compiled with -mavx2 -mfma.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "kernels/optimized/threadpool/threadpool.h"
+#include "kernels/quantized/support/int8_conv.h"
+#include "kernels/quantized/support/quant_isa.h"
+#include "kernels/quantized/support/x86/int8_tile_avx2.h"
+
+namespace torchedge {
+namespace quantized {
+namespace {
+
+constexpr int64_t kPoints = 16;
+constexpr int64_t kRows = kInt8ConvPanelRows;  // 6
+constexpr int64_t kStrip = kInt8ConvStrip;     // 16
+constexpr int64_t kBandTiles = 256;
+// 4 * acc, the output transform's value before the division, must fit
+// int32: |acc| <= Cin * 9 * 255 * 128 (the sums wrap harmlessly before,
+// all being additions, as long as the final value fits).
+constexpr int64_t kMaxWinogradCin = 1024;
+// Past 128 x 128 channels the per-call filter transform (16 points per
+// filter tap set) eats the gain: int8_winograd_bench, 1 thread, 256 @ 14x14
+// measured 1.00-1.06x im2col (64 @ 56x56: 1.2-1.3x, 128 @ 28x28: 1.25-1.4x).
+constexpr int64_t kMaxWinogradCinCout = 128 * 128;
+
+size_t round_up_64(size_t bytes) { return (bytes + 63) & ~size_t{63}; }
+
+struct Layout {
+  int64_t tiles_h, tiles_w, band_rows, band_strips, pairs, panels, wp;
+  int64_t row_tiles;  // tiles_w rounded up to 8: a band's tile (ty, tx) is t = ty * row_tiles + tx
+  int64_t m_rows;  // rows of each M strip: Cout rounded up to whole panels
+  size_t padded, u, v, m;  // bytes of each scratch region
+};
+
+Layout layout_of(const Int8ConvProblem& p) {
+  Layout l;
+  l.tiles_h = (p.out_height + 1) / 2;
+  l.tiles_w = (p.out_width + 1) / 2;
+  // Whole 8-tile vectors per tile row, so none crosses a 16-tile strip
+  // (the transforms then load and store whole vectors); the GEMMs compute
+  // the padding tiles too (ResNet's 28-, 14- and 7-tile rows: 1/7 more).
+  l.row_tiles = (l.tiles_w + 7) / 8 * 8;
+  int64_t rows = std::max<int64_t>(1, std::min(l.tiles_h, kBandTiles / l.row_tiles));
+  const int64_t bands = (l.tiles_h + rows - 1) / rows;
+  l.band_rows = (l.tiles_h + bands - 1) / bands;
+  l.band_strips = (l.band_rows * l.row_tiles + kStrip - 1) / kStrip;
+  l.pairs = (p.in_channels + 1) / 2;
+  l.panels = (p.out_channels + kRows - 1) / kRows;
+  l.m_rows = l.panels * kRows;
+  l.wp = p.width + 2 * p.pad_w;
+  // The input transform of the last tile row may read one row and 18
+  // bytes past the padded planes: a zeroed tail.
+  l.padded = round_up_64(int8_conv_padded_bytes(p) + static_cast<size_t>(l.wp) + 64);
+  l.u = round_up_64(sizeof(int32_t) * kPoints * l.panels * l.pairs * kRows);
+  l.v = round_up_64(sizeof(int32_t) * kPoints * l.band_strips * l.pairs * kStrip);
+  l.m = round_up_64(sizeof(int32_t) * kPoints * l.band_strips * l.m_rows * kStrip);
+  return l;
+}
+
+// Two int16 per int32 lane: lo's low half, hi's low half above it.
+inline __m256i pair16(__m256i lo, __m256i hi) {
+  return _mm256_or_si256(_mm256_and_si256(lo, _mm256_set1_epi32(0xFFFF)),
+                         _mm256_slli_epi32(hi, 16));
+}
+
+// 6 lanes (rows 0-5 of a panel, 6-7 zero) of tap k of every row:
+// panel bytes [pair k/2][row][2], byte (k & 1) of each row. One 16-byte
+// load covers the pair's 12 bytes; `end` is the end of the weights, past
+// which it must not read (then a copy of the 12 bytes is loaded instead).
+inline __m256i panel_tap(const int8_t* panel, int64_t k, const int8_t* end) {
+  const int8_t* pair = panel + (k & ~int64_t{1}) * kRows;
+  __m128i bytes;
+  if (pair + 16 <= end) {
+    bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(pair));
+  } else {
+    alignas(16) int8_t twelve[16] = {};
+    std::memcpy(twelve, pair, 2 * kRows);
+    bytes = _mm_load_si128(reinterpret_cast<const __m128i*>(twelve));
+  }
+  const int odd = static_cast<int>(k & 1);
+  const __m128i pick = _mm_setr_epi8(static_cast<char>(0 + odd), static_cast<char>(2 + odd),
+                                     static_cast<char>(4 + odd), static_cast<char>(6 + odd),
+                                     static_cast<char>(8 + odd), static_cast<char>(10 + odd),
+                                     -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+  return _mm256_cvtepi8_epi32(_mm_shuffle_epi8(bytes, pick));
+}
+
+// The 16 points of (2G) g (2G)^T for the 6 rows of a panel, input channel
+// c (zero past Cin), 2G = [2 0 0; 1 1 1; 1 -1 1; 0 0 2].
+void filter_points(const Int8ConvProblem& p, const int8_t* panel, const int8_t* end, int64_t c,
+                   __m256i* out) {
+  if (c >= p.in_channels) {
+    for (int i = 0; i < 16; ++i) out[i] = _mm256_setzero_si256();
+    return;
+  }
+  __m256i g[9];
+  for (int t = 0; t < 9; ++t) g[t] = panel_tap(panel, c * 9 + t, end);
+  __m256i gg[4][3];  // (2G) g
+  for (int j = 0; j < 3; ++j) {
+    gg[0][j] = _mm256_slli_epi32(g[j], 1);
+    gg[1][j] = _mm256_add_epi32(_mm256_add_epi32(g[j], g[3 + j]), g[6 + j]);
+    gg[2][j] = _mm256_add_epi32(_mm256_sub_epi32(g[j], g[3 + j]), g[6 + j]);
+    gg[3][j] = _mm256_slli_epi32(g[6 + j], 1);
+  }
+  for (int i = 0; i < 4; ++i) {
+    const __m256i a = gg[i][0], b = gg[i][1], cc = gg[i][2];
+    out[i * 4 + 0] = _mm256_slli_epi32(a, 1);
+    out[i * 4 + 1] = _mm256_add_epi32(_mm256_add_epi32(a, b), cc);
+    out[i * 4 + 2] = _mm256_add_epi32(_mm256_sub_epi32(a, b), cc);
+    out[i * 4 + 3] = _mm256_slli_epi32(cc, 1);
+  }
+}
+
+// U'[xi][panel][pair][6] for panels [panel_begin, panel_end).
+void transform_filters(const Int8ConvProblem& p, const Layout& l, int64_t panel_begin,
+                       int64_t panel_end, int32_t* u) {
+  const int64_t k = p.k(), kp = (k + 1) & ~int64_t{1};
+  const int8_t* end = p.weight + l.panels * kp * kRows;
+  for (int64_t panel = panel_begin; panel < panel_end; ++panel) {
+    const int8_t* weights = p.weight + panel * kp * kRows;
+    for (int64_t pair = 0; pair < l.pairs; ++pair) {
+      __m256i even[16], odd[16];
+      filter_points(p, weights, end, 2 * pair, even);
+      filter_points(p, weights, end, 2 * pair + 1, odd);
+      for (int xi = 0; xi < 16; ++xi) {
+        const __m256i v = pair16(even[xi], odd[xi]);
+        int32_t* dst = u + ((xi * l.panels + panel) * l.pairs + pair) * kRows;
+        // Exactly the 6 rows: the next 8 bytes are another pair's.
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), _mm256_castsi256_si128(v));
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + 4), _mm256_extracti128_si256(v, 1));
+      }
+    }
+  }
+}
+
+// d columns 0-3 of 8 tiles from one padded input row (tile j at byte 2j).
+inline void tile_columns(const int8_t* row, __m256i zx, __m256i* d) {
+  const __m128i even = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m128i odd = _mm_setr_epi8(1, 3, 5, 7, 9, 11, 13, 15, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row));
+  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 2));
+  d[0] = _mm256_sub_epi32(_mm256_cvtepi8_epi32(_mm_shuffle_epi8(a, even)), zx);
+  d[1] = _mm256_sub_epi32(_mm256_cvtepi8_epi32(_mm_shuffle_epi8(a, odd)), zx);
+  d[2] = _mm256_sub_epi32(_mm256_cvtepi8_epi32(_mm_shuffle_epi8(b, even)), zx);
+  d[3] = _mm256_sub_epi32(_mm256_cvtepi8_epi32(_mm_shuffle_epi8(b, odd)), zx);
+}
+
+// The 16 points of B^T d B for 8 tiles of tile row ty, starting at tile
+// column tx, of padded plane `plane` (zero everywhere for a missing plane).
+void input_points(const Layout& l, const int8_t* plane, int64_t ty, int64_t tx, __m256i zx,
+                  __m256i* out) {
+  if (plane == nullptr) {
+    for (int i = 0; i < 16; ++i) out[i] = _mm256_setzero_si256();
+    return;
+  }
+  __m256i d[4][4];
+  for (int r = 0; r < 4; ++r) tile_columns(plane + (2 * ty + r) * l.wp + 2 * tx, zx, d[r]);
+  __m256i t[4][4];
+  for (int c = 0; c < 4; ++c) {
+    t[0][c] = _mm256_sub_epi32(d[0][c], d[2][c]);
+    t[1][c] = _mm256_add_epi32(d[1][c], d[2][c]);
+    t[2][c] = _mm256_sub_epi32(d[2][c], d[1][c]);
+    t[3][c] = _mm256_sub_epi32(d[1][c], d[3][c]);
+  }
+  for (int i = 0; i < 4; ++i) {
+    out[i * 4 + 0] = _mm256_sub_epi32(t[i][0], t[i][2]);
+    out[i * 4 + 1] = _mm256_add_epi32(t[i][1], t[i][2]);
+    out[i * 4 + 2] = _mm256_sub_epi32(t[i][2], t[i][1]);
+    out[i * 4 + 3] = _mm256_sub_epi32(t[i][1], t[i][3]);
+  }
+}
+
+// V[xi][strip][pair][16] for input channels 2 pair, 2 pair + 1 over the
+// band's tile rows [ty0, ty1) (tile t of the band: strip t / 16, lane t % 16;
+// the padding tiles of each row read past the row, harmlessly: their sums
+// are never used).
+void transform_input(const Int8ConvProblem& p, const Layout& l, const Int8ConvSource& src,
+                     int64_t pair, int64_t ty0, int64_t ty1, int32_t* v) {
+  const __m256i zx = _mm256_set1_epi32(p.in_zero_point);
+  const int8_t* plane0 = src.planes + 2 * pair * src.plane_stride;
+  const int8_t* plane1 = 2 * pair + 1 < p.in_channels ? plane0 + src.plane_stride : nullptr;
+  auto at = [&](int64_t xi, int64_t t) {
+    return v + ((xi * l.band_strips + t / kStrip) * l.pairs + pair) * kStrip + t % kStrip;
+  };
+  for (int64_t ty = ty0; ty < ty1; ++ty) {
+    for (int64_t tx = 0; tx < l.tiles_w; tx += 8) {
+      __m256i a[16], b[16];
+      input_points(l, plane0, ty, tx, zx, a);
+      input_points(l, plane1, ty, tx, zx, b);
+      const int64_t t0 = (ty - ty0) * l.row_tiles + tx;  // a multiple of 8
+      for (int xi = 0; xi < 16; ++xi) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(at(xi, t0)), pair16(a[xi], b[xi]));
+      }
+    }
+  }
+}
+
+// M[xi][strip][row][16] (row: output channel, Cout rounded up to whole
+// panels) for the band's strips [s_begin, s_end) of point xi: each tile
+// stores straight into it.
+void multiply(const Layout& l, const int32_t* u, const int32_t* v, int64_t xi, int64_t s_begin,
+              int64_t s_end, int32_t* m) {
+  for (int64_t s = s_begin; s < s_end; ++s) {
+    const int16_t* strip =
+        reinterpret_cast<const int16_t*>(v + (xi * l.band_strips + s) * l.pairs * kStrip);
+    int32_t* out = m + (xi * l.band_strips + s) * l.m_rows * kStrip;
+    for (int64_t panel = 0; panel < l.panels; ++panel) {
+      int8_tile::tile(u + (xi * l.panels + panel) * l.pairs * kRows, strip, l.pairs,
+                      out + panel * kRows * kStrip, false);
+    }
+  }
+}
+
+// Tiles [t, t + 8) (t a multiple of 8) of output channel co, point xi.
+inline __m256i m_lanes(const Layout& l, const int32_t* m, int64_t xi, int64_t co, int64_t t) {
+  const int32_t* row = m + ((xi * l.band_strips + t / kStrip) * l.m_rows + co) * kStrip;
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + t % kStrip));
+}
+
+// Output channels co, co + 1 (just co when it is the last) of image n for
+// the band's tile rows [ty0, ty1): the exact sums (A^T M A) / 4 with
+// A^T = [1 1 1 0; 0 1 -1 -1], requantized 16 pixels of a row at a time.
+void transform_output(const Int8ConvProblem& p, const Layout& l, const int32_t* m, int64_t co,
+                      int64_t n, int64_t ty0, int64_t ty1, Int8RequantizeRun requantize) {
+  const int64_t count = std::min<int64_t>(2, p.out_channels - co);
+  alignas(32) int32_t rows[2][2][kStrip];  // [output row][channel][16 pixels]
+  for (int64_t ty = ty0; ty < ty1; ++ty) {
+    for (int64_t tx = 0; tx < l.tiles_w; tx += 8) {
+      const int64_t t0 = (ty - ty0) * l.row_tiles + tx;
+      for (int64_t ch = 0; ch < count; ++ch) {
+        __m256i q[16];
+        for (int xi = 0; xi < 16; ++xi) q[xi] = m_lanes(l, m, xi, co + ch, t0);
+        __m256i r[2][4];
+        for (int j = 0; j < 4; ++j) {
+          r[0][j] = _mm256_add_epi32(_mm256_add_epi32(q[j], q[4 + j]), q[8 + j]);
+          r[1][j] = _mm256_sub_epi32(_mm256_sub_epi32(q[4 + j], q[8 + j]), q[12 + j]);
+        }
+        for (int i = 0; i < 2; ++i) {
+          const __m256i left = _mm256_srai_epi32(
+              _mm256_add_epi32(_mm256_add_epi32(r[i][0], r[i][1]), r[i][2]), 2);
+          const __m256i right = _mm256_srai_epi32(
+              _mm256_sub_epi32(_mm256_sub_epi32(r[i][1], r[i][2]), r[i][3]), 2);
+          const __m256i lo = _mm256_unpacklo_epi32(left, right);
+          const __m256i hi = _mm256_unpackhi_epi32(left, right);
+          int8_tile::store256(rows[i][ch], _mm256_permute2x128_si256(lo, hi, 0x20));
+          int8_tile::store256(rows[i][ch] + 8, _mm256_permute2x128_si256(lo, hi, 0x31));
+        }
+      }
+      const int64_t cols = std::min<int64_t>(kStrip, p.out_width - 2 * tx);
+      for (int i = 0; i < 2 && 2 * ty + i < p.out_height; ++i) {
+        requantize(p, rows[i][0], co, count, n, (2 * ty + i) * p.out_width + 2 * tx, cols);
+      }
+    }
+  }
+}
+
+bool enabled() {
+  static const bool on = [] {
+    const char* env = std::getenv("TORCHEDGE_WINOGRAD");
+    return env == nullptr || std::strcmp(env, "0") != 0;
+  }();
+  return on;
+}
+
+}  // namespace
+
+bool int8_winograd_applies(const Int8ConvProblem& p) {
+  return quant_isa() != QuantIsa::kScalar && p.kernel_h == 3 && p.kernel_w == 3 &&
+         p.stride_h == 1 && p.stride_w == 1 && p.dilation_h == 1 && p.dilation_w == 1 &&
+         p.groups == 1 && p.in_channels >= 8 && p.in_channels <= kMaxWinogradCin &&
+         p.out_channels >= 8 && p.out_height >= 8 && p.out_width >= 8 &&
+         p.in_channels * p.out_channels <= kMaxWinogradCinCout && enabled();
+}
+
+size_t int8_winograd_scratch_bytes(const Int8ConvProblem& p) {
+  const Layout l = layout_of(p);
+  return l.padded + l.u + l.v + l.m;
+}
+
+void run_int8_winograd(const Int8ConvProblem& p, void* scratch) {
+  const Layout l = layout_of(p);
+  char* base = static_cast<char*>(scratch);
+  int8_t* padded = reinterpret_cast<int8_t*>(base);
+  int32_t* u = reinterpret_cast<int32_t*>(base + l.padded);
+  int32_t* v = reinterpret_cast<int32_t*>(base + l.padded + l.u);
+  int32_t* m = reinterpret_cast<int32_t*>(base + l.padded + l.u + l.v);
+  const Int8RequantizeRun requantize = int8_conv_requantize_run_for(p);
+  const size_t copy_bytes = int8_conv_padded_bytes(p);
+  std::memset(padded + copy_bytes, 0, l.padded - copy_bytes);
+  const Int8ConvSource src = int8_conv_padded_source(p, padded);
+  for (int64_t n = 0; n < p.batch; ++n) {
+    // The filters (first image) and this image's padded copy, one region.
+    const int64_t filter_items = n == 0 ? l.panels : 0;
+    parallel_for(0, filter_items + p.in_channels, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        if (i < filter_items) {
+          transform_filters(p, l, i, i + 1, u);
+        } else {
+          int8_conv_pad_image(p, n, i - filter_items, i - filter_items + 1, padded);
+        }
+      }
+    });
+    for (int64_t ty0 = 0; ty0 < l.tiles_h; ty0 += l.band_rows) {
+      const int64_t ty1 = std::min(l.tiles_h, ty0 + l.band_rows);
+      const int64_t strips = ((ty1 - ty0) * l.row_tiles + kStrip - 1) / kStrip;
+      parallel_for(0, l.pairs, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t pair = begin; pair < end; ++pair) transform_input(p, l, src, pair, ty0, ty1, v);
+      });
+      parallel_for(0, kPoints * strips, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end;) {
+          const int64_t xi = i / strips, s = i % strips;
+          const int64_t s_end = std::min(strips, s + (end - i));
+          multiply(l, u, v, xi, s, s_end, m);
+          i += s_end - s;
+        }
+      });
+      parallel_for(0, (p.out_channels + 1) / 2, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t pair = begin; pair < end; ++pair) {
+          transform_output(p, l, m, 2 * pair, n, ty0, ty1, requantize);
+        }
+      });
+    }
+  }
+}
+
+}  // namespace quantized
+}  // namespace torchedge
