@@ -10,19 +10,14 @@
 namespace torchedge {
 namespace optimized {
 namespace detail {
-namespace {
 
-// TORCHEDGE_WINOGRAD=0 turns the path off (im2col for every convolution),
-// read once; for A/B measurements and for users who want the direct sums.
-bool enabled() {
+bool winograd_enabled() {
   static const bool on = [] {
     const char* env = std::getenv("TORCHEDGE_WINOGRAD");
     return env == nullptr || std::strcmp(env, "0") != 0;
   }();
   return on;
 }
-
-}  // namespace
 
 bool winograd_applies(const Conv2dShape& s) {
 #ifdef TORCHEDGE_NO_X86_SIMD
@@ -33,7 +28,7 @@ bool winograd_applies(const Conv2dShape& s) {
          s.dilation_h == 1 && s.dilation_w == 1 && s.groups == 1 && s.in_channels >= 8 &&
          s.out_channels >= 8 && s.out_h >= 8 && s.out_w >= 8 &&
          s.in_channels * s.out_channels <= 65536 &&
-         static_cast<int>(best_isa()) >= static_cast<int>(Isa::kAvx2) && enabled();
+         static_cast<int>(best_isa()) >= static_cast<int>(Isa::kAvx2) && winograd_enabled();
 #endif
 }
 

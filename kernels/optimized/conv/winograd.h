@@ -42,6 +42,11 @@ namespace detail {
 
 bool winograd_applies(const Conv2dShape& s);
 
+/// False when the environment sets TORCHEDGE_WINOGRAD=0 (read once): every
+/// convolution then takes im2col, for A/B measurements and for users who
+/// want the direct sums. The int8 convolution's Winograd path asks too.
+bool winograd_enabled();
+
 Error conv2d_winograd_avx2(KernelContext& ctx, const Conv2dShape& s, const float* x,
                            const float* w, const float* bias, float* y, const Conv2dClamp& clamp,
                            const float* residual);

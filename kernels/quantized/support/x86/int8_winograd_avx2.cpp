@@ -21,9 +21,9 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 
+#include "kernels/optimized/conv/winograd.h"
 #include "kernels/optimized/threadpool/threadpool.h"
 #include "kernels/quantized/support/int8_conv.h"
 #include "kernels/quantized/support/quant_isa.h"
@@ -277,14 +277,6 @@ void transform_output(const Int8ConvProblem& p, const Layout& l, const int32_t* 
   }
 }
 
-bool enabled() {
-  static const bool on = [] {
-    const char* env = std::getenv("TORCHEDGE_WINOGRAD");
-    return env == nullptr || std::strcmp(env, "0") != 0;
-  }();
-  return on;
-}
-
 }  // namespace
 
 bool int8_winograd_applies(const Int8ConvProblem& p) {
@@ -292,7 +284,7 @@ bool int8_winograd_applies(const Int8ConvProblem& p) {
          p.stride_h == 1 && p.stride_w == 1 && p.dilation_h == 1 && p.dilation_w == 1 &&
          p.groups == 1 && p.in_channels >= 8 && p.in_channels <= kMaxWinogradCin &&
          p.out_channels >= 8 && p.out_height >= 8 && p.out_width >= 8 &&
-         p.in_channels * p.out_channels <= kMaxWinogradCinCout && enabled();
+         p.in_channels * p.out_channels <= kMaxWinogradCinCout && optimized::detail::winograd_enabled();
 }
 
 size_t int8_winograd_scratch_bytes(const Int8ConvProblem& p) {
