@@ -211,8 +211,8 @@ Int8RequantizeRun int8_conv_requantize_run_for(const Int8ConvProblem& p);
 
 /// Winograd F(2x2, 3x3) in integers (support/x86/int8_winograd_avx2.cpp):
 /// the same exact sums as the direct convolution with 2.25x fewer
-/// multiply-adds, then int8_conv_requantize, so the output is bit for bit
-/// the other paths'. Applies to single-group 3x3 stride-1 convolutions with
+/// multiply-adds, then the AVX2 requantizer (int8_conv_requantize_run_for),
+/// so the output is bit for bit the other paths'. Applies to single-group 3x3 stride-1 convolutions with
 /// 8-1024 input and >= 8 output channels, an output of at least 8x8 and
 /// Cin * Cout <= 128 * 128, on AVX2, unless TORCHEDGE_WINOGRAD=0.
 bool int8_winograd_applies(const Int8ConvProblem& p);
