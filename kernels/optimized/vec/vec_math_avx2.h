@@ -124,8 +124,12 @@ constexpr float kErfSmall[] = {1.1283791657323463f,    -0.37612625839751335f,
 inline __m256 erf(__m256 x) {
   const __m256 t = abs(x);
   const __m256 small = _mm256_mul_ps(x, polynomial(_mm256_mul_ps(x, x), kErfSmall));
+  const __m256 is_small = _mm256_cmp_ps(t, _mm256_set1_ps(1.0f), _CMP_LT_OQ);
+  // Every lane below 1 (NaN is not): the blend below would pick `small`
+  // for all of them, so the exp and the erfc polynomial are skipped.
+  if (_mm256_movemask_ps(is_small) == 0xFF) return small;
   const __m256 large = copysign(_mm256_sub_ps(_mm256_set1_ps(1.0f), erfc_large(t)), x);
-  const __m256 y = _mm256_blendv_ps(large, small, _mm256_cmp_ps(t, _mm256_set1_ps(1.0f), _CMP_LT_OQ));
+  const __m256 y = _mm256_blendv_ps(large, small, is_small);
   return _mm256_blendv_ps(y, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
 }
 
@@ -135,12 +139,17 @@ inline __m256 gelu_erf(__m256 x) {
   const __m256 t = abs(z);
   const __m256 one = _mm256_set1_ps(1.0f);
   const __m256 small = _mm256_fmadd_ps(z, polynomial(_mm256_mul_ps(z, z), kErfSmall), one);
+  const __m256 half_x = _mm256_mul_ps(x, _mm256_set1_ps(0.5f));
+  const __m256 is_small = _mm256_cmp_ps(t, one, _CMP_LT_OQ);
+  // Every |z| below 1 (most of a transformer's activations; NaN is not):
+  // the same result without the exp and the erfc polynomial.
+  if (_mm256_movemask_ps(is_small) == 0xFF) return _mm256_mul_ps(half_x, small);
   const __m256 c = erfc_large(t);
   const __m256 negative = _mm256_cmp_ps(z, _mm256_setzero_ps(), _CMP_LT_OQ);
   const __m256 large = _mm256_blendv_ps(_mm256_sub_ps(_mm256_set1_ps(2.0f), c), c, negative);
-  const __m256 one_plus_erf = _mm256_blendv_ps(large, small, _mm256_cmp_ps(t, one, _CMP_LT_OQ));
+  const __m256 one_plus_erf = _mm256_blendv_ps(large, small, is_small);
   // +inf gives +inf and -inf gives -inf * 0 = NaN, as the portable formula.
-  return _mm256_mul_ps(_mm256_mul_ps(x, _mm256_set1_ps(0.5f)), one_plus_erf);
+  return _mm256_mul_ps(half_x, one_plus_erf);
 }
 
 /// 1 / (1 + e^-x), as the portable kernel computes it.
