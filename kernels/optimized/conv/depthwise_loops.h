@@ -8,8 +8,11 @@
 // vectorizes for the ISA of the including file. run() first offers each
 // plane to the including file's `fast` plane function (the AVX2 build's
 // register-blocked 3x3 kernels), which returns false for geometries it does
-// not take. The output clamp (conv2d.h) is applied to each finished output
-// row (fast: to each output vector before its store). The padded plane has kSlack floats after its last row so
+// not take; before that, run() lets the including file's `direct` planes
+// take the whole call without any copy (the AVX2 build's 3x3 / pad 1 kernels,
+// which handle the padding themselves). The output clamp (conv2d.h) is
+// applied to each finished output row (fast: to each output vector before
+// its store). The padded plane has kSlack floats after its last row so
 // vector loads may run past a row's end (into values they then discard).
 // Threads take whole planes.
 //
@@ -53,10 +56,43 @@ static void depthwise_plane(const Conv2dShape& s, const float* padded, int64_t p
   }
 }
 
+// Whether [a, a + an) and [b, b + bn) (floats) share memory.
+static inline bool overlaps(const float* a, int64_t an, const float* b, int64_t bn) {
+  return a < b + bn && b < a + an;
+}
+
+// The planes from the input itself, no padded copy: direct.plane(s, x_plane,
+// zero, w, b, clamp, y) reads rows outside the input from `zero`
+// (s.in_w + kSlack zeros) and handles the left and right padding itself.
+template <typename Direct>
+static Error run_direct(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
+                        const float* bias, float* y, const Conv2dClamp& clamp, int64_t planes,
+                        Direct direct) {
+  float* zero = static_cast<float*>(
+      ctx.allocate_temp(sizeof(float) * static_cast<size_t>(s.in_w + kSlack), 64));
+  TE_CHECK_OR_RETURN(zero != nullptr, Error::MemoryAllocationFailed,
+                     "convolution (depthwise): no room for a zero row of %lld floats",
+                     static_cast<long long>(s.in_w + kSlack));
+  std::memset(zero, 0, sizeof(float) * static_cast<size_t>(s.in_w + kSlack));
+  const int64_t in_plane = s.in_h * s.in_w, out_plane = s.out_h * s.out_w;
+  parallel_for(0, planes, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t plane = begin; plane < end; ++plane) {
+      const int64_t c = plane % s.in_channels;
+      direct.plane(s, x + plane * in_plane, zero, w + c * s.kernel_h * s.kernel_w,
+                   bias == nullptr ? 0.0f : bias[c], clamp, y + plane * out_plane);
+    }
+  });
+  return Error::Ok;
+}
+
 // fast(s, padded, pw, w, b, clamp, y) -> bool: one plane, or false to decline.
-template <typename Fast>
+// direct.applies(s) -> bool: run_direct() takes the whole call (see there);
+// it is not offered an output that overlaps the input (it reads input rows
+// after writing earlier output rows).
+template <typename Fast, typename Direct>
 static Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
-                 const float* bias, float* y, const Conv2dClamp& clamp, Fast fast) {
+                 const float* bias, float* y, const Conv2dClamp& clamp, Fast fast,
+                 Direct direct) {
   if (s.groups != s.in_channels || s.out_channels != s.in_channels) return Error::NotSupported;
   const int64_t ph = s.in_h + 2 * s.pad_h, pw = s.in_w + 2 * s.pad_w;
   const int64_t planes = s.batch * s.in_channels;
@@ -64,6 +100,10 @@ static Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const
                             ? static_cast<int64_t>(num_threads())
                             : planes;
   if (parts == 0) return Error::Ok;
+  if (direct.applies(s) &&
+      !overlaps(x, planes * s.in_h * s.in_w, y, planes * s.out_h * s.out_w)) {
+    return run_direct(ctx, s, x, w, bias, y, clamp, planes, direct);
+  }
   const size_t plane_floats = static_cast<size_t>((ph * pw + kSlack + 15) / 16 * 16);
   float* scratch = static_cast<float*>(
       ctx.allocate_temp(sizeof(float) * plane_floats * static_cast<size_t>(parts), 64));

@@ -43,6 +43,11 @@ const Geometry kGeometries[] = {
     {1, 5, 56, 56, 5, 3, 3, 1, 1, 1, 5, true},     // depthwise 3x3 / 1, two-row blocks
     {1, 5, 33, 45, 5, 3, 3, 2, 1, 1, 5, true},     // depthwise 3x3 / 2, tail of 7
     {1, 16, 15, 17, 16, 3, 3, 2, 1, 1, 16, false}, // depthwise 3x3 / 2, no bias
+    {1, 6, 9, 9, 6, 3, 3, 1, 1, 1, 6, true},       // depthwise 3x3 / 1 direct, narrowest row
+    {2, 4, 7, 21, 4, 3, 3, 1, 1, 1, 4, true},      // direct, odd height, overlapping last vector
+    {1, 5, 19, 18, 5, 3, 3, 2, 1, 1, 5, true},     // depthwise 3x3 / 2 direct, narrowest row
+    {1, 3, 12, 36, 3, 3, 3, 2, 1, 1, 3, false},    // direct / 2, overlapping last vector
+    {1, 4, 8, 8, 4, 3, 3, 1, 1, 1, 4, true},       // 3x3 / 1 row of 8: padded copy
     {1, 8, 11, 11, 8, 5, 5, 1, 2, 1, 8, true},     // depthwise 5x5: generic loop
     {1, 4, 12, 12, 4, 3, 3, 1, 1, 2, 4, true},     // depthwise dilation 2: generic loop
 };
