@@ -120,3 +120,19 @@ def test_cli_reports_errors_and_exits_nonzero(tmp_path, mlp_pte):
     assert outputs[0] == outputs[1] and outputs[0]
     result = subprocess.run([str(CLI), str(good), "--load", "tape"], capture_output=True, text=True)
     assert result.returncode == 2 and "usage" in result.stderr
+
+
+def test_cli_profile_names_every_operator(tmp_path, mlp_pte):
+    good = tmp_path / "mlp.pte"
+    mlp_pte[1].save(good)
+    result = subprocess.run([str(CLI), str(good), "--iterations", "3", "--profile"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    report = result.stdout[result.stdout.index("profile:"):]
+    per_op = report[report.index("per operator:"):].splitlines()[1:]
+    # One line per distinct operator of the program, shares adding up to 100 %.
+    ops = {op for op in mlp_pte[1].operators["forward"] if op != "executorch_prim::et_view.default"}
+    named = {line.split()[-1] for line in per_op}
+    assert {op.split(".")[0] for op in ops} <= {n.split(".")[0] for n in named}, (ops, named)
+    shares = [float(line.split()[2].rstrip("%")) for line in per_op]
+    assert abs(sum(shares) - 100.0) < 0.5 * len(shares)

@@ -4,6 +4,7 @@
 //                           [--seed S] [--print-all] [--save-outputs PREFIX]
 //                           [--threads N] [--warmup N] [--json]
 //                           [--kernels portable|optimized] [--load mmap|file]
+//                           [--profile]
 //
 // --input FILE supplies one input per flag, in order: raw little-endian
 // bytes of exactly the input's size, or a .npy file of the right dtype and
@@ -20,7 +21,9 @@
 // --warmup N runs N untimed calls first (default 1). --json replaces the
 // human-readable report on stdout with one JSON object (load time, every
 // iteration's latency in run order, min/median, planned memory) for
-// benchmark harnesses.
+// benchmark harnesses. --profile times every instruction of the timed runs
+// (Method::set_instruction_timer) and prints the slowest instructions with
+// their output shapes, then the time per operator.
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -55,13 +58,15 @@ struct Options {
   LoadMode load_mode = LoadMode::Mmap;
   int warmup = 1;
   bool json = false;
+  bool profile = false;
 };
 
 [[noreturn]] void usage() {
   fprintf(stderr,
           "usage: torchedge_run model.pte [--method M] [--input FILE]... [--iterations N] "
           "[--seed S] [--print-all] [--save-outputs PREFIX] [--threads N] "
-          "[--warmup N] [--json] [--kernels portable|optimized] [--load mmap|file]\n");
+          "[--warmup N] [--json] [--kernels portable|optimized] [--load mmap|file] "
+          "[--profile]\n");
   exit(2);
 }
 
@@ -82,6 +87,7 @@ Options parse_args(int argc, char** argv) {
     else if (a == "--threads") o.threads = std::max(1, atoi(next()));
     else if (a == "--warmup") o.warmup = std::max(0, atoi(next()));
     else if (a == "--json") o.json = true;
+    else if (a == "--profile") o.profile = true;
     else if (a == "--kernels") {
       const std::string k = next();
       if (k == "portable") o.kernels = KernelLibrary::Portable;
@@ -254,6 +260,65 @@ void print_json(const Options& o, double load_ms, const std::vector<double>& run
          peak_rss_bytes());
 }
 
+std::string shape_of(const EValue* v) {
+  if (v == nullptr || !v->is_tensor()) return "-";
+  const Tensor& t = v->to_tensor();
+  std::string s = "[";
+  for (size_t d = 0; d < t.dim(); ++d) s += (d ? "," : "") + std::to_string(t.size(d));
+  return s + "]";
+}
+
+// The slowest instructions (mean per run, share of the instructions' total,
+// first input and output shapes), then the total per operator.
+void print_profile(const Method& method, const std::vector<uint64_t>& ns, int runs) {
+  uint64_t total = 0;
+  for (uint64_t t : ns) total += t;
+  if (total == 0) return;
+  std::vector<size_t> order(ns.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ns[a] > ns[b]; });
+  std::vector<std::pair<std::string, uint64_t>> per_op;
+  printf("profile: %.3f ms per run in %zu instructions; slowest:\n",
+         static_cast<double>(total) / 1e6 / runs, ns.size());
+  printf("  %5s %9s %6s  %-34s %-20s %s\n", "instr", "us/run", "share", "operator", "input",
+         "output");
+  for (size_t rank = 0; rank < order.size(); ++rank) {
+    const size_t i = order[rank];
+    Result<Method::InstructionInfo> info = method.instruction_info(i);
+    if (!info.ok()) continue;
+    const Method::InstructionInfo& in = info.get();
+    std::string op = in.name[0] ? in.name : in.kind;
+    if (in.overload[0]) op += std::string(".") + in.overload;
+    auto it = std::find_if(per_op.begin(), per_op.end(),
+                           [&](const std::pair<std::string, uint64_t>& e) { return e.first == op; });
+    if (it == per_op.end()) {
+      per_op.emplace_back(op, ns[i]);
+    } else {
+      it->second += ns[i];
+    }
+    if (rank >= 25) continue;
+    const EValue* first = nullptr;
+    for (EValue* a : in.args) {
+      if (a->is_tensor()) {
+        first = a;
+        break;
+      }
+    }
+    const EValue* last = in.args.size() > 0 ? in.args[in.args.size() - 1] : nullptr;
+    printf("  %5zu %9.1f %5.1f%%  %-34s %-20s %s\n", i,
+           static_cast<double>(ns[i]) / 1e3 / runs, 100.0 * ns[i] / total, op.c_str(),
+           shape_of(first).c_str(), shape_of(last).c_str());
+  }
+  std::sort(per_op.begin(), per_op.end(),
+            [](const std::pair<std::string, uint64_t>& a,
+               const std::pair<std::string, uint64_t>& b) { return a.second > b.second; });
+  printf("per operator:\n");
+  for (const auto& e : per_op) {
+    printf("  %9.1f us/run %5.1f%%  %s\n", static_cast<double>(e.second) / 1e3 / runs,
+           100.0 * e.second / total, e.first.c_str());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -292,6 +357,14 @@ int main(int argc, char** argv) {
     outputs = module.execute(o.method, inputs);
     if (!outputs.ok()) fail("executing", outputs.error());
   }
+  std::vector<uint64_t> instruction_ns;
+  if (o.profile) {
+    Result<Method*> method = module.method(o.method);
+    if (!method.ok()) fail("finding the method", method.error());
+    instruction_ns.assign(meta->num_instructions(), 0);
+    err = method.get()->set_instruction_timer(instruction_ns.data(), instruction_ns.size());
+    if (err != Error::Ok) fail("setting the instruction timer", err);
+  }
   std::vector<double> ms;
   for (int i = 0; i < o.iterations; ++i) {
     const uint64_t t0 = platform_now_ns();
@@ -324,5 +397,6 @@ int main(int argc, char** argv) {
          meta->num_instructions(), module.planned_bytes(o.method));
   printf("latency over %d runs: min %.3f ms, median %.3f ms\n", o.iterations, ms.front(),
          ms[ms.size() / 2]);
+  if (o.profile) print_profile(*module.method(o.method).get(), instruction_ns, o.iterations);
   return 0;
 }

@@ -4,6 +4,7 @@
 #include <new>
 
 #include "runtime/core/error_message.h"
+#include "runtime/platform/platform.h"
 #include "runtime/executor/value_parser.h"
 #include "schema/program_generated.h"
 
@@ -101,7 +102,8 @@ Method::Method(Method&& other) noexcept
       input_indices_(other.input_indices_),
       num_inputs_(other.num_inputs_),
       output_indices_(other.output_indices_),
-      num_outputs_(other.num_outputs_) {
+      num_outputs_(other.num_outputs_),
+      instruction_ns_(other.instruction_ns_) {
   other.values_ = nullptr;
   other.delegates_ = nullptr;
   other.num_delegates_ = 0;
@@ -376,25 +378,68 @@ Error Method::set_inputs(Span<const EValue> values) {
   return Error::Ok;
 }
 
-Error Method::fail_step(size_t index, Error error) const {
-  const fb::Chain* chain = plan_->chains()->Get(0);
-  const fb::Operator* op = plan_->operators()->Get(static_cast<size_t>(steps_[index].a));
-  const char* overload = op->overload() != nullptr ? op->overload()->c_str() : "";
-  // The source line of the instruction, when the exporter recorded it.
-  const fb::Frame* frame = nullptr;
-  if (chain->stacktrace() != nullptr && index < chain->stacktrace()->size()) {
-    const fb::FrameList* frames = chain->stacktrace()->Get(index);
-    if (frames != nullptr && frames->items() != nullptr && frames->items()->size() > 0) {
-      frame = frames->items()->Get(frames->items()->size() - 1);
+Result<Method::InstructionInfo> Method::instruction_info(size_t index) const {
+  TE_CHECK_OR_RETURN(steps_ != nullptr, Error::InvalidState, "method was moved from");
+  TE_CHECK_OR_RETURN(index < num_steps_, Error::InvalidArgument,
+                     "method '%s' has %zu instructions; instruction %zu does not exist", name(),
+                     num_steps_, index);
+  const Step& step = steps_[index];
+  InstructionInfo info{"free", "", "", nullptr, 0, Span<EValue* const>(step.args, step.num_args)};
+  switch (step.kind) {
+    case Step::Kind::Kernel: {
+      const fb::Operator* op = plan_->operators()->Get(static_cast<size_t>(step.a));
+      info.kind = "kernel";
+      info.name = op->name()->c_str();
+      info.overload = op->overload() != nullptr ? op->overload()->c_str() : "";
+      // The source line of the instruction, when the exporter recorded it.
+      const fb::Chain* chain = plan_->chains()->Get(0);
+      if (chain->stacktrace() != nullptr && index < chain->stacktrace()->size()) {
+        const fb::FrameList* frames = chain->stacktrace()->Get(index);
+        if (frames != nullptr && frames->items() != nullptr && frames->items()->size() > 0) {
+          const fb::Frame* frame = frames->items()->Get(frames->items()->size() - 1);
+          if (frame != nullptr && frame->filename() != nullptr) {
+            info.file = frame->filename()->c_str();
+            info.line = frame->lineno();
+          }
+        }
+      }
+      break;
     }
+    case Step::Kind::Delegate:
+      info.kind = "delegate";
+      info.name = delegates_[step.a].id();
+      break;
+    case Step::Kind::Move:
+      info.kind = "move";
+      break;
+    case Step::Kind::JumpFalse:
+      info.kind = "jump";
+      break;
+    case Step::Kind::Free:
+      break;
   }
-  if (frame != nullptr && frame->filename() != nullptr) {
+  return info;
+}
+
+Error Method::set_instruction_timer(uint64_t* ns, size_t count) {
+  TE_CHECK_OR_RETURN(ns == nullptr || count == num_steps_, Error::InvalidArgument,
+                     "method '%s': the instruction timer needs %zu entries, got %zu", name(),
+                     num_steps_, count);
+  instruction_ns_ = ns;
+  return Error::Ok;
+}
+
+Error Method::fail_step(size_t index, Error error) const {
+  const Result<InstructionInfo> info = instruction_info(index);
+  if (!info.ok()) return error;
+  const InstructionInfo& i = info.get();
+  const char* dot = i.overload[0] ? "." : "";
+  if (i.file != nullptr) {
     prepend_error_context("method '%s', instruction %zu (%s%s%s, from %s:%d)", name(), index,
-                          op->name()->c_str(), overload[0] ? "." : "", overload,
-                          frame->filename()->c_str(), frame->lineno());
+                          i.name, dot, i.overload, i.file, i.line);
   } else {
-    prepend_error_context("method '%s', instruction %zu (%s%s%s)", name(), index,
-                          op->name()->c_str(), overload[0] ? "." : "", overload);
+    prepend_error_context("method '%s', instruction %zu (%s%s%s)", name(), index, i.name, dot,
+                          i.overload);
   }
   return error;
 }
@@ -409,8 +454,11 @@ Error Method::execute() {
   }
   MemoryAllocator* temp = memory_->temp_allocator;
   size_t pc = 0;
+  uint64_t* const timer = instruction_ns_;
   while (pc < num_steps_) {
     const Step& step = steps_[pc];
+    const size_t at = pc;
+    const uint64_t start = timer != nullptr ? platform_now_ns() : 0;
     switch (step.kind) {
       case Step::Kind::Kernel: {
         KernelContext context(temp);
@@ -447,6 +495,7 @@ Error Method::execute() {
         ++pc;
         break;
     }
+    if (timer != nullptr) timer[at] += platform_now_ns() - start;
   }
   return Error::Ok;
 }

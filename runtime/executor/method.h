@@ -78,6 +78,29 @@ class Method final {
   /// next execute().
   Result<const EValue*> output(size_t index) const;
 
+  /// A profile without allocation: while set, execute() adds each
+  /// instruction's wall time in nanoseconds to ns[i] (i < num_instructions()).
+  /// The buffer is the caller's and must outlive the executes; nullptr turns
+  /// timing off. InvalidArgument when `count` != num_instructions().
+  Error set_instruction_timer(uint64_t* ns, size_t count);
+
+  /// What an instruction runs, for reports. kind: "kernel" (name, overload:
+  /// the operator; file/line: where the exporter recorded it was called,
+  /// file nullptr when it did not), "delegate" (name: the backend id),
+  /// "move", "jump" or "free". Strings live as long as the Program. args:
+  /// the call's values as execute() passes them (kernels: the schema
+  /// arguments, out-arguments last; delegates: inputs then outputs), valid
+  /// as long as the Method.
+  struct InstructionInfo {
+    const char* kind;
+    const char* name;
+    const char* overload;
+    const char* file;
+    int line;
+    Span<EValue* const> args;
+  };
+  Result<InstructionInfo> instruction_info(size_t index) const;
+
  private:
   friend class Program;
 
@@ -109,6 +132,7 @@ class Method final {
   size_t num_inputs_ = 0;
   const int32_t* output_indices_ = nullptr;
   size_t num_outputs_ = 0;
+  uint64_t* instruction_ns_ = nullptr;
 };
 
 }  // namespace torchedge

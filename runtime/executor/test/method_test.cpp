@@ -70,6 +70,47 @@ TEST_F(MethodTest, RunsForwardWithConstantsFromTheSegment) {
   }
 }
 
+TEST_F(MethodTest, InstructionTimerAndInfoDescribeEveryInstruction) {
+  Harness h(build_mul_add_program());
+  Result<Program> program = Program::load(&h.loader);
+  ASSERT_TRUE(program.ok()) << last_error_message();
+  Result<Method> method = program->load_method("forward", &h.memory);
+  ASSERT_TRUE(method.ok()) << last_error_message();
+  const size_t n = method->num_instructions();
+  ASSERT_EQ(n, 2u);  // mul, then add
+  const char* ops[] = {"test::mul", "test::add"};
+  for (size_t i = 0; i < n; ++i) {
+    Result<Method::InstructionInfo> info = method->instruction_info(i);
+    ASSERT_TRUE(info.ok()) << last_error_message();
+    EXPECT_STREQ(info->kind, "kernel");
+    EXPECT_STREQ(info->name, ops[i]);
+    EXPECT_STREQ(info->overload, "out");
+    ASSERT_EQ(info->args.size(), i == 0 ? 3u : 4u);  // (self, other, out) / (.., alpha, out)
+    EXPECT_TRUE(info->args[info->args.size() - 1]->is_tensor());
+  }
+  EXPECT_EQ(method->instruction_info(n).error(), Error::InvalidArgument);
+  EXPECT_NE(strstr(last_error_message(), "instruction 2 does not exist"), nullptr);
+
+  std::vector<uint64_t> ns(n + 1, 0);
+  EXPECT_EQ(method->set_instruction_timer(ns.data(), n + 1), Error::InvalidArgument);
+  ASSERT_EQ(method->set_instruction_timer(ns.data(), n), Error::Ok);
+  Input x;
+  ASSERT_EQ(method->set_input(0, EValue(&x.tensor)), Error::Ok);
+  ASSERT_EQ(method->execute(), Error::Ok) << last_error_message();
+  uint64_t total = 0;
+  for (size_t i = 0; i < n; ++i) total += ns[i];
+  EXPECT_GT(total, 0u);
+  EXPECT_EQ(ns[n], 0u);  // nothing written past the method's instructions
+  // Accumulates over runs; nullptr stops it.
+  std::vector<uint64_t> before(ns);
+  ASSERT_EQ(method->execute(), Error::Ok);
+  for (size_t i = 0; i < n; ++i) EXPECT_GE(ns[i], before[i]);
+  ASSERT_EQ(method->set_instruction_timer(nullptr, 0), Error::Ok);
+  before = ns;
+  ASSERT_EQ(method->execute(), Error::Ok);
+  EXPECT_EQ(ns, before);
+}
+
 TEST_F(MethodTest, SeveralMethodsInOneProgram) {
   Harness h(build_mul_add_program(/*extra_methods=*/true));
   Result<Program> program = Program::load(&h.loader);
