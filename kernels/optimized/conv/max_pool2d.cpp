@@ -54,14 +54,17 @@ void max_pool2d_with_indices(const Pool2dShape& s, const T* x, T* y, int64_t* in
         T* yr = y + p * out_plane + oh * s.out_w;
         int64_t* ir = indices + p * out_plane + oh * s.out_w;
         const int64_t h0 = oh * s.stride_h - s.pad_h;
-        const bool row_inside = h0 >= 0 && h0 + s.kernel_h <= s.in_h;
+        // The window rows inside the input (a window of padding rows only
+        // has none: pool_one's rule then applies).
+        const int64_t i_begin = h0 < 0 ? -h0 : 0;
+        const int64_t i_end = h0 + s.kernel_h > s.in_h ? s.in_h - h0 : s.kernel_h;
         int64_t ow = 0;
-        if (row_inside && col_lo < col_hi) {
-          for (; ow < col_lo; ++ow) pool_one(s, plane, oh, ow, yr + ow, ir + ow);
 #ifndef TORCHEDGE_NO_X86_SIMD
-          if (simd) ow = detail::max_pool2d_row_avx2(s, plane, oh, ow, col_hi, yr, ir);
-#endif
+        if (simd && i_begin < i_end && col_hi - col_lo >= 8) {
+          for (; ow < col_lo; ++ow) pool_one(s, plane, oh, ow, yr + ow, ir + ow);
+          ow = detail::max_pool2d_row_avx2(s, plane, oh, i_begin, i_end, ow, col_hi, yr, ir);
         }
+#endif
         for (; ow < s.out_w; ++ow) pool_one(s, plane, oh, ow, yr + ow, ir + ow);
       }
     }

@@ -8,11 +8,14 @@
 // position, windows are clipped to the input (padding never wins; a window
 // of only -inf points at its first in-bounds element).
 //
-// Outputs whose window lies inside the input and does not touch the padding
-// run 8 at a time (AVX2, conv/max_pool2d_avx2.cpp, when best_isa() allows:
-// the window's first element seeds the max, every later one replaces it
-// where it is greater or NaN, which is the scalar rule lane by lane); the
-// border ones, and all of them on the scalar ISA, run the portable loop.
+// Outputs whose window columns lie inside the input run 8 at a time (AVX2,
+// conv/max_pool2d_avx2.cpp, when best_isa() allows; window rows clipped to
+// the input, so the top and bottom rows too: the window's first in-bounds
+// element seeds the max, every later one replaces it where it is greater or
+// NaN, which is the scalar rule lane by lane; a row's last vector ends at
+// its last such column, recomputing some of the previous one's); the
+// left/right border ones, and all of them on the scalar ISA, run the
+// portable loop.
 // Threads take whole planes. No scratch.
 #pragma once
 
@@ -35,12 +38,15 @@ void max_pool2d_with_indices_i8(const Pool2dShape& s, const int8_t* x, int8_t* y
                                 int64_t* indices);
 
 namespace detail {
-// Output row `oh` of one plane, columns [ow_begin, ow_end) whose windows are
-// all inside the input: computes whole vectors of 8 from ow_begin and
-// returns the first column it did not compute. T: float or int8_t.
+// Output row `oh` of one plane, columns [ow_begin, ow_end) whose window
+// columns are all inside the input, window rows [i_begin, i_end) (those
+// inside it, i_begin < i_end): computes them all when there are at least 8
+// and returns ow_end, else computes none and returns ow_begin. T: float or
+// int8_t.
 template <typename T>
-int64_t max_pool2d_row_avx2(const Pool2dShape& s, const T* plane, int64_t oh, int64_t ow_begin,
-                            int64_t ow_end, T* y_row, int64_t* i_row);
+int64_t max_pool2d_row_avx2(const Pool2dShape& s, const T* plane, int64_t oh, int64_t i_begin,
+                            int64_t i_end, int64_t ow_begin, int64_t ow_end, T* y_row,
+                            int64_t* i_row);
 }  // namespace detail
 
 }  // namespace optimized

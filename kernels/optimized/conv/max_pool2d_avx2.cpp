@@ -1,5 +1,6 @@
-// Max pooling with indices, AVX2 build (-mavx2 -mfma): the interior of an
-// output row, 8 outputs at a time (conv/max_pool2d.h). Stride 1 reads
+// Max pooling with indices, AVX2 build (-mavx2 -mfma): the columns of an
+// output row whose windows do not touch the left/right padding, 8 outputs
+// at a time (conv/max_pool2d.h). Stride 1 reads
 // each window column with one load, stride 2 with two loads and a
 // deinterleave (while the 16 floats stay inside the plane), other strides
 // with a gather. Positions are tracked as int32 (planes under 2^31
@@ -57,19 +58,22 @@ static inline void store8(int8_t* y, __m256 v) {
 }  // namespace
 
 template <typename T>
-int64_t max_pool2d_row_avx2(const Pool2dShape& s, const T* plane, int64_t oh, int64_t ow_begin,
-                            int64_t ow_end, T* y_row, int64_t* i_row) {
+int64_t max_pool2d_row_avx2(const Pool2dShape& s, const T* plane, int64_t oh, int64_t i_begin,
+                            int64_t i_end, int64_t ow_begin, int64_t ow_end, T* y_row,
+                            int64_t* i_row) {
+  if (ow_end - ow_begin < 8) return ow_begin;
   const int64_t plane_size = s.in_h * s.in_w;
   const __m256i step = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   const __m256i lanes = _mm256_mullo_epi32(step, _mm256_set1_epi32(static_cast<int32_t>(s.stride_w)));
-  const int64_t h0 = oh * s.stride_h - s.pad_h;
-  int64_t ow = ow_begin;
-  for (; ow + 8 <= ow_end; ow += 8) {
+  const int64_t h0 = oh * s.stride_h - s.pad_h + i_begin;  // first window row inside
+  const int64_t rows = i_end - i_begin;
+  for (int64_t ow = ow_begin;; ow += 8) {
+    if (ow + 8 > ow_end) ow = ow_end - 8;  // the last vector overlaps the one before
     const int64_t first = h0 * s.in_w + ow * s.stride_w - s.pad_w;
     __m256 best = load8(plane, plane_size, first, s.stride_w, lanes);
     const __m256i pos0 = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int32_t>(first)), lanes);
     __m256i best_pos = pos0;
-    for (int64_t i = 0; i < s.kernel_h; ++i) {
+    for (int64_t i = 0; i < rows; ++i) {
       for (int64_t j = i == 0 ? 1 : 0; j < s.kernel_w; ++j) {
         const int64_t off = i * s.in_w + j;
         const __m256 v = load8(plane, plane_size, first + off, s.stride_w, lanes);
@@ -86,14 +90,15 @@ int64_t max_pool2d_row_avx2(const Pool2dShape& s, const T* plane, int64_t oh, in
                         _mm256_cvtepi32_epi64(_mm256_castsi256_si128(best_pos)));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(i_row + ow + 4),
                         _mm256_cvtepi32_epi64(_mm256_extracti128_si256(best_pos, 1)));
+    if (ow + 8 >= ow_end) break;
   }
-  return ow;
+  return ow_end;
 }
 
 template int64_t max_pool2d_row_avx2<float>(const Pool2dShape&, const float*, int64_t, int64_t,
-                                            int64_t, float*, int64_t*);
+                                            int64_t, int64_t, int64_t, float*, int64_t*);
 template int64_t max_pool2d_row_avx2<int8_t>(const Pool2dShape&, const int8_t*, int64_t, int64_t,
-                                             int64_t, int8_t*, int64_t*);
+                                             int64_t, int64_t, int64_t, int8_t*, int64_t*);
 
 }  // namespace detail
 }  // namespace optimized

@@ -35,6 +35,9 @@ const PoolCase kCases[] = {
     {{1, 2, 30, 45}, 5, 3, 2, true},
     {{1, 1, 9, 9}, 3, 2, 1, false, 2},
     {{1, 5, 3, 5}, 3, 1, 0, false},
+    {{1, 2, 3, 40}, 5, 1, 2, false},   // every window clipped at the top and bottom
+    {{1, 3, 6, 17}, 3, 2, 1, true},    // exactly 8 vector columns, clipped bottom rows
+    {{1, 2, 11, 26}, 3, 1, 1, false},  // the last vector overlaps the one before
 };
 
 // variant 0: real values, 1: small integers (ties), 2: with NaN and -inf,
