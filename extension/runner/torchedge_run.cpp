@@ -264,7 +264,7 @@ std::string shape_of(const EValue* v) {
   if (v == nullptr || !v->is_tensor()) return "-";
   const Tensor& t = v->to_tensor();
   std::string s = "[";
-  for (size_t d = 0; d < t.dim(); ++d) s += (d ? "," : "") + std::to_string(t.size(d));
+  for (int d = 0; d < t.dim(); ++d) s += (d ? "," : "") + std::to_string(t.size(d));
   return s + "]";
 }
 

@@ -35,6 +35,11 @@ class PteOptions:
     # aligned to at least 64 bytes so the kernel reads the strips in place. False for
     # programs meant for upstream's runtime, which lacks that kernel.
     prepack_weights: bool = True
+    # float32 3x3 stride-1 convolutions too large for the kernel's per-call Winograd filter
+    # transform (Cin * Cout > 65536, or a 7x7 output) -> torchedge::conv2d_winograd, the
+    # filters stored transformed (16/9 of their bytes; passes/winograd_filters.py). False
+    # for a smaller file or for upstream's runtime, which lacks that kernel.
+    winograd_filters: bool = True
 
     def __post_init__(self) -> None:
         for name in ("segment_alignment", "constant_tensor_alignment", "memory_alignment"):
@@ -174,17 +179,24 @@ def _lowered_for_runtime(ep: "ExportedProgram", options: PteOptions,
         count_prepackable_linears,
         prepack_linear_weights,
     )
+    from torchedge.passes.winograd_filters import (
+        count_winograd_convolutions,
+        transform_winograd_filters,
+    )
 
     keep = frozenset(name for name, t in {**ep.state_dict, **ep.constants}.items()
                      if isinstance(t, torch.Tensor) and t.numel()
                      and t.untyped_storage().data_ptr() in shared)
     fuse = options.fuse_activations and count_conv_activations(ep.graph_module) > 0
     prepack = options.prepack_weights and count_prepackable_linears(ep, keep) > 0
-    if not fuse and not prepack:
+    winograd = options.winograd_filters and count_winograd_convolutions(ep, keep) > 0
+    if not fuse and not prepack and not winograd:
         return ep, False
     ep = copy.deepcopy(ep)
     if fuse:
         fuse_conv_activations(ep.graph_module)
     if prepack:
         prepack_linear_weights(ep, keep)
-    return ep, prepack
+    if winograd:
+        transform_winograd_filters(ep, keep)
+    return ep, prepack or winograd

@@ -12,6 +12,7 @@ import torch.nn.functional as F
 
 import torchedge.passes.conv2d_clamp_op  # noqa: F401  (defines torchedge::conv2d_clamp)
 import torchedge.passes.linear_prepacked_op  # noqa: F401  (defines torchedge::linear_prepacked)
+from torchedge.passes.conv2d_winograd_op import transform_filters  # defines conv2d_winograd
 
 from harness import FLOAT_DTYPES, Kind, OpSpec, Sample, replace_calls
 from samples import make, special
@@ -155,10 +156,35 @@ LINEAR_PREPACKED = OpSpec("torchedge::linear_prepacked.out", _linear_prepacked, 
      lambda x, w, b: _linear_prepacked(x, w, b, 4), ()),
 ), dtypes=(torch.float32,), kind=REDUCTION)
 
+# torchedge::conv2d_winograd (to_pte's winograd_filters) called directly:
+# filter_u is [16, Cout, Cin], here the transform of random 3x3 filters (the
+# op recovers them as H U H^T); eager's reference is the direct convolution
+# with the recovered filters.
+_conv2d_winograd = torch.ops.torchedge.conv2d_winograd.default
+
+
+def _u(cout: int, cin: int) -> Callable[[torch.dtype], torch.Tensor]:
+    return lambda dtype: transform_filters(make((cout, cin, 3, 3), torch.float32)).to(dtype)
+
+
+CONV2D_WINOGRAD = OpSpec("torchedge::conv2d_winograd.out", _conv2d_winograd, _rows(
+    ("padding_1_relu", _inputs(m(2, 3, 6, 7), _u(4, 3), m(4)),
+     lambda x, u, b: _conv2d_winograd(x, u, b, None, [1, 1], 0.0, math.inf), ()),
+    ("residual_relu6_no_bias", _inputs(m(1, 8, 7, 7), _u(5, 8), m(1, 5, 7, 7)),
+     lambda x, u, r: _conv2d_winograd(x, u, None, r, [1], 0.0, 6.0), ()),
+    ("unpadded_odd_open", _inputs(m(1, 2, 9, 6), _u(3, 2), m(3)),
+     lambda x, u, b: _conv2d_winograd(x, u, b, None, [0, 0], -math.inf, math.inf), ()),
+    ("padding_2_1_clamp", _inputs(m(1, 3, 4, 5), _u(2, 3), m(2), m(1, 2, 6, 5)),
+     lambda x, u, b, r: _conv2d_winograd(x, u, b, r, [2, 1], -0.5, 2.0), ()),
+    ("channels_last", _inputs(m(2, 3, 6, 7), _u(4, 3), m(4)),
+     lambda x, u, b: _conv2d_winograd(x, u, b, None, [1, 1], 0.0, 6.0), (0,)),
+), dtypes=(torch.float32,), kind=REDUCTION)
+
 MATMUL = [
     CONV,
     CONV2D_CLAMP,
     CONV2D_ADD_CLAMP,
+    CONV2D_WINOGRAD,
     LINEAR_PREPACKED,
     OpSpec("aten::mm.out", torch.mm, _matmul_rows("mm"), kind=REDUCTION),
     OpSpec("aten::bmm.out", torch.bmm, _matmul_rows("bmm"), kind=REDUCTION),

@@ -32,6 +32,14 @@ bool winograd_applies(const Conv2dShape& s) {
 #endif
 }
 
+bool winograd_pretransformed_available() {
+#ifdef TORCHEDGE_NO_X86_SIMD
+  return false;
+#else
+  return static_cast<int>(best_isa()) >= static_cast<int>(Isa::kAvx2) && winograd_enabled();
+#endif
+}
+
 }  // namespace detail
 }  // namespace optimized
 }  // namespace torchedge

@@ -51,6 +51,25 @@ Error conv2d_winograd_avx2(KernelContext& ctx, const Conv2dShape& s, const float
                            const float* w, const float* bias, float* y, const Conv2dClamp& clamp,
                            const float* residual);
 
+/// Whether conv2d_winograd_pretransformed_avx2 can run here: an AVX2 CPU,
+/// and TORCHEDGE_WINOGRAD not set to 0.
+bool winograd_pretransformed_available();
+
+/// The same convolution from filters transformed ahead of time (s: 3x3,
+/// stride 1, dilation 1, one group, any padding, an output of any size):
+/// u [16][Cout][Cin] = G g G^T per filter, as torchedge::conv2d_winograd
+/// stores it (python/torchedge/passes/conv2d_winograd_op.py computes it in
+/// transform_filters' float32 order, so both give the same bits). No
+/// filter transform and no U scratch: this is what makes 512-channel layers
+/// and 7x7 maps pay. Returns MemoryAllocationFailed (output untouched) or
+/// NotSupported on an infinity or NaN in the input (output partly written);
+/// the caller then computes the whole output another way. u is trusted to
+/// be finite (to_pte checks the filters).
+Error conv2d_winograd_pretransformed_avx2(KernelContext& ctx, const Conv2dShape& s,
+                                          const float* x, const float* u, const float* bias,
+                                          float* y, const Conv2dClamp& clamp,
+                                          const float* residual);
+
 }  // namespace detail
 }  // namespace optimized
 }  // namespace torchedge

@@ -274,57 +274,61 @@ void transform_output(const Geometry& g, const float* m, int64_t point_stride, i
   }
 }
 
-}  // namespace
-
-Error conv2d_winograd_avx2(KernelContext& ctx, const Conv2dShape& s, const float* x,
-                           const float* w, const float* bias, float* y, const Conv2dClamp& clamp,
-                           const float* residual) {
-  const int64_t cin = s.in_channels, cout = s.out_channels;
-  Geometry g{&s, (s.out_h + 1) / 2, (s.out_w + 1) / 2};
-  // Bands of whole tile rows, as even as kBandTiles and kBandBytes allow.
+// Bands of whole tile rows, as even as kBandTiles and kBandBytes allow.
+int64_t band_rows_of(const Geometry& g, int64_t cin, int64_t cout) {
   const int64_t per_tile = kPoints * (cin + cout) * static_cast<int64_t>(sizeof(float));
   int64_t band_rows = kBandTiles / g.tiles_w;
   if (band_rows * g.tiles_w * per_tile > kBandBytes) band_rows = kBandBytes / (g.tiles_w * per_tile);
   if (band_rows < 1) band_rows = 1;
   if (band_rows > g.tiles_h) band_rows = g.tiles_h;
   const int64_t bands = (g.tiles_h + band_rows - 1) / band_rows;
-  band_rows = (g.tiles_h + bands - 1) / bands;
-  const int64_t band_tiles = band_rows * g.tiles_w;
+  return (g.tiles_h + bands - 1) / bands;
+}
 
-  // U[xi] one cache line more than Cout * Cin apart: a multiple of 4 KiB
-  // (ResNet's 64 x 64 to 256 x 256) put the 16 rows each filter writes in
-  // one L1 set, and the transform took a third of a 14x14 layer's time.
-  const int64_t u_plane = cout * cin + 16;
-  const size_t u_floats = static_cast<size_t>(kPoints * u_plane);
-  const size_t v_floats = static_cast<size_t>(kPoints * cin * band_tiles);
-  const size_t m_floats = static_cast<size_t>(kPoints * cout * band_tiles) + 8;  // + read slack
+// The bands' scratch: V and M of one band and the GEMMs' packing.
+struct BandScratch {
+  int64_t band_rows, band_tiles;
+  size_t v_floats, m_floats, gemm_bytes;
+  size_t bytes() const { return sizeof(float) * (v_floats + m_floats) + gemm_bytes + 2 * 64; }
+};
+
+BandScratch band_scratch_of(const Conv2dShape& s, const Geometry& g) {
+  const int64_t cin = s.in_channels, cout = s.out_channels;
+  BandScratch b;
+  b.band_rows = band_rows_of(g, cin, cout);
+  b.band_tiles = b.band_rows * g.tiles_w;
+  b.v_floats = static_cast<size_t>(kPoints * cin * b.band_tiles);
+  b.m_floats = static_cast<size_t>(kPoints * cout * b.band_tiles) + 8;  // + read slack
   SgemmProblem p;
-  p.m = cout, p.n = band_tiles, p.k = cin, p.batch = kPoints;
-  const size_t gemm_bytes = sgemm_scratch_bytes(p) + 64;
-  const size_t bytes = sizeof(float) * (u_floats + v_floats + m_floats) + gemm_bytes + 3 * 64;
-  uint8_t* base = static_cast<uint8_t*>(ctx.allocate_temp(bytes, 64));
-  if (base == nullptr) return Error::MemoryAllocationFailed;
+  p.m = cout, p.n = b.band_tiles, p.k = cin, p.batch = kPoints;
+  b.gemm_bytes = sgemm_scratch_bytes(p) + 64;
+  return b;
+}
+
+// Everything after the filter transform: per band of tile rows, the input
+// transform, the 16 GEMMs M[xi] = U[xi] V[xi] (U[xi] at u + xi * u_plane,
+// [Cout x Cin] row-major) and the output transform, in `base` (bs.bytes(),
+// 64-byte aligned). NotSupported (output partly written) on an infinity or
+// NaN in the input.
+Error run_bands(const Conv2dShape& s, const Geometry& g, const BandScratch& bs, uint8_t* base,
+                const float* x, const float* u, int64_t u_plane, const float* bias, float* y,
+                const Conv2dClamp& clamp, const float* residual) {
+  const int64_t cin = s.in_channels, cout = s.out_channels;
+  const int64_t band_rows = bs.band_rows;
+  const size_t gemm_bytes = bs.gemm_bytes;
+  SgemmProblem p;
+  p.m = cout, p.n = bs.band_tiles, p.k = cin, p.batch = kPoints;
   auto carve = [&base](size_t floats) {
     float* at = reinterpret_cast<float*>(base);
     base += (sizeof(float) * floats + 63) / 64 * 64;
     return at;
   };
-  float* u = carve(u_floats);
-  float* v = carve(v_floats);
-  float* m = carve(m_floats);
+  float* v = carve(bs.v_floats);
+  float* m = carve(bs.m_floats);
   void* gemm_scratch = base;
 
-  // Infinities and NaNs: the transforms mix a tile's 16 inputs (and a
-  // filter's 9 taps), so inf - inf would turn outputs NaN that the direct
-  // sums leave finite or infinite, and one NaN would reach the outputs of
-  // every tile that reads it, not just those whose 3x3 window holds it.
-  // Then the convolution declines (conv2d_gemm recomputes it by im2col),
-  // so non-finite values propagate exactly as in eager PyTorch.
+  // Infinities and NaNs: see conv2d_winograd_avx2.
   std::atomic<bool> finite{true};
-  parallel_for(0, cout, 8, [&](int64_t begin, int64_t end) {
-    if (!transform_filters(s, w, begin, end, u_plane, u)) finite.store(false);
-  });
-  if (!finite.load()) return Error::NotSupported;
   const Epilogue proto{0.0f, nullptr, _mm256_set1_ps(clamp.min), _mm256_set1_ps(clamp.max),
                        clamp.active()};
   for (int64_t n = 0; n < s.batch; ++n) {
@@ -365,6 +369,48 @@ Error conv2d_winograd_avx2(KernelContext& ctx, const Conv2dShape& s, const float
     }
   }
   return Error::Ok;
+}
+
+}  // namespace
+
+Error conv2d_winograd_avx2(KernelContext& ctx, const Conv2dShape& s, const float* x,
+                           const float* w, const float* bias, float* y, const Conv2dClamp& clamp,
+                           const float* residual) {
+  const int64_t cin = s.in_channels, cout = s.out_channels;
+  const Geometry g{&s, (s.out_h + 1) / 2, (s.out_w + 1) / 2};
+  // U[xi] one cache line more than Cout * Cin apart: a multiple of 4 KiB
+  // (ResNet's 64 x 64 to 256 x 256) put the 16 rows each filter writes in
+  // one L1 set, and the transform took a third of a 14x14 layer's time.
+  const int64_t u_plane = cout * cin + 16;
+  const size_t u_bytes = (sizeof(float) * static_cast<size_t>(kPoints * u_plane) + 63) / 64 * 64;
+  const BandScratch bs = band_scratch_of(s, g);
+  uint8_t* base = static_cast<uint8_t*>(ctx.allocate_temp(u_bytes + bs.bytes(), 64));
+  if (base == nullptr) return Error::MemoryAllocationFailed;
+  float* u = reinterpret_cast<float*>(base);
+  // Infinities and NaNs: the transforms mix a tile's 16 inputs (and a
+  // filter's 9 taps), so inf - inf would turn outputs NaN that the direct
+  // sums leave finite or infinite, and one NaN would reach the outputs of
+  // every tile that reads it, not just those whose 3x3 window holds it.
+  // Then the convolution declines (conv2d_gemm recomputes it by im2col),
+  // so non-finite values propagate exactly as in eager PyTorch.
+  std::atomic<bool> finite{true};
+  parallel_for(0, cout, 8, [&](int64_t begin, int64_t end) {
+    if (!transform_filters(s, w, begin, end, u_plane, u)) finite.store(false);
+  });
+  if (!finite.load()) return Error::NotSupported;
+  return run_bands(s, g, bs, base + u_bytes, x, u, u_plane, bias, y, clamp, residual);
+}
+
+Error conv2d_winograd_pretransformed_avx2(KernelContext& ctx, const Conv2dShape& s,
+                                          const float* x, const float* u, const float* bias,
+                                          float* y, const Conv2dClamp& clamp,
+                                          const float* residual) {
+  const Geometry g{&s, (s.out_h + 1) / 2, (s.out_w + 1) / 2};
+  const BandScratch bs = band_scratch_of(s, g);
+  uint8_t* base = static_cast<uint8_t*>(ctx.allocate_temp(bs.bytes(), 64));
+  if (base == nullptr) return Error::MemoryAllocationFailed;
+  return run_bands(s, g, bs, base, x, u, s.out_channels * s.in_channels, bias, y, clamp,
+                   residual);
 }
 
 }  // namespace detail

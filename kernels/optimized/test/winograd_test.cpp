@@ -8,7 +8,9 @@
 // conv2d_gemm recomputes by im2col); a temp allocator too small for the
 // Winograd scratch falls back to im2col too. Under TORCHEDGE_ISA=scalar
 // (ctest's second run) the path does not apply: the same cases then check
-// that conv2d_gemm's im2col meets the same reference and fallbacks.
+// that conv2d_gemm's im2col meets the same reference and fallbacks. The
+// kernel on filters transformed ahead of time (torchedge::conv2d_winograd)
+// meets the same reference, on 7x7 and 512-channel-class layers too.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -220,6 +222,90 @@ TEST_P(WinogradTest, ShortTempMemoryFallsBackToIm2col) {
   for (size_t i = 0; i < ref.size(); ++i) {
     ASSERT_NEAR(via_gemm.y[i], ref[i], 1e-5 + 1e-4 * scale[i]) << "at " << i;
   }
+}
+
+// U [16][Cout][Cin] = G g G^T in the float order of the kernel's own
+// transform (and of python/torchedge/passes/conv2d_winograd_op.py).
+std::vector<float> transformed_filters(const Conv2dShape& s, const std::vector<float>& w) {
+  const int64_t cin = s.in_channels, cout = s.out_channels;
+  std::vector<float> u(static_cast<size_t>(16 * cout * cin));
+  auto g_rows = [](float a, float b, float c, float out[4]) {
+    out[0] = a;
+    out[1] = 0.5f * ((a + b) + c);
+    out[2] = 0.5f * ((a - b) + c);
+    out[3] = c;
+  };
+  for (int64_t co = 0; co < cout; ++co) {
+    for (int64_t ci = 0; ci < cin; ++ci) {
+      const float* k = &w[static_cast<size_t>((co * cin + ci) * 9)];
+      float gg[3][4];  // gg[j][i]: G applied to column j, row i
+      for (int j = 0; j < 3; ++j) g_rows(k[j], k[3 + j], k[6 + j], gg[j]);
+      for (int i = 0; i < 4; ++i) {
+        float row[4];
+        g_rows(gg[0][i], gg[1][i], gg[2][i], row);
+        for (int j = 0; j < 4; ++j) u[static_cast<size_t>(((i * 4 + j) * cout + co) * cin + ci)] = row[j];
+      }
+    }
+  }
+  return u;
+}
+
+// Filters transformed ahead of time (torchedge::conv2d_winograd's kernel): the
+// direct sums' result at the same tolerance, on the cases above plus 7x7
+// maps and more than 256 x 256 channels (which conv2d_gemm leaves to
+// im2col), and where conv2d_gemm takes Winograd, the same bits as its
+// per-call transform.
+TEST_P(WinogradTest, PretransformedFiltersMatchDirectConvolution) {
+  if (!has_winograd()) GTEST_SKIP() << "the AVX2 Winograd kernel needs AVX2";
+  std::vector<Case> cases(std::begin(kCases), std::end(kCases));
+  cases.push_back({1, 16, 7, 7, 24, 1, true, true, 0.0f, kInf});      // 7x7: 4x4 tiles of 2x2
+  cases.push_back({2, 9, 5, 6, 8, 2, false, false, -kInf, kInf});     // 7x8 output, padding 2
+  cases.push_back({1, 264, 8, 8, 260, 1, true, true, 0.0f, 6.0f});    // Cin * Cout > 65536
+  cases.push_back({1, 8, 3, 3, 8, 0, true, false, -kInf, kInf});      // one output pixel
+  std::mt19937 rng(17);
+  for (const Case& c : cases) {
+    const Conv2dShape s = shape_of(c);
+    SCOPED_TRACE(::testing::Message() << "n=" << c.n << " cin=" << c.cin << " " << c.h << "x"
+                                      << c.w << " cout=" << c.cout << " pad=" << c.pad);
+    const std::vector<float> x = random_floats(static_cast<size_t>(c.n * c.cin * c.h * c.w), rng);
+    const std::vector<float> w = random_floats(static_cast<size_t>(c.cout * c.cin * 9), rng);
+    const std::vector<float> b = random_floats(static_cast<size_t>(c.cout), rng);
+    const std::vector<float> res =
+        random_floats(static_cast<size_t>(c.n * c.cout * s.out_h * s.out_w), rng);
+    const float* bias = c.bias ? b.data() : nullptr;
+    const float* residual = c.residual ? res.data() : nullptr;
+    const Conv2dClamp clamp{c.lo, c.hi};
+    const std::vector<float> u = transformed_filters(s, w);
+    std::vector<float> y(res.size(), 12345.0f);
+    std::vector<uint8_t> temp(size_t{32} << 20);
+    MemoryAllocator allocator(temp.data(), temp.size());
+    KernelContext ctx(&allocator);
+    ASSERT_EQ(detail::conv2d_winograd_pretransformed_avx2(ctx, s, x.data(), u.data(), bias,
+                                                          y.data(), clamp, residual),
+              Error::Ok);
+    std::vector<double> ref, scale;
+    reference(s, x, w, bias, residual, c.lo, c.hi, &ref, &scale);
+    for (size_t i = 0; i < ref.size(); ++i) {
+      ASSERT_NEAR(y[i], ref[i], 1e-5 + 1e-4 * scale[i]) << "at " << i;
+    }
+    if (!detail::winograd_applies(s)) continue;
+    const ConvRun per_call = run(s, x, w, bias, residual, clamp, size_t{32} << 20, true);
+    ASSERT_EQ(per_call.err, Error::Ok);
+    ASSERT_EQ(0, std::memcmp(per_call.y.data(), y.data(), y.size() * sizeof(float)));
+  }
+  // An infinity in the input: declined (the caller recomputes the output).
+  const Case c{1, 16, 9, 9, 16, 1, true, false, -kInf, kInf};
+  const Conv2dShape s = shape_of(c);
+  std::vector<float> x = random_floats(static_cast<size_t>(16 * 81), rng);
+  x[40] = kInf;
+  const std::vector<float> u = transformed_filters(s, random_floats(16 * 16 * 9, rng));
+  std::vector<float> y(static_cast<size_t>(16 * 81));
+  std::vector<uint8_t> temp(size_t{4} << 20);
+  MemoryAllocator allocator(temp.data(), temp.size());
+  KernelContext ctx(&allocator);
+  EXPECT_EQ(detail::conv2d_winograd_pretransformed_avx2(ctx, s, x.data(), u.data(), nullptr,
+                                                        y.data(), {}, nullptr),
+            Error::NotSupported);
 }
 
 TEST(Winograd, AppliesOnlyTo3x3Stride1SingleGroup) {

@@ -5,10 +5,11 @@ Each pass states in its docstring what holds afterwards. `to_edge` runs
 (`graph_modules`), then `fold_batch_norms` (with constant folding on),
 `refresh_fake_tensors`, `fold_constants` (over
 the ExportedProgram, it edits the signature) and `remove_redundant_copies`.
-`to_pte` runs `activation_fusion.fuse_conv_activations` and
-`weight_prepacking.prepack_linear_weights` on a copy of each method
-(runtime-only: they introduce torchedge::conv2d_clamp and
-torchedge::linear_prepacked).
+`to_pte` runs `activation_fusion.fuse_conv_activations`,
+`weight_prepacking.prepack_linear_weights` and
+`winograd_filters.transform_winograd_filters` on a copy of each method
+(runtime-only: they introduce torchedge::conv2d_clamp,
+torchedge::linear_prepacked and torchedge::conv2d_winograd).
 """
 
 from torchedge.passes.batch_norm_folding import fold_batch_norms

@@ -46,10 +46,10 @@ def _float32(node: Any, dims: Optional[int] = None) -> bool:
     return val is not None and val.dtype == torch.float32 and (dims is None or val.dim() == dims)
 
 
-def _stored_constants(ep: ExportedProgram,
-                      keep: frozenset[str]) -> dict[torch.fx.Node, torch.Tensor]:
-    """Placeholder -> value of every stored float32 2-d constant that is not
-    state and not named in `keep`."""
+def stored_constants(ep: ExportedProgram, keep: frozenset[str],
+                     dims: int = 2) -> dict[torch.fx.Node, torch.Tensor]:
+    """Placeholder -> value of every stored float32 `dims`-d constant that is
+    not state and not named in `keep`."""
     specs = {s.arg.name: s for s in ep.graph_signature.input_specs if hasattr(s.arg, "name")}
     mutated = set(ep.graph_signature.buffers_to_mutate.values())
     found = {}
@@ -59,7 +59,7 @@ def _stored_constants(ep: ExportedProgram,
                 or spec.target in mutated or spec.target in keep:
             continue
         value = ep.state_dict.get(spec.target, ep.constants.get(spec.target))
-        if isinstance(value, torch.Tensor) and value.dtype == torch.float32 and value.dim() == 2:
+        if isinstance(value, torch.Tensor) and value.dtype == torch.float32 and value.dim() == dims:
             found[node] = value.detach()
     return found
 
@@ -109,7 +109,7 @@ def _match(node: torch.fx.Node, constants: dict) -> Optional[tuple]:
 
 def count_prepackable_linears(ep: ExportedProgram, keep: frozenset[str] = frozenset()) -> int:
     """How many linear layers prepack_linear_weights would rewrite."""
-    constants = _stored_constants(ep, keep)
+    constants = stored_constants(ep, keep)
     return sum(_match(node, constants) is not None for node in ep.graph.nodes)
 
 
@@ -129,7 +129,7 @@ def prepack_linear_weights(ep: ExportedProgram, keep: frozenset[str] = frozenset
     other nodes of this method read as well stays stored next to its packed
     copy. Modifies `ep` in place; returns the number of layers rewritten.
     """
-    constants = _stored_constants(ep, keep)
+    constants = stored_constants(ep, keep)
     matches = [(node, m) for node in ep.graph.nodes
                if (m := _match(node, constants)) is not None]
     if not matches:

@@ -1,0 +1,142 @@
+"""Transform the constant filters of float32 3x3 stride-1 convolutions for
+Winograd F(2x2, 3x3) ahead of time.
+
+The optimized kernels compute such convolutions as 16 GEMMs on transformed
+filters U = G g G^T (kernels/optimized/conv/winograd.h). Transforming on
+every call costs a pass that writes 16/9 of the weights; for 512-channel
+layers (9.4 MB of filters, 16.8 MB of U) that pass ate the gain, so those
+layers and 7x7 maps stayed on im2col. Here each
+
+    aten.convolution(x, w, bias, [1, 1], padding, [1, 1], False, _, 1)
+    torchedge.conv2d_clamp(x, w, bias, [1, 1], padding, [1, 1], 1, lo, hi)
+    torchedge.conv2d_add_clamp(x, w, bias, residual, [1, 1], padding, [1, 1], 1, lo, hi)
+
+with w a stored, finite float32 [Cout, Cin, 3, 3] constant, Cin and Cout >= 8,
+an output of at least 7x7, and Cin * Cout > 65536 or an output below 8x8
+(the layers the kernel's per-call transform does not pay for: ResNet's
+512-channel 7x7 layers) becomes torchedge::conv2d_winograd(x, U, bias,
+residual, padding, lo, hi) (conv2d_winograd_op.py) reading a new lifted
+constant `<weight>_winograd` [16, Cout, Cin]. Those filters take 16/9 of
+their bytes in the file (ResNet-18: 46.8 -> 68.8 MB) for 2850 instead of
+3280 us per 512 @ 7x7 layer (1 thread, in the model). It runs at to_pte time
+on a copy of each method (PteOptions.winograd_filters), after the activation
+fusion.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+import torch
+import torch.fx
+from torch._guards import detect_fake_mode
+from torch.export import ExportedProgram
+
+from torchedge.passes import conv2d_clamp_op, conv2d_winograd_op
+from torchedge.passes.constant_folding import add_lifted_constant, drop_unused_constants
+from torchedge.passes.weight_prepacking import stored_constants
+
+aten = torch.ops.aten
+_namespace = getattr(torch.ops, conv2d_winograd_op.NAMESPACE)
+CONV2D_WINOGRAD = getattr(_namespace, conv2d_winograd_op.OP_NAME).default
+_CONV2D_CLAMP = getattr(_namespace, conv2d_clamp_op.OP_NAME).default
+_CONV2D_ADD_CLAMP = getattr(_namespace, conv2d_clamp_op.ADD_OP_NAME).default
+
+MIN_CHANNELS = 8
+MIN_OUTPUT = 7  # ResNet's 7x7 maps: 16 tiles of 2x2 for 49 outputs
+# The optimized kernel transforms the filters of smaller layers on every call
+# (kernels/optimized/conv/winograd.cpp, winograd_applies: Cin * Cout <= 65536
+# and an output of at least 8x8); storing those transformed measured no
+# faster (ResNet-18), so only the layers it leaves to im2col are rewritten.
+RUNTIME_MAX_FILTER_PAIRS = 65536
+
+
+def _val(node: Any) -> Optional[torch.Tensor]:
+    val = node.meta.get("val") if isinstance(node, torch.fx.Node) else None
+    return val if isinstance(val, torch.Tensor) else None
+
+
+def _static_float32(node: Any, dims: int) -> bool:
+    val = _val(node)
+    return val is not None and val.dtype == torch.float32 and val.dim() == dims \
+        and all(isinstance(d, int) for d in val.shape)
+
+
+def _ones(values: Any) -> bool:
+    return isinstance(values, (list, tuple)) and len(values) in (1, 2) \
+        and all(v == 1 for v in values)
+
+
+def _match(node: torch.fx.Node, constants: dict) -> Optional[tuple]:
+    """(x, weight placeholder, bias, residual, padding, lo, hi) of a convolution
+    conv2d_winograd can compute, else None."""
+    if node.op != "call_function" or node.kwargs or not _static_float32(node, 4):
+        return None
+    args = node.args
+    if node.target == aten.convolution.default and len(args) == 9:
+        x, w, bias, stride, padding, dilation, transposed, _, groups = args
+        residual, lo, hi = None, -math.inf, math.inf
+        if transposed:
+            return None
+    elif node.target == _CONV2D_CLAMP and len(args) == 9:
+        x, w, bias, stride, padding, dilation, groups, lo, hi = args
+        residual = None
+    elif node.target == _CONV2D_ADD_CLAMP and len(args) == 10:
+        x, w, bias, residual, stride, padding, dilation, groups, lo, hi = args
+    else:
+        return None
+    if w not in constants or groups != 1 or not _ones(stride) or not _ones(dilation):
+        return None
+    weight = constants[w]
+    if tuple(weight.shape[2:]) != (3, 3) or not torch.isfinite(weight).all():
+        return None
+    if weight.shape[0] < MIN_CHANNELS or weight.shape[1] < MIN_CHANNELS:
+        return None
+    if not _static_float32(x, 4) or _val(x).shape[1] != weight.shape[1]:
+        return None
+    out_h, out_w = _val(node).shape[2:]
+    if min(out_h, out_w) < MIN_OUTPUT:
+        return None
+    if weight.shape[0] * weight.shape[1] <= RUNTIME_MAX_FILTER_PAIRS and min(out_h, out_w) >= 8:
+        return None  # the runtime's own per-call transform covers it (no larger file)
+    if bias is not None and not _static_float32(bias, 1):
+        return None
+    if residual is not None and not _static_float32(residual, 4):
+        return None
+    pad = list(padding) * 2 if len(padding) == 1 else list(padding)
+    return x, w, bias, residual, pad, float(lo), float(hi)
+
+
+def count_winograd_convolutions(ep: ExportedProgram, keep: frozenset[str] = frozenset()) -> int:
+    """How many convolutions transform_winograd_filters would rewrite."""
+    constants = stored_constants(ep, keep, dims=4)
+    return sum(_match(node, constants) is not None for node in ep.graph.nodes)
+
+
+def transform_winograd_filters(ep: ExportedProgram, keep: frozenset[str] = frozenset()) -> int:
+    """Rewrites each convolution of `ep`'s graph of the forms in the module
+    docstring into one torchedge::conv2d_winograd call reading a new lifted
+    constant `<weight>_winograd` (convolutions sharing a filter share it).
+    Each rewritten node keeps its name and meta["val"]; filters nothing else
+    reads any more are dropped. The stored constants named in `keep` (read by
+    another method too) are left alone, as in weight_prepacking.py. Modifies
+    `ep` in place; returns the number of convolutions rewritten."""
+    constants = stored_constants(ep, keep, dims=4)
+    matches = [(node, m) for node in ep.graph.nodes
+               if (m := _match(node, constants)) is not None]
+    if not matches:
+        return 0
+    fake_mode = detect_fake_mode([n.meta.get("val") for n in ep.graph.nodes
+                                  if n.op == "placeholder"])
+    transformed: dict[torch.fx.Node, torch.fx.Node] = {}
+    for node, (x, weight_node, bias, residual, pad, lo, hi) in matches:
+        if weight_node not in transformed:
+            value = conv2d_winograd_op.transform_filters(constants[weight_node])
+            transformed[weight_node] = add_lifted_constant(
+                ep, f"{weight_node.name}_winograd", value, fake_mode)
+        node.target = CONV2D_WINOGRAD
+        node.args = (x, transformed[weight_node], bias, residual, pad, lo, hi)
+    ep.graph.lint()
+    drop_unused_constants(ep)  # also recompiles
+    return len(matches)
