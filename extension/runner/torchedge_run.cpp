@@ -4,7 +4,7 @@
 //                           [--seed S] [--print-all] [--save-outputs PREFIX]
 //                           [--threads N] [--warmup N] [--json]
 //                           [--kernels portable|optimized] [--load mmap|file]
-//                           [--profile]
+//                           [--profile [--top N]]
 //
 // --input FILE supplies one input per flag, in order: raw little-endian
 // bytes of exactly the input's size, or a .npy file of the right dtype and
@@ -22,8 +22,8 @@
 // human-readable report on stdout with one JSON object (load time, every
 // iteration's latency in run order, min/median, planned memory) for
 // benchmark harnesses. --profile times every instruction of the timed runs
-// (Method::set_instruction_timer) and prints the slowest instructions with
-// their output shapes, then the time per operator.
+// (Method::set_instruction_timer) and prints the slowest instructions (--top,
+// default 25) with their input and output shapes, then the time per operator.
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -59,6 +59,7 @@ struct Options {
   int warmup = 1;
   bool json = false;
   bool profile = false;
+  int top = 25;
 };
 
 [[noreturn]] void usage() {
@@ -66,7 +67,7 @@ struct Options {
           "usage: torchedge_run model.pte [--method M] [--input FILE]... [--iterations N] "
           "[--seed S] [--print-all] [--save-outputs PREFIX] [--threads N] "
           "[--warmup N] [--json] [--kernels portable|optimized] [--load mmap|file] "
-          "[--profile]\n");
+          "[--profile [--top N]]\n");
   exit(2);
 }
 
@@ -88,6 +89,7 @@ Options parse_args(int argc, char** argv) {
     else if (a == "--warmup") o.warmup = std::max(0, atoi(next()));
     else if (a == "--json") o.json = true;
     else if (a == "--profile") o.profile = true;
+    else if (a == "--top") o.top = std::max(0, atoi(next()));
     else if (a == "--kernels") {
       const std::string k = next();
       if (k == "portable") o.kernels = KernelLibrary::Portable;
@@ -270,7 +272,7 @@ std::string shape_of(const EValue* v) {
 
 // The slowest instructions (mean per run, share of the instructions' total,
 // first input and output shapes), then the total per operator.
-void print_profile(const Method& method, const std::vector<uint64_t>& ns, int runs) {
+void print_profile(const Method& method, const std::vector<uint64_t>& ns, int runs, int top) {
   uint64_t total = 0;
   for (uint64_t t : ns) total += t;
   if (total == 0) return;
@@ -296,7 +298,7 @@ void print_profile(const Method& method, const std::vector<uint64_t>& ns, int ru
     } else {
       it->second += ns[i];
     }
-    if (rank >= 25) continue;
+    if (rank >= static_cast<size_t>(top)) continue;
     const EValue* first = nullptr;
     for (EValue* a : in.args) {
       if (a->is_tensor()) {
@@ -397,6 +399,6 @@ int main(int argc, char** argv) {
          meta->num_instructions(), module.planned_bytes(o.method));
   printf("latency over %d runs: min %.3f ms, median %.3f ms\n", o.iterations, ms.front(),
          ms[ms.size() / 2]);
-  if (o.profile) print_profile(*module.method(o.method).get(), instruction_ns, o.iterations);
+  if (o.profile) print_profile(*module.method(o.method).get(), instruction_ns, o.iterations, o.top);
   return 0;
 }
