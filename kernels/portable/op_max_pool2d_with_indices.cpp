@@ -8,6 +8,12 @@
 // and a window of only -inf (or the type's lowest value) points at its
 // first in-bounds element. Real dtypes (not bool); self and out share one.
 // Any dim order.
+//
+// torchedge::max_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride,
+//     int[2] padding, int[2] dilation, bool ceil_mode, *, Tensor(a!) out) -> Tensor(a!)
+//
+// The same values without the indices (python/torchedge/passes/
+// pool_indices.py makes these calls where the indices are unused).
 #include <limits>
 
 #include "kernels/portable/support/dtype_dispatch.h"
@@ -26,17 +32,18 @@ struct Window {
   int64_t kernel[2], stride[2], padding[2], dilation[2];
 };
 
+// indices: null for torchedge::max_pool2d.
 template <typename T>
-void max_pool(const Tensor& self, const Window& w, Tensor& out, Tensor& indices) {
+void max_pool(const Tensor& self, const Window& w, Tensor& out, Tensor* indices) {
   using C = compute_t<T>;
   const C lowest = std::numeric_limits<C>::has_infinity ? -std::numeric_limits<C>::infinity()
                                                         : std::numeric_limits<C>::lowest();
   const PoolPlanes in = pool_planes(self);
   const PoolPlanes op = pool_planes(out);
-  const PoolPlanes ip = pool_planes(indices);
+  const PoolPlanes ip = pool_planes(indices != nullptr ? *indices : out);
   const T* x = self.data_as<T>();
   T* y = out.mutable_data_as<T>();
-  int64_t* idx = indices.mutable_data_as<int64_t>();
+  int64_t* idx = indices != nullptr ? indices->mutable_data_as<int64_t>() : nullptr;
   for_each_pool_output(op, [&](int64_t n, int64_t c, int64_t oh, int64_t ow) {
     int64_t h0 = oh * w.stride[0] - w.padding[0];
     int64_t w0 = ow * w.stride[1] - w.padding[1];
@@ -57,40 +64,52 @@ void max_pool(const Tensor& self, const Window& w, Tensor& out, Tensor& indices)
       }
     }
     y[op.at(n, c, oh, ow)] = static_cast<T>(best);
-    idx[ip.at(n, c, oh, ow)] = best_index;
+    if (idx != nullptr) idx[ip.at(n, c, oh, ow)] = best_index;
+  });
+}
+
+// Both ops: arguments 0-5 shared, out at 6, indices (or null) at 7.
+Error run(Span<EValue*> args, Tensor* indices, const char* op) {
+  TE_ASSIGN_OR_RETURN(Tensor* self, tensor_arg(args, 0, "self"));
+  TE_ASSIGN_OR_RETURN(bool ceil_mode, bool_arg(args, 5, "ceil_mode"));
+  TE_ASSIGN_OR_RETURN(Tensor* out, tensor_arg(args, 6, "out"));
+  Window w;
+  TE_RETURN_IF_ERROR(read_pool_pair(args, 1, "kernel_size", nullptr, 1, op, w.kernel));
+  TE_RETURN_IF_ERROR(read_pool_pair(args, 2, "stride", w.kernel, 1, op, w.stride));
+  TE_RETURN_IF_ERROR(read_pool_pair(args, 3, "padding", nullptr, 0, op, w.padding));
+  TE_RETURN_IF_ERROR(read_pool_pair(args, 4, "dilation", nullptr, 1, op, w.dilation));
+  PoolPlanes in;
+  TE_RETURN_IF_ERROR(pool_input_planes(*self, op, &in));
+  TE_RETURN_IF_ERROR(expect_same_dtype(*self, *out, "self", "out"));
+  if (indices != nullptr) TE_RETURN_IF_ERROR(expect_dtype(*indices, ScalarType::Long, "indices"));
+  int64_t out_h = 0, out_w = 0;
+  TE_RETURN_IF_ERROR(pool_output_size(in.height, w.kernel[0], w.padding[0], w.stride[0],
+                                      w.dilation[0], ceil_mode, op, &out_h));
+  TE_RETURN_IF_ERROR(pool_output_size(in.width, w.kernel[1], w.padding[1], w.stride[1],
+                                      w.dilation[1], ceil_mode, op, &out_w));
+  int64_t sizes[4];
+  const size_t rank = pool_output_sizes(*self, out_h, out_w, sizes);
+  TE_RETURN_IF_ERROR(resize_to(*out, {sizes, rank}));
+  if (indices != nullptr) TE_RETURN_IF_ERROR(resize_to(*indices, {sizes, rank}));
+  return switch_dtype_only<kRealTypes>(self->dtype(), op, [&](auto tag) {
+    max_pool<decltype(tag)>(*self, w, *out, indices);
+    return Error::Ok;
   });
 }
 
 }  // namespace
 
 Error max_pool2d_with_indices_out(KernelContext& ctx, Span<EValue*> args) {
+  (void)ctx;
   TE_RETURN_IF_ERROR(expect_arg_count(args, 8));
-  TE_ASSIGN_OR_RETURN(Tensor* self, tensor_arg(args, 0, "self"));
-  TE_ASSIGN_OR_RETURN(bool ceil_mode, bool_arg(args, 5, "ceil_mode"));
-  TE_ASSIGN_OR_RETURN(Tensor* out, tensor_arg(args, 6, "out"));
   TE_ASSIGN_OR_RETURN(Tensor* indices, tensor_arg(args, 7, "indices"));
-  Window w;
-  TE_RETURN_IF_ERROR(read_pool_pair(args, 1, "kernel_size", nullptr, 1, kOp, w.kernel));
-  TE_RETURN_IF_ERROR(read_pool_pair(args, 2, "stride", w.kernel, 1, kOp, w.stride));
-  TE_RETURN_IF_ERROR(read_pool_pair(args, 3, "padding", nullptr, 0, kOp, w.padding));
-  TE_RETURN_IF_ERROR(read_pool_pair(args, 4, "dilation", nullptr, 1, kOp, w.dilation));
-  PoolPlanes in;
-  TE_RETURN_IF_ERROR(pool_input_planes(*self, kOp, &in));
-  TE_RETURN_IF_ERROR(expect_same_dtype(*self, *out, "self", "out"));
-  TE_RETURN_IF_ERROR(expect_dtype(*indices, ScalarType::Long, "indices"));
-  int64_t out_h = 0, out_w = 0;
-  TE_RETURN_IF_ERROR(pool_output_size(in.height, w.kernel[0], w.padding[0], w.stride[0],
-                                      w.dilation[0], ceil_mode, kOp, &out_h));
-  TE_RETURN_IF_ERROR(pool_output_size(in.width, w.kernel[1], w.padding[1], w.stride[1],
-                                      w.dilation[1], ceil_mode, kOp, &out_w));
-  int64_t sizes[4];
-  const size_t rank = pool_output_sizes(*self, out_h, out_w, sizes);
-  TE_RETURN_IF_ERROR(resize_to(*out, {sizes, rank}));
-  TE_RETURN_IF_ERROR(resize_to(*indices, {sizes, rank}));
-  return switch_dtype_only<kRealTypes>(self->dtype(), kOp, [&](auto tag) {
-    max_pool<decltype(tag)>(*self, w, *out, *indices);
-    return Error::Ok;
-  });
+  return run(args, indices, kOp);
+}
+
+Error max_pool2d_out(KernelContext& ctx, Span<EValue*> args) {
+  (void)ctx;
+  TE_RETURN_IF_ERROR(expect_arg_count(args, 7));
+  return run(args, nullptr, "max_pool2d.out");
 }
 
 }  // namespace native

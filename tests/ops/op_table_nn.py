@@ -13,6 +13,7 @@ import torch.nn.functional as F
 import torchedge.passes.conv2d_clamp_op  # noqa: F401  (defines torchedge::conv2d_clamp)
 import torchedge.passes.linear_prepacked_op  # noqa: F401  (defines torchedge::linear_prepacked)
 from torchedge.passes.conv2d_winograd_op import transform_filters  # defines conv2d_winograd
+import torchedge.passes.max_pool2d_op  # noqa: F401  (defines torchedge::max_pool2d)
 
 from harness import FLOAT_DTYPES, Kind, OpSpec, Sample, replace_calls
 from samples import make, special
@@ -392,6 +393,10 @@ def _max_pool(*args, **kwargs) -> Callable:
     return lambda x: F.max_pool2d(x, *args, return_indices=True, **kwargs)
 
 
+def _max_pool_values(kernel, stride, padding, ceil_mode) -> Callable:
+    return lambda x: torch.ops.torchedge.max_pool2d(x, kernel, stride, padding, [1, 1], ceil_mode)
+
+
 POOLING = [
     OpSpec("aten::max_pool2d_with_indices.out", _max_pool(2), _with_special([
         ("regular", _inputs(m(*NCHW)), _max_pool(2), ()),
@@ -400,6 +405,21 @@ POOLING = [
         ("rank3", _inputs(m(3, 5, 5)), _max_pool(2), ()),
         ("channels_last", _inputs(m(*NCHW)), _max_pool(3, stride=1, padding=1), (0,)),
     ], lambda x: F.max_pool2d(x.reshape(1, 1, 1, -1), (1, 2), ceil_mode=True, return_indices=True))),
+    # torchedge::max_pool2d (to_pte drops unused pool indices) called directly.
+    OpSpec("torchedge::max_pool2d.out", _max_pool_values([2, 2], [2, 2], [0, 0], False),
+           _with_special([
+               ("regular", _inputs(m(*NCHW)), _max_pool_values([2, 2], [2, 2], [0, 0], False), ()),
+               ("stride_padding", _inputs(m(1, 2, 7, 6)),
+                _max_pool_values([3, 3], [2, 2], [1, 1], False), ()),
+               ("stem_rows", _inputs(m(1, 3, 20, 22)),
+                _max_pool_values([3, 3], [2, 2], [1, 1], False), ()),
+               ("ceil_mode", _inputs(m(1, 2, 8, 9)), _max_pool_values([2, 3], [2, 2], [0, 1], True),
+                ()),
+               ("rank3", _inputs(m(3, 5, 5)), _max_pool_values([2, 2], [2, 2], [0, 0], False), ()),
+               ("channels_last", _inputs(m(*NCHW)), _max_pool_values([3, 3], [1, 1], [1, 1], False),
+                (0,)),
+           ], lambda x: _max_pool_values([1, 2], [1, 2], [0, 0], True)(x.reshape(1, 1, 1, -1))),
+           dtypes=(torch.float32, torch.int8)),
     OpSpec("aten::avg_pool2d.out", lambda x: F.avg_pool2d(x, 2), _rows(
         ("regular", _inputs(m(*NCHW)), lambda x: F.avg_pool2d(x, 2), ()),
         ("padding_exclude", _inputs(m(1, 2, 7, 6)),

@@ -141,7 +141,8 @@ def test_layer_norm_has_three_outs_and_getitem_maps_to_out0():
 
 
 def test_max_pool_arguments_in_schema_order():
-    _, plan = _lower(nn.MaxPool2d(2, padding=1), torch.randn(1, 2, 6, 6))
+    # Without the runtime-only rewrites the core ATen pool stays, indices and all.
+    _, plan = _lower(nn.MaxPool2d(2, padding=1), torch.randn(1, 2, 6, 6), fuse_activations=False)
     ((name, args),) = _calls(plan)
     assert name == "aten::max_pool2d_with_indices.out"
     self_, kernel, stride, padding, dilation, ceil_mode, out, indices = args
@@ -150,6 +151,16 @@ def test_max_pool_arguments_in_schema_order():
     assert ints(padding) == [1, 1] and ints(dilation) == [1, 1]
     assert ceil_mode == s.Bool(False)
     assert out.scalar_type == s.ScalarType.FLOAT and indices.scalar_type == s.ScalarType.LONG
+    # By default the unused indices are dropped: torchedge::max_pool2d, the
+    # defaults filled in (stride = kernel), one out.
+    _, plan = _lower(nn.MaxPool2d(2, padding=1), torch.randn(1, 2, 6, 6))
+    ((name, args),) = _calls(plan)
+    assert name == "torchedge::max_pool2d.out"
+    self_, kernel, stride, padding, dilation, ceil_mode, out, returned = args  # + return slot
+    assert returned == out
+    assert ints(kernel) == [2, 2] and ints(stride) == [2, 2]
+    assert ints(padding) == [1, 1] and ints(dilation) == [1, 1]
+    assert ceil_mode == s.Bool(False) and out.scalar_type == s.ScalarType.FLOAT
 
 
 def test_convolution_arguments():

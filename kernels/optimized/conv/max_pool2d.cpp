@@ -31,7 +31,7 @@ void pool_one(const Pool2dShape& s, const T* plane, int64_t oh, int64_t ow, T* y
     }
   }
   *y = best;
-  *idx = best_index;
+  if (idx != nullptr) *idx = best_index;
 }
 
 template <typename T>
@@ -52,7 +52,8 @@ void max_pool2d_with_indices(const Pool2dShape& s, const T* x, T* y, int64_t* in
       const T* plane = x + p * in_plane;
       for (int64_t oh = 0; oh < s.out_h; ++oh) {
         T* yr = y + p * out_plane + oh * s.out_w;
-        int64_t* ir = indices + p * out_plane + oh * s.out_w;
+        int64_t* ir = indices == nullptr ? nullptr : indices + p * out_plane + oh * s.out_w;
+        auto index_at = [ir](int64_t ow) { return ir == nullptr ? nullptr : ir + ow; };
         const int64_t h0 = oh * s.stride_h - s.pad_h;
         // The window rows inside the input (a window of padding rows only
         // has none: pool_one's rule then applies).
@@ -61,11 +62,11 @@ void max_pool2d_with_indices(const Pool2dShape& s, const T* x, T* y, int64_t* in
         int64_t ow = 0;
 #ifndef TORCHEDGE_NO_X86_SIMD
         if (simd && i_begin < i_end && col_hi - col_lo >= 8) {
-          for (; ow < col_lo; ++ow) pool_one(s, plane, oh, ow, yr + ow, ir + ow);
+          for (; ow < col_lo; ++ow) pool_one(s, plane, oh, ow, yr + ow, index_at(ow));
           ow = detail::max_pool2d_row_avx2(s, plane, oh, i_begin, i_end, ow, col_hi, yr, ir);
         }
 #endif
-        for (; ow < s.out_w; ++ow) pool_one(s, plane, oh, ow, yr + ow, ir + ow);
+        for (; ow < s.out_w; ++ow) pool_one(s, plane, oh, ow, yr + ow, index_at(ow));
       }
     }
   });

@@ -29,6 +29,8 @@ struct Pool2dShape {
   int64_t kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w;
 };
 
+/// indices: null computes the values only (torchedge::max_pool2d), the
+/// same bits as with them.
 void max_pool2d_with_indices_f32(const Pool2dShape& s, const float* x, float* y, int64_t* indices);
 
 /// The same on int8 (static int8 programs pool their int8 tensors directly:
@@ -42,7 +44,7 @@ namespace detail {
 // columns are all inside the input, window rows [i_begin, i_end) (those
 // inside it, i_begin < i_end): computes them all when there are at least 8
 // and returns ow_end, else computes none and returns ow_begin. T: float or
-// int8_t.
+// int8_t. i_row null: values only.
 template <typename T>
 int64_t max_pool2d_row_avx2(const Pool2dShape& s, const T* plane, int64_t oh, int64_t i_begin,
                             int64_t i_end, int64_t ow_begin, int64_t ow_end, T* y_row,

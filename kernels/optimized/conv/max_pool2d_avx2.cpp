@@ -57,42 +57,73 @@ static inline void store8(int8_t* y, __m256 v) {
 
 }  // namespace
 
-template <typename T>
-int64_t max_pool2d_row_avx2(const Pool2dShape& s, const T* plane, int64_t oh, int64_t i_begin,
-                            int64_t i_end, int64_t ow_begin, int64_t ow_end, T* y_row,
-                            int64_t* i_row) {
+namespace {
+
+// kIndices: also track and store each max's position (i_row). Without them
+// each tap is max(v, best) (which keeps best when either is NaN or they are
+// equal) then v where v is NaN: the indexed rule's values bit for bit (a NaN
+// is taken, the last one wins, nothing replaces it; ties keep the first).
+// kStride, kKernelW: the stride and window width when known at compile time
+// (0: read from s). ResNet's 3x3 / 2 pool spent most of its time on loop
+// control and the stride tests of the generic loads.
+template <bool kIndices, int kStride, int kKernelW, typename T>
+int64_t row(const Pool2dShape& s, const T* plane, int64_t oh, int64_t i_begin, int64_t i_end,
+            int64_t ow_begin, int64_t ow_end, T* y_row, int64_t* i_row) {
   if (ow_end - ow_begin < 8) return ow_begin;
   const int64_t plane_size = s.in_h * s.in_w;
+  const int64_t stride_w = kStride > 0 ? kStride : s.stride_w;
+  const int64_t kernel_w = kKernelW > 0 ? kKernelW : s.kernel_w;
   const __m256i step = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  const __m256i lanes = _mm256_mullo_epi32(step, _mm256_set1_epi32(static_cast<int32_t>(s.stride_w)));
+  const __m256i lanes = _mm256_mullo_epi32(step, _mm256_set1_epi32(static_cast<int32_t>(stride_w)));
   const int64_t h0 = oh * s.stride_h - s.pad_h + i_begin;  // first window row inside
   const int64_t rows = i_end - i_begin;
   for (int64_t ow = ow_begin;; ow += 8) {
     if (ow + 8 > ow_end) ow = ow_end - 8;  // the last vector overlaps the one before
-    const int64_t first = h0 * s.in_w + ow * s.stride_w - s.pad_w;
-    __m256 best = load8(plane, plane_size, first, s.stride_w, lanes);
+    const int64_t first = h0 * s.in_w + ow * stride_w - s.pad_w;
+    __m256 best = load8(plane, plane_size, first, stride_w, lanes);
     const __m256i pos0 = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int32_t>(first)), lanes);
     __m256i best_pos = pos0;
     for (int64_t i = 0; i < rows; ++i) {
-      for (int64_t j = i == 0 ? 1 : 0; j < s.kernel_w; ++j) {
+      for (int64_t j = i == 0 ? 1 : 0; j < kernel_w; ++j) {
         const int64_t off = i * s.in_w + j;
-        const __m256 v = load8(plane, plane_size, first + off, s.stride_w, lanes);
-        const __m256 take = _mm256_or_ps(_mm256_cmp_ps(v, best, _CMP_GT_OQ),
-                                         _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-        best = _mm256_blendv_ps(best, v, take);
-        const __m256i pos = _mm256_add_epi32(pos0, _mm256_set1_epi32(static_cast<int32_t>(off)));
-        best_pos = _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(best_pos),
-                                                        _mm256_castsi256_ps(pos), take));
+        const __m256 v = load8(plane, plane_size, first + off, stride_w, lanes);
+        if (kIndices) {
+          const __m256 take = _mm256_or_ps(_mm256_cmp_ps(v, best, _CMP_GT_OQ),
+                                           _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+          best = _mm256_blendv_ps(best, v, take);
+          const __m256i pos = _mm256_add_epi32(pos0, _mm256_set1_epi32(static_cast<int32_t>(off)));
+          best_pos = _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(best_pos),
+                                                          _mm256_castsi256_ps(pos), take));
+        } else {
+          best = _mm256_blendv_ps(_mm256_max_ps(v, best), v, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+        }
       }
     }
     store8(y_row + ow, best);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(i_row + ow),
-                        _mm256_cvtepi32_epi64(_mm256_castsi256_si128(best_pos)));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(i_row + ow + 4),
-                        _mm256_cvtepi32_epi64(_mm256_extracti128_si256(best_pos, 1)));
+    if (kIndices) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(i_row + ow),
+                          _mm256_cvtepi32_epi64(_mm256_castsi256_si128(best_pos)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(i_row + ow + 4),
+                          _mm256_cvtepi32_epi64(_mm256_extracti128_si256(best_pos, 1)));
+    }
     if (ow + 8 >= ow_end) break;
   }
   return ow_end;
+}
+
+}  // namespace
+
+template <typename T>
+int64_t max_pool2d_row_avx2(const Pool2dShape& s, const T* plane, int64_t oh, int64_t i_begin,
+                            int64_t i_end, int64_t ow_begin, int64_t ow_end, T* y_row,
+                            int64_t* i_row) {
+  const bool stem = s.stride_w == 2 && s.kernel_w == 3;  // ResNet's 3x3 / 2
+  if (i_row != nullptr) {
+    return stem ? row<true, 2, 3>(s, plane, oh, i_begin, i_end, ow_begin, ow_end, y_row, i_row)
+                : row<true, 0, 0>(s, plane, oh, i_begin, i_end, ow_begin, ow_end, y_row, i_row);
+  }
+  return stem ? row<false, 2, 3>(s, plane, oh, i_begin, i_end, ow_begin, ow_end, y_row, i_row)
+              : row<false, 0, 0>(s, plane, oh, i_begin, i_end, ow_begin, ow_end, y_row, i_row);
 }
 
 template int64_t max_pool2d_row_avx2<float>(const Pool2dShape&, const float*, int64_t, int64_t,

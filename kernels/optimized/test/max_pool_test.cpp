@@ -3,9 +3,11 @@
 // a few integers), NaN and -inf, kernel 2-5, strides 1-3, padding, ceil
 // mode, 3-d and batched 4-d inputs, rows wide enough for the 8-wide interior
 // path and narrow ones, at 1 and 2 threads; int8 planes (ties, -128 runs)
-// likewise. CTest reruns the binary with
+// likewise; torchedge::max_pool2d (no indices) must give the same values bit
+// for bit on both libraries. CTest reruns the binary with
 // TORCHEDGE_ISA=scalar (border loop only).
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 
@@ -16,6 +18,7 @@
 namespace torchedge {
 namespace optimized {
 Error max_pool2d_with_indices_out(KernelContext&, Span<EValue*>);
+Error max_pool2d_out(KernelContext&, Span<EValue*>);
 }  // namespace optimized
 
 namespace {
@@ -40,7 +43,7 @@ const PoolCase kCases[] = {
     {{1, 2, 11, 26}, 3, 1, 1, false},  // the last vector overlaps the one before
 };
 
-// variant 0: real values, 1: small integers (ties), 2: with NaN and -inf,
+// variant 0: real values, 1: small integers (ties, -0 among them), 2: with NaN and -inf,
 // 3: int8 (small integers and runs of -128).
 void run_case(const PoolCase& c, std::mt19937& rng, int variant) {
   const int kw = c.kw == 0 ? c.k : c.kw;
@@ -53,6 +56,7 @@ void run_case(const PoolCase& c, std::mt19937& rng, int variant) {
   for (float& f : v) {
     f = variant == 0 ? real(rng) : static_cast<float>(small(rng));
     const int r = pick(rng);
+    if (variant == 1 && r >= 90) f = -0.0f;  // ties of -0 and 0 keep the first
     if (variant == 2 && r < 3) f = std::numeric_limits<float>::quiet_NaN();
     if (variant == 2 && r >= 3 && r < 40) f = -std::numeric_limits<float>::infinity();
     if (variant == 3) f = r < 40 ? -128.0f : static_cast<float>(small(rng) * 40);
@@ -94,6 +98,25 @@ void run_case(const PoolCase& c, std::mt19937& rng, int variant) {
     const float a = vals[0][i], b = vals[1][i];
     ASSERT_TRUE(a == b || (std::isnan(a) && std::isnan(b))) << "value at " << i;
     ASSERT_EQ(idx[0][i], idx[1][i]) << "index at " << i;
+  }
+  // torchedge::max_pool2d (no indices), optimized and portable: the indexed
+  // kernel's values, bit for bit (NaN payloads and signed zeros included).
+  for (int which = 0; which < 2; ++which) {
+    TestTensor out(dtype, os);
+    Args a;
+    a.t(x).ints({c.k, kw}).ints({c.stride}).ints({c.pad}).ints({1}).b(c.ceil_mode).t(out);
+    ASSERT_EQ(a.run(which == 0 ? &optimized::max_pool2d_out : &native::max_pool2d_out),
+              Error::Ok);
+    ASSERT_EQ(out.shape(), os);
+    std::vector<float> values;
+    if (variant == 3) {
+      const std::vector<int8_t> q = out.values<int8_t>();
+      values.assign(q.begin(), q.end());
+    } else {
+      values = out.values<float>();
+    }
+    ASSERT_EQ(0, std::memcmp(values.data(), vals[1].data(), values.size() * sizeof(float)))
+        << (which == 0 ? "optimized" : "portable") << " values-only max pool";
   }
 }
 

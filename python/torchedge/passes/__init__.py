@@ -6,10 +6,11 @@ Each pass states in its docstring what holds afterwards. `to_edge` runs
 `refresh_fake_tensors`, `fold_constants` (over
 the ExportedProgram, it edits the signature) and `remove_redundant_copies`.
 `to_pte` runs `activation_fusion.fuse_conv_activations`,
+`pool_indices.drop_unused_pool_indices`,
 `weight_prepacking.prepack_linear_weights` and
 `winograd_filters.transform_winograd_filters` on a copy of each method
-(runtime-only: they introduce torchedge::conv2d_clamp,
-torchedge::linear_prepacked and torchedge::conv2d_winograd).
+(runtime-only: they introduce torchedge::conv2d_clamp, max_pool2d,
+linear_prepacked and conv2d_winograd).
 """
 
 from torchedge.passes.batch_norm_folding import fold_batch_norms
