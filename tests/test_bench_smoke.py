@@ -78,7 +78,7 @@ def test_iterations_are_capped_only_for_slow_configurations():
 def test_bench_runs_every_configuration_on_a_tiny_model(tmp_path):
     assert CLI.is_file(), f"{CLI} is missing: build it first (make build)"
     options = BenchOptions(models=["small_cnn"], threads=[1], rounds=1,
-                           plan=Plan(iterations=2, warmup=1, min_iterations=1, max_seconds=0),
+                           plan=Plan(iterations=2, warmup=1, warmup_seconds=0.0, min_iterations=1, max_seconds=0),
                            out_dir=tmp_path)
     data = run(options, log=lambda _: None)
     peers_python = data["host"]["peers_python"]

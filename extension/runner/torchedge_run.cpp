@@ -2,7 +2,7 @@
 //
 //   torchedge_run model.pte [--method M] [--input FILE]... [--iterations N]
 //                           [--seed S] [--print-all] [--save-outputs PREFIX]
-//                           [--threads N] [--warmup N] [--json]
+//                           [--threads N] [--warmup N] [--warmup-ms MS] [--json]
 //                           [--kernels portable|optimized] [--load mmap|file]
 //                           [--profile [--top N]]
 //
@@ -18,7 +18,9 @@
 // (default optimized; portable = the reference kernels only).
 // --load picks how the file is brought in (default mmap: constants are read
 // in place from the page cache; file: read into memory the process owns).
-// --warmup N runs N untimed calls first (default 1). --json replaces the
+// --warmup N runs N untimed calls first (default 1), and --warmup-ms MS keeps
+// calling until MS milliseconds have passed as well (a fresh process's first
+// ~0.2 s of runs are slower: benchmarks warm up by time). --json replaces the
 // human-readable report on stdout with one JSON object (load time, every
 // iteration's latency in run order, min/median, planned memory) for
 // benchmark harnesses. --profile times every instruction of the timed runs
@@ -57,6 +59,7 @@ struct Options {
   KernelLibrary kernels = KernelLibrary::Optimized;
   LoadMode load_mode = LoadMode::Mmap;
   int warmup = 1;
+  int warmup_ms = 0;
   bool json = false;
   bool profile = false;
   int top = 25;
@@ -66,7 +69,7 @@ struct Options {
   fprintf(stderr,
           "usage: torchedge_run model.pte [--method M] [--input FILE]... [--iterations N] "
           "[--seed S] [--print-all] [--save-outputs PREFIX] [--threads N] "
-          "[--warmup N] [--json] [--kernels portable|optimized] [--load mmap|file] "
+          "[--warmup N] [--warmup-ms MS] [--json] [--kernels portable|optimized] [--load mmap|file] "
           "[--profile [--top N]]\n");
   exit(2);
 }
@@ -87,6 +90,7 @@ Options parse_args(int argc, char** argv) {
     else if (a == "--save-outputs") o.save_prefix = next();
     else if (a == "--threads") o.threads = std::max(1, atoi(next()));
     else if (a == "--warmup") o.warmup = std::max(0, atoi(next()));
+    else if (a == "--warmup-ms") o.warmup_ms = std::max(0, atoi(next()));
     else if (a == "--json") o.json = true;
     else if (a == "--profile") o.profile = true;
     else if (a == "--top") o.top = std::max(0, atoi(next()));
@@ -240,8 +244,9 @@ long long peak_rss_bytes() {
 
 // One JSON object on one line; `sorted_ms` is `run_order_ms` sorted. Only
 // the method name is a free string, so it is the only one escaped.
-void print_json(const Options& o, double load_ms, const std::vector<double>& run_order_ms,
-                const std::vector<double>& sorted_ms, size_t instructions, size_t planned_bytes) {
+void print_json(const Options& o, int warmup_runs, double load_ms,
+                const std::vector<double>& run_order_ms, const std::vector<double>& sorted_ms,
+                size_t instructions, size_t planned_bytes) {
   printf("{\"method\": \"");
   for (char c : o.method) {
     if (c == '"' || c == '\\') printf("\\%c", c);
@@ -251,8 +256,7 @@ void print_json(const Options& o, double load_ms, const std::vector<double>& run
   printf("\", \"threads\": %d, \"kernels\": \"%s\", \"isa\": \"%s\", \"iterations\": %d, "
          "\"warmup\": %d, \"load_ms\": %.6f, \"latencies_ms\": [",
          o.threads, o.kernels == KernelLibrary::Portable ? "portable" : "optimized",
-         optimized::isa_name(optimized::best_isa()), o.iterations, std::max(1, o.warmup),
-         load_ms);
+         optimized::isa_name(optimized::best_isa()), o.iterations, warmup_runs, load_ms);
   for (size_t i = 0; i < run_order_ms.size(); ++i) {
     printf("%s%.6f", i ? ", " : "", run_order_ms[i]);
   }
@@ -353,11 +357,15 @@ int main(int argc, char** argv) {
   for (auto& b : buffers) inputs.emplace_back(&b.tensor());
 
   // Warm-up (at least one call, which also yields the outputs), then timed runs.
+  const uint64_t warmup_start = platform_now_ns();
   Result<std::vector<EValue>> outputs = module.execute(o.method, inputs);
   if (!outputs.ok()) fail("executing", outputs.error());
-  for (int i = 1; i < o.warmup; ++i) {
+  int warmup_runs = 1;
+  while (warmup_runs < o.warmup ||
+         platform_now_ns() - warmup_start < static_cast<uint64_t>(o.warmup_ms) * 1000000u) {
     outputs = module.execute(o.method, inputs);
     if (!outputs.ok()) fail("executing", outputs.error());
+    ++warmup_runs;
   }
   std::vector<uint64_t> instruction_ns;
   if (o.profile) {
@@ -391,7 +399,7 @@ int main(int argc, char** argv) {
     }
   }
   if (o.json) {
-    print_json(o, load_ms, ms_in_run_order, ms, meta->num_instructions(),
+    print_json(o, warmup_runs, load_ms, ms_in_run_order, ms, meta->num_instructions(),
                module.planned_bytes(o.method));
     return 0;
   }

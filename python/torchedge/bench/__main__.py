@@ -25,6 +25,8 @@ def parse_args(argv: list[str]) -> Union[BenchOptions, str]:
     p.add_argument("--threads", nargs="+", type=int, default=[1, 2])
     p.add_argument("--iterations", type=int, default=20, help="timed runs per configuration (pooled over rounds)")
     p.add_argument("--warmup", type=int, default=3, help="untimed runs per round")
+    p.add_argument("--warmup-seconds", type=float, default=1.0,
+                   help="untimed runs per round continue at least this long")
     p.add_argument("--rounds", type=int, default=2, help="interleaved rounds per configuration")
     p.add_argument("--min-iterations", type=int, default=5,
                    help="timed runs a slow configuration still gets past --max-seconds")
@@ -43,6 +45,7 @@ def parse_args(argv: list[str]) -> Union[BenchOptions, str]:
         p.error("--threads, --iterations and --rounds must be at least 1")
     options = BenchOptions(models=a.models, configs=a.configs, threads=a.threads, rounds=a.rounds,
                            plan=Plan(iterations=a.iterations, warmup=a.warmup,
+                                     warmup_seconds=a.warmup_seconds,
                                      min_iterations=min(a.min_iterations, a.iterations),
                                      max_seconds=a.max_seconds),
                            cli=a.cli, peers_python=a.peers_python, chart=not a.no_chart)

@@ -28,6 +28,10 @@ from torchedge.bench.runners.python_child import InterpreterMissing
 class Plan:
     iterations: int = 20        # timed runs per measurement (pooled over rounds)
     warmup: int = 3             # untimed runs first (at least one)
+    # ... and for at least this long: a freshly started process runs its first ~0.2 s
+    # slower (MobileNetV2 at 2 threads: 8-18 ms for ~15 runs, then 7.1-7.5), and each
+    # round starts a new process; the peers' Python children had seconds of imports first.
+    warmup_seconds: float = 1.0
     min_iterations: int = 5     # a slow configuration still gets this many
     max_seconds: float = 120.0  # timing budget per measurement, past min_iterations
     timeout_s: float = 1800.0   # a child still running then is killed and reported

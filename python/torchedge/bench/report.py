@@ -108,7 +108,8 @@ def markdown_report(data: dict[str, Any]) -> str:
         + ", ".join(f"{k} {v}" for k, v in sorted(host.get("peer_versions", {}).items())) + ".",
         "",
         f"Median of {opts['plan']['iterations']} timed runs (pooled over {opts['rounds']} interleaved "
-        f"rounds, {opts['plan']['warmup']} warm-up runs per round) unless the table says fewer; every "
+        f"rounds, {opts['plan']['warmup']} warm-up runs and at least "
+        f"{opts['plan'].get('warmup_seconds', 0):g} s of them per round) unless the table says fewer; every "
         "configuration in its own process. Load = the runtime's own load step (not process start); "
         "peak RSS = the whole child process (Python-hosted runtimes include the interpreter, and "
         "eager/ExecuTorch include torch). The machine is shared, so absolute numbers are noisy; "

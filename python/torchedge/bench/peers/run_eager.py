@@ -32,7 +32,8 @@ module.eval()
 load_ms = now_ms() - t0
 with torch.inference_mode():
     latencies, outputs = run_timed(lambda: module(*inputs), args.iterations, args.warmup,
-                                   args.min_iterations, args.max_seconds)
+                                   args.min_iterations, args.max_seconds,
+                               args.warmup_seconds)
 if args.outputs:
     np.savez(args.outputs, *[t.numpy() for t in tree_leaves(outputs)])
 emit(load_ms=load_ms, import_ms=import_ms, latencies_ms=latencies,

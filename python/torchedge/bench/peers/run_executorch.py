@@ -30,7 +30,8 @@ program = Runtime.get().load_program(args.artifact)
 method = program.load_method("forward")
 load_ms = now_ms() - t0
 latencies, outputs = run_timed(lambda: method.execute(inputs), args.iterations, args.warmup,
-                               args.min_iterations, args.max_seconds)
+                               args.min_iterations, args.max_seconds,
+                               args.warmup_seconds)
 if args.outputs:
     np.savez(args.outputs, *[t.numpy() for t in outputs])
 try:

@@ -31,7 +31,8 @@ if len(graph_inputs) != len(inputs):
              f"({[i.name for i in graph_inputs]}); {len(inputs)} were given")
 feeds = {info.name: value for info, value in zip(graph_inputs, inputs)}
 latencies, outputs = run_timed(lambda: session.run(None, feeds), args.iterations, args.warmup,
-                               args.min_iterations, args.max_seconds)
+                               args.min_iterations, args.max_seconds,
+                               args.warmup_seconds)
 if args.outputs:
     np.savez(args.outputs, *outputs)
 emit(load_ms=load_ms, import_ms=import_ms, latencies_ms=latencies,

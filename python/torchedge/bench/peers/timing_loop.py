@@ -30,6 +30,8 @@ def common_arguments(description: str) -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--iterations", type=int, default=20)
     p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--warmup-seconds", type=float, default=0.0,
+                   help="keep warming up until this long has passed as well")
     p.add_argument("--min-iterations", type=int, default=5,
                    help="never fewer timed runs than this, even past --max-seconds")
     p.add_argument("--max-seconds", type=float, default=0.0,
@@ -43,12 +45,16 @@ def now_ms() -> float:
 
 
 def run_timed(call: Callable[[], Any], iterations: int, warmup: int, min_iterations: int,
-              max_seconds: float) -> tuple[list[float], Any]:
+              max_seconds: float, warmup_seconds: float = 0.0) -> tuple[list[float], Any]:
     """(latencies in run order, last outputs): `warmup` untimed calls (at
-    least one), then up to `iterations` timed ones."""
+    least one, and more until `warmup_seconds` have passed), then up to
+    `iterations` timed ones."""
+    start = now_ms()
     outputs = call()
-    for _ in range(max(0, warmup - 1)):
+    done = 1
+    while done < warmup or now_ms() - start < warmup_seconds * 1e3:
         outputs = call()
+        done += 1
     latencies: list[float] = []
     start = now_ms()
     for i in range(max(1, iterations)):

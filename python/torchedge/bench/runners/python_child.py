@@ -42,6 +42,7 @@ def command(env: Environment, config: Config, artifact: str, input_files: list[s
     return [interpreter(env, config), str(env.peer_script(config.runner)),
             "--artifact", artifact, "--inputs", *input_files, "--threads", str(threads),
             "--iterations", str(plan.iterations), "--warmup", str(plan.warmup),
+            "--warmup-seconds", str(plan.warmup_seconds),
             "--min-iterations", str(plan.min_iterations), "--max-seconds", str(plan.max_seconds),
             "--outputs", outputs + ".npz", *config.child_args]
 

@@ -1,7 +1,7 @@
 """torchedge configurations: build/torchedge_run --json, outputs via --save-outputs.
 
 The CLI hosts nothing but the runtime, so its peak RSS is the runtime's own.
-It times `--iterations` runs after `--warmup` calls; the parent caps the
+It times `--iterations` runs after `--warmup` calls (and `--warmup-ms` of them); the parent caps the
 iteration count for slow models from an earlier estimate (the CLI has no
 time budget of its own).
 """
@@ -23,6 +23,7 @@ def command(env: Environment, config: Config, artifact: str, input_files: list[s
             plan: Any, outputs: str) -> list[str]:
     argv = [str(env.cli), artifact, "--json", "--threads", str(threads),
             "--iterations", str(plan.iterations), "--warmup", str(plan.warmup),
+            "--warmup-ms", str(round(plan.warmup_seconds * 1e3)),
             "--save-outputs", outputs, *config.child_args]
     for path in input_files:
         argv += ["--input", path]
