@@ -32,22 +32,65 @@ static inline __m256 odds(const float* p) {
   return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), _MM_SHUFFLE(3, 1, 2, 0)));
 }
 
-template <int kStride>
-static inline __m256 row3(const float* r, __m256 w0, __m256 w1, __m256 w2, __m256 acc) {
-  if (kStride == 1) {
-    acc = _mm256_fmadd_ps(w0, _mm256_loadu_ps(r), acc);
-    acc = _mm256_fmadd_ps(w1, _mm256_loadu_ps(r + 1), acc);
-    return _mm256_fmadd_ps(w2, _mm256_loadu_ps(r + 2), acc);
-  }
-  acc = _mm256_fmadd_ps(w0, evens(r), acc);
-  acc = _mm256_fmadd_ps(w1, odds(r), acc);
-  return _mm256_fmadd_ps(w2, evens(r + 2), acc);
-}
-
 // min(hi, max(lo, v)): conv2d.h's clamp (NaN v stays NaN).
 template <bool kClamp>
 static inline __m256 clamp8(__m256 v, __m256 lo, __m256 hi) {
   return kClamp ? _mm256_min_ps(hi, _mm256_max_ps(lo, v)) : v;
+}
+
+// The three tap vectors (kernel columns 0, 1, 2) of 8 outputs in one input row.
+struct Taps {
+  __m256 t0, t1, t2;
+};
+
+// Row r0's taps into bias + k0..k2 (the sum is taken in this order by every
+// path, so the padded-copy and direct planes give the same bits).
+static inline __m256 row_sum(const Taps& x, __m256 k0, __m256 k1, __m256 k2, __m256 acc) {
+  acc = _mm256_fmadd_ps(k0, x.t0, acc);
+  acc = _mm256_fmadd_ps(k1, x.t1, acc);
+  return _mm256_fmadd_ps(k2, x.t2, acc);
+}
+
+// Stride-1 output rows oh (from input rows x[0..2]) and oh + 1 (x[1..3]):
+// the two middle rows' taps serve both.
+static inline void two_row_sums(const Taps (&x)[4], const __m256* k, __m256 vb, __m256* v0,
+                                __m256* v1) {
+  __m256 a = row_sum(x[0], k[0], k[1], k[2], vb);
+  __m256 c = row_sum(x[3], k[6], k[7], k[8], vb);
+  __m256 a1 = _mm256_mul_ps(k[3], x[1].t0);
+  __m256 c1 = _mm256_mul_ps(k[0], x[1].t0);
+  a1 = _mm256_fmadd_ps(k[4], x[1].t1, a1);
+  c1 = _mm256_fmadd_ps(k[1], x[1].t1, c1);
+  a1 = _mm256_fmadd_ps(k[5], x[1].t2, a1);
+  c1 = _mm256_fmadd_ps(k[2], x[1].t2, c1);
+  a = _mm256_fmadd_ps(k[6], x[2].t0, a);
+  c = _mm256_fmadd_ps(k[3], x[2].t0, c);
+  a = _mm256_fmadd_ps(k[7], x[2].t1, a);
+  c = _mm256_fmadd_ps(k[4], x[2].t1, c);
+  a = _mm256_fmadd_ps(k[8], x[2].t2, a);
+  c = _mm256_fmadd_ps(k[5], x[2].t2, c);
+  *v0 = _mm256_add_ps(a, a1);
+  *v1 = _mm256_add_ps(c, c1);
+}
+
+// One output row from input rows x[0..2]: three partial sums keep the FMA
+// chains short.
+static inline __m256 one_row_sum(const Taps (&x)[3], const __m256* k, __m256 vb) {
+  const __m256 a0 = row_sum(x[0], k[0], k[1], k[2], vb);
+  const __m256 a1 = row_sum(x[1], k[3], k[4], k[5], _mm256_setzero_ps());
+  const __m256 a2 = row_sum(x[2], k[6], k[7], k[8], _mm256_setzero_ps());
+  return _mm256_add_ps(_mm256_add_ps(a0, a1), a2);
+}
+
+// Taps of the 8 outputs at ow from a zero-padded row (padded column = input
+// column + padding): stride 1 reads r + ow + kw, stride 2 deinterleaves.
+template <int kStride>
+static inline Taps padded_taps(const float* r, int64_t ow) {
+  if (kStride == 1) {
+    return Taps{_mm256_loadu_ps(r + ow), _mm256_loadu_ps(r + ow + 1), _mm256_loadu_ps(r + ow + 2)};
+  }
+  const float* p = r + 2 * ow;
+  return Taps{evens(p), odds(p), evens(p + 2)};
 }
 
 template <int kStride, bool kClamp>
@@ -72,26 +115,12 @@ static void plane3x3(const Conv2dShape& s, const float* padded, int64_t pw, cons
       float* out0 = y + oh * s.out_w;
       float* out1 = out0 + s.out_w;
       for (int64_t ow = 0; ow < s.out_w; ow += 8) {
-        const __m256 x10 = _mm256_loadu_ps(r1 + ow), x11 = _mm256_loadu_ps(r1 + ow + 1),
-                     x12 = _mm256_loadu_ps(r1 + ow + 2);
-        const __m256 x20 = _mm256_loadu_ps(r2 + ow), x21 = _mm256_loadu_ps(r2 + ow + 1),
-                     x22 = _mm256_loadu_ps(r2 + ow + 2);
-        __m256 a = row3<1>(r0 + ow, k[0], k[1], k[2], vb);
-        __m256 c = row3<1>(r3 + ow, k[6], k[7], k[8], vb);
-        __m256 a1 = _mm256_mul_ps(k[3], x10);
-        __m256 c1 = _mm256_mul_ps(k[0], x10);
-        a1 = _mm256_fmadd_ps(k[4], x11, a1);
-        c1 = _mm256_fmadd_ps(k[1], x11, c1);
-        a1 = _mm256_fmadd_ps(k[5], x12, a1);
-        c1 = _mm256_fmadd_ps(k[2], x12, c1);
-        a = _mm256_fmadd_ps(k[6], x20, a);
-        c = _mm256_fmadd_ps(k[3], x20, c);
-        a = _mm256_fmadd_ps(k[7], x21, a);
-        c = _mm256_fmadd_ps(k[4], x21, c);
-        a = _mm256_fmadd_ps(k[8], x22, a);
-        c = _mm256_fmadd_ps(k[5], x22, c);
-        const __m256 v0 = clamp8<kClamp>(_mm256_add_ps(a, a1), lo, hi);
-        const __m256 v1 = clamp8<kClamp>(_mm256_add_ps(c, c1), lo, hi);
+        const Taps x[4] = {padded_taps<1>(r0, ow), padded_taps<1>(r1, ow), padded_taps<1>(r2, ow),
+                           padded_taps<1>(r3, ow)};
+        __m256 v0, v1;
+        two_row_sums(x, k, vb, &v0, &v1);
+        v0 = clamp8<kClamp>(v0, lo, hi);
+        v1 = clamp8<kClamp>(v1, lo, hi);
         if (ow < full) {
           _mm256_storeu_ps(out0 + ow, v0);
           _mm256_storeu_ps(out1 + ow, v1);
@@ -110,12 +139,9 @@ static void plane3x3(const Conv2dShape& s, const float* padded, int64_t pw, cons
     int64_t ow = 0;
     for (; ow <= full; ow += 8) {
       if (ow == full && rem == 0) break;
-      const int64_t i = ow * kStride;
-      // Three partial sums keep the FMA chains short.
-      const __m256 a0 = row3<kStride>(r0 + i, k[0], k[1], k[2], vb);
-      const __m256 a1 = row3<kStride>(r1 + i, k[3], k[4], k[5], _mm256_setzero_ps());
-      const __m256 a2 = row3<kStride>(r2 + i, k[6], k[7], k[8], _mm256_setzero_ps());
-      const __m256 v = clamp8<kClamp>(_mm256_add_ps(_mm256_add_ps(a0, a1), a2), lo, hi);
+      const Taps x[3] = {padded_taps<kStride>(r0, ow), padded_taps<kStride>(r1, ow),
+                         padded_taps<kStride>(r2, ow)};
+      const __m256 v = clamp8<kClamp>(one_row_sum(x, k, vb), lo, hi);
       if (ow < full) {
         _mm256_storeu_ps(out + ow, v);
       } else {
@@ -144,41 +170,26 @@ static inline __m256 shift_in_zero_right(__m256 v) {
 
 enum Edge { kInterior, kLeftEdge, kRightEdge };
 
-// The three tap vectors (kernel columns 0, 1, 2) of the 8 outputs starting at
-// `ow` in one input row. Stride 1: input columns ow - 1 + kw + j; stride 2:
-// 2 ow - 1 + kw + 2 j. kLeftEdge is ow == 0; kRightEdge (stride 1 only) is
-// the last vector, ow == width - 8.
+// The taps of the 8 outputs starting at `ow` in one input row, read in
+// place. Stride 1: input columns ow - 1 + kw + j; stride 2: 2 ow - 1 + kw +
+// 2 j. kLeftEdge is ow == 0; kRightEdge (stride 1 only) is the last vector,
+// ow == width - 8.
 template <int kStride, Edge kEdge>
-static inline void taps(const float* row, int64_t ow, __m256* t0, __m256* t1, __m256* t2) {
+static inline Taps direct_taps(const float* row, int64_t ow) {
   if (kStride == 1) {
     if (kEdge == kLeftEdge) {
-      *t1 = _mm256_loadu_ps(row);
-      *t0 = shift_in_zero_left(*t1);
-      *t2 = _mm256_loadu_ps(row + 1);
-    } else if (kEdge == kRightEdge) {
-      *t0 = _mm256_loadu_ps(row + ow - 1);
-      *t1 = _mm256_loadu_ps(row + ow);
-      *t2 = shift_in_zero_right(*t1);
-    } else {
-      *t0 = _mm256_loadu_ps(row + ow - 1);
-      *t1 = _mm256_loadu_ps(row + ow);
-      *t2 = _mm256_loadu_ps(row + ow + 1);
+      const __m256 mid = _mm256_loadu_ps(row);
+      return Taps{shift_in_zero_left(mid), mid, _mm256_loadu_ps(row + 1)};
     }
-    return;
+    if (kEdge == kRightEdge) {
+      const __m256 mid = _mm256_loadu_ps(row + ow);
+      return Taps{_mm256_loadu_ps(row + ow - 1), mid, shift_in_zero_right(mid)};
+    }
+    return Taps{_mm256_loadu_ps(row + ow - 1), _mm256_loadu_ps(row + ow),
+                _mm256_loadu_ps(row + ow + 1)};
   }
-  *t1 = evens(row + 2 * ow);
-  *t2 = odds(row + 2 * ow);
-  *t0 = kEdge == kLeftEdge ? shift_in_zero_left(*t2) : odds(row + 2 * ow - 2);
-}
-
-template <int kStride, Edge kEdge>
-static inline __m256 row3_direct(const float* row, int64_t ow, __m256 w0, __m256 w1, __m256 w2,
-                                 __m256 acc) {
-  __m256 t0, t1, t2;
-  taps<kStride, kEdge>(row, ow, &t0, &t1, &t2);
-  acc = _mm256_fmadd_ps(w0, t0, acc);
-  acc = _mm256_fmadd_ps(w1, t1, acc);
-  return _mm256_fmadd_ps(w2, t2, acc);
+  const __m256 even = evens(row + 2 * ow), odd = odds(row + 2 * ow);
+  return Taps{kEdge == kLeftEdge ? shift_in_zero_left(odd) : odds(row + 2 * ow - 2), even, odd};
 }
 
 struct DirectPlane {
@@ -192,41 +203,23 @@ struct DirectPlane {
 template <Edge kEdge, bool kClamp>
 static inline void two_rows_direct(const DirectPlane& p, int64_t oh, int64_t ow, const __m256* k,
                                    __m256 vb, __m256 lo, __m256 hi, float* out0, float* out1) {
-  const float* r0 = p.row(oh - 1);
-  const float* r1 = p.row(oh);
-  const float* r2 = p.row(oh + 1);
-  const float* r3 = p.row(oh + 2);
-  __m256 x10, x11, x12, x20, x21, x22;
-  taps<1, kEdge>(r1, ow, &x10, &x11, &x12);
-  taps<1, kEdge>(r2, ow, &x20, &x21, &x22);
-  __m256 a = row3_direct<1, kEdge>(r0, ow, k[0], k[1], k[2], vb);
-  __m256 c = row3_direct<1, kEdge>(r3, ow, k[6], k[7], k[8], vb);
-  __m256 a1 = _mm256_mul_ps(k[3], x10);
-  __m256 c1 = _mm256_mul_ps(k[0], x10);
-  a1 = _mm256_fmadd_ps(k[4], x11, a1);
-  c1 = _mm256_fmadd_ps(k[1], x11, c1);
-  a1 = _mm256_fmadd_ps(k[5], x12, a1);
-  c1 = _mm256_fmadd_ps(k[2], x12, c1);
-  a = _mm256_fmadd_ps(k[6], x20, a);
-  c = _mm256_fmadd_ps(k[3], x20, c);
-  a = _mm256_fmadd_ps(k[7], x21, a);
-  c = _mm256_fmadd_ps(k[4], x21, c);
-  a = _mm256_fmadd_ps(k[8], x22, a);
-  c = _mm256_fmadd_ps(k[5], x22, c);
-  _mm256_storeu_ps(out0 + ow, clamp8<kClamp>(_mm256_add_ps(a, a1), lo, hi));
-  _mm256_storeu_ps(out1 + ow, clamp8<kClamp>(_mm256_add_ps(c, c1), lo, hi));
+  const Taps x[4] = {direct_taps<1, kEdge>(p.row(oh - 1), ow), direct_taps<1, kEdge>(p.row(oh), ow),
+                     direct_taps<1, kEdge>(p.row(oh + 1), ow),
+                     direct_taps<1, kEdge>(p.row(oh + 2), ow)};
+  __m256 v0, v1;
+  two_row_sums(x, k, vb, &v0, &v1);
+  _mm256_storeu_ps(out0 + ow, clamp8<kClamp>(v0, lo, hi));
+  _mm256_storeu_ps(out1 + ow, clamp8<kClamp>(v1, lo, hi));
 }
 
 // One output row from input rows ih0 .. ih0 + 2.
 template <int kStride, Edge kEdge, bool kClamp>
 static inline void one_row_direct(const DirectPlane& p, int64_t ih0, int64_t ow, const __m256* k,
                                   __m256 vb, __m256 lo, __m256 hi, float* out) {
-  const __m256 a0 = row3_direct<kStride, kEdge>(p.row(ih0), ow, k[0], k[1], k[2], vb);
-  const __m256 a1 =
-      row3_direct<kStride, kEdge>(p.row(ih0 + 1), ow, k[3], k[4], k[5], _mm256_setzero_ps());
-  const __m256 a2 =
-      row3_direct<kStride, kEdge>(p.row(ih0 + 2), ow, k[6], k[7], k[8], _mm256_setzero_ps());
-  _mm256_storeu_ps(out + ow, clamp8<kClamp>(_mm256_add_ps(_mm256_add_ps(a0, a1), a2), lo, hi));
+  const Taps x[3] = {direct_taps<kStride, kEdge>(p.row(ih0), ow),
+                     direct_taps<kStride, kEdge>(p.row(ih0 + 1), ow),
+                     direct_taps<kStride, kEdge>(p.row(ih0 + 2), ow)};
+  _mm256_storeu_ps(out + ow, clamp8<kClamp>(one_row_sum(x, k, vb), lo, hi));
 }
 
 // Whether plane3x3_direct takes the geometry: 3x3, padding 1, no dilation,

@@ -35,6 +35,8 @@ from typing import Optional, Sequence
 import torch
 import torch.nn.functional as F
 
+from torchedge.passes.custom_ops import define_out_op
+
 NAMESPACE = "torchedge"
 OP_NAME = "conv2d_clamp"
 ADD_OP_NAME = "conv2d_add_clamp"
@@ -43,9 +45,6 @@ _ARGUMENTS = ("Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] pa
 _ADD_ARGUMENTS = ("Tensor input, Tensor weight, Tensor? bias, Tensor residual, int[] stride, "
                   "int[] padding, int[] dilation, int groups, float output_min, "
                   "float output_max")
-
-_library = torch.library.Library(NAMESPACE, "FRAGMENT")
-
 
 def _check(op: str, input: torch.Tensor, output_min: float, output_max: float) -> None:
     where = f"{NAMESPACE}::{op}"
@@ -97,16 +96,7 @@ def _fake_add(input, weight, bias, residual, stride, padding, dilation, groups, 
     return y
 
 
-def _register() -> None:
-    for name, arguments, reference, fake in (
-            (OP_NAME, _ARGUMENTS, conv2d_clamp_reference, _fake),
-            (ADD_OP_NAME, _ADD_ARGUMENTS, conv2d_add_clamp_reference, _fake_add)):
-        if hasattr(getattr(torch.ops, NAMESPACE), name):  # module reloaded: already registered
-            continue
-        _library.define(f"{name}({arguments}) -> Tensor")
-        _library.define(f"{name}.out({arguments}, *, Tensor(a!) out) -> Tensor(a!)")
-        _library.impl(name, reference, "CompositeExplicitAutograd")
-        torch.library.register_fake(f"{NAMESPACE}::{name}", fake, lib=_library)
-
-
-_register()
+for _name, _arguments, _reference, _fake_impl in (
+        (OP_NAME, _ARGUMENTS, conv2d_clamp_reference, _fake),
+        (ADD_OP_NAME, _ADD_ARGUMENTS, conv2d_add_clamp_reference, _fake_add)):
+    define_out_op(NAMESPACE, _name, _arguments, _reference, _fake_impl)

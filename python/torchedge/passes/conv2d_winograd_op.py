@@ -36,14 +36,13 @@ from typing import Optional, Sequence
 import torch
 import torch.nn.functional as F
 
+from torchedge.passes.custom_ops import define_out_op
+
 NAMESPACE = "torchedge"
 OP_NAME = "conv2d_winograd"
 POINTS = 16  # the 4x4 transform
 _ARGUMENTS = ("Tensor input, Tensor filter_u, Tensor? bias, Tensor? residual, int[] padding, "
               "float output_min, float output_max")
-
-_library = torch.library.Library(NAMESPACE, "FRAGMENT")
-
 
 def transform_filters(weight: torch.Tensor) -> torch.Tensor:
     """[Cout, Cin, 3, 3] float32 -> U [16, Cout, Cin] (float32, contiguous)."""
@@ -124,13 +123,4 @@ def _fake(input, filter_u, bias, residual, padding, output_min, output_max):
                             output_size(input.shape[3], pad[1])))
 
 
-def _register() -> None:
-    if hasattr(getattr(torch.ops, NAMESPACE), OP_NAME):  # module reloaded: already registered
-        return
-    _library.define(f"{OP_NAME}({_ARGUMENTS}) -> Tensor")
-    _library.define(f"{OP_NAME}.out({_ARGUMENTS}, *, Tensor(a!) out) -> Tensor(a!)")
-    _library.impl(OP_NAME, conv2d_winograd_reference, "CompositeExplicitAutograd")
-    torch.library.register_fake(f"{NAMESPACE}::{OP_NAME}", _fake, lib=_library)
-
-
-_register()
+define_out_op(NAMESPACE, OP_NAME, _ARGUMENTS, conv2d_winograd_reference, _fake)

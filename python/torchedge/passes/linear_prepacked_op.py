@@ -22,13 +22,12 @@ from typing import Optional
 import torch
 import torch.nn.functional as F
 
+from torchedge.passes.custom_ops import define_out_op
+
 NAMESPACE = "torchedge"
 OP_NAME = "linear_prepacked"
 STRIP_WIDTH = 16  # the AVX2 and scalar SGEMM micro-kernels' NR
 _ARGUMENTS = "Tensor input, Tensor weight_packed, Tensor? bias, int out_features"
-
-_library = torch.library.Library(NAMESPACE, "FRAGMENT")
-
 
 def packed_shape(out_features: int, in_features: int) -> tuple[int, int, int]:
     """The shape of the packed form of an [out_features, in_features] weight."""
@@ -80,13 +79,4 @@ def _fake(input, weight_packed, bias, out_features):
     return input.new_empty((*input.shape[:-1], out_features))
 
 
-def _register() -> None:
-    if hasattr(getattr(torch.ops, NAMESPACE), OP_NAME):  # module reloaded: already registered
-        return
-    _library.define(f"{OP_NAME}({_ARGUMENTS}) -> Tensor")
-    _library.define(f"{OP_NAME}.out({_ARGUMENTS}, *, Tensor(a!) out) -> Tensor(a!)")
-    _library.impl(OP_NAME, linear_prepacked_reference, "CompositeExplicitAutograd")
-    torch.library.register_fake(f"{NAMESPACE}::{OP_NAME}", _fake, lib=_library)
-
-
-_register()
+define_out_op(NAMESPACE, OP_NAME, _ARGUMENTS, linear_prepacked_reference, _fake)

@@ -20,13 +20,12 @@ from typing import Sequence
 
 import torch
 
+from torchedge.passes.custom_ops import define_out_op
+
 NAMESPACE = "torchedge"
 OP_NAME = "max_pool2d"
 _ARGUMENTS = ("Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, "
               "int[2] dilation, bool ceil_mode")
-
-_library = torch.library.Library(NAMESPACE, "FRAGMENT")
-
 
 def max_pool2d_reference(self: torch.Tensor, kernel_size: Sequence[int], stride: Sequence[int],
                          padding: Sequence[int], dilation: Sequence[int],
@@ -40,13 +39,4 @@ def _fake(self, kernel_size, stride, padding, dilation, ceil_mode):
         self, list(kernel_size), list(stride), list(padding), list(dilation), ceil_mode)[0]
 
 
-def _register() -> None:
-    if hasattr(getattr(torch.ops, NAMESPACE), OP_NAME):  # module reloaded: already registered
-        return
-    _library.define(f"{OP_NAME}({_ARGUMENTS}) -> Tensor")
-    _library.define(f"{OP_NAME}.out({_ARGUMENTS}, *, Tensor(a!) out) -> Tensor(a!)")
-    _library.impl(OP_NAME, max_pool2d_reference, "CompositeExplicitAutograd")
-    torch.library.register_fake(f"{NAMESPACE}::{OP_NAME}", _fake, lib=_library)
-
-
-_register()
+define_out_op(NAMESPACE, OP_NAME, _ARGUMENTS, max_pool2d_reference, _fake)

@@ -24,14 +24,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from torchedge.passes.custom_ops import define_out_op
 from torchedge.quantization.groupwise import quantize_int8_per_channel
 
 NAMESPACE = "torchedge"
 OP_NAME = "embedding_int8"
 _ARGUMENTS = "Tensor weight_q, Tensor weight_scales, Tensor indices"
-
-_library = torch.library.Library(NAMESPACE, "FRAGMENT")
-
 
 def embedding_int8_reference(weight_q: torch.Tensor, weight_scales: torch.Tensor,
                              indices: torch.Tensor) -> torch.Tensor:
@@ -50,16 +48,7 @@ def _fake(weight_q: torch.Tensor, weight_scales: torch.Tensor, indices: torch.Te
     return weight_scales.new_empty((*indices.shape, weight_q.shape[1]))
 
 
-def _register() -> None:
-    if hasattr(getattr(torch.ops, NAMESPACE), OP_NAME):  # module reloaded: already registered
-        return
-    _library.define(f"{OP_NAME}({_ARGUMENTS}) -> Tensor")
-    _library.define(f"{OP_NAME}.out({_ARGUMENTS}, *, Tensor(a!) out) -> Tensor(a!)")
-    _library.impl(OP_NAME, embedding_int8_reference, "CompositeExplicitAutograd")
-    torch.library.register_fake(f"{NAMESPACE}::{OP_NAME}", _fake, lib=_library)
-
-
-_register()
+define_out_op(NAMESPACE, OP_NAME, _ARGUMENTS, embedding_int8_reference, _fake)
 
 
 class Int8Embedding(nn.Module):
