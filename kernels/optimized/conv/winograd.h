@@ -15,7 +15,10 @@
 // results stay within float32 rounding of the direct convolution (the
 // tests compare with a double-precision reference at conv2d_gemm's
 // tolerance). The tiles are taken a band of tile rows at a time so V and M
-// stay small; each phase is a parallel_for (the 16 GEMMs split by batch).
+// stay small. With several threads, each thread runs whole bands alone when
+// there are at least 4 tile rows per thread; else the threads share each
+// band (input transform by channel, then GEMMs and output transform by
+// ranges of output channels).
 //
 //   winograd_applies(s)     whether conv2d_gemm takes this path for s:
 //                           3x3, stride 1, dilation 1, one group, at least
