@@ -237,36 +237,54 @@ bool shares_weights(const Int8ConvProblem& p) {
   return int8_conv_widened_bytes(p) <= kInt8ConvSharedWeightBytes;
 }
 
-// Scratch: [padded image][widened weights (when shared)][worker slots].
+// The VNNI path regroups the weights once per call into scratch the workers
+// share; past the budget (no layer of the zoo) the AVX2 path runs instead.
+bool uses_vnni(const Int8ConvProblem& p) {
+  return quant_isa() == QuantIsa::kAvx512Vnni &&
+         int8_conv_vnni_prepared_bytes(p) <= kInt8ConvSharedWeightBytes;
+}
+
+// Scratch: [padded image][prepared weights (when shared: widened for AVX2,
+// regrouped for VNNI)][worker slots].
 struct Avx2Scratch {
   size_t padded, widened, slot;
+  bool vnni;
 };
 
 Avx2Scratch avx2_scratch_of(const Int8ConvProblem& p, const Split& s) {
+  const size_t padded = round_up_64(int8_conv_padded_bytes(p));
+  if (uses_vnni(p)) {
+    return Avx2Scratch{padded, round_up_64(int8_conv_vnni_prepared_bytes(p)),
+                       round_up_64(int8_conv_avx512vnni_worker_bytes(p, s.chunk_strips)), true};
+  }
   const bool shared = shares_weights(p);
-  return Avx2Scratch{round_up_64(int8_conv_padded_bytes(p)),
-                     shared ? round_up_64(int8_conv_widened_bytes(p)) : 0,
-                     round_up_64(int8_conv_avx2_worker_bytes(p, s.chunk_strips, shared))};
+  return Avx2Scratch{padded, shared ? round_up_64(int8_conv_widened_bytes(p)) : 0,
+                     round_up_64(int8_conv_avx2_worker_bytes(p, s.chunk_strips, shared)), false};
 }
 
-// Widens the weights into `widened` (when not nullptr) and pads image n's
-// planes into `padded` (when not flat) in ONE parallel region: items are
-// groups of weight panels, then groups of input planes (~32K weights or
-// ~64K pixels each), so a conv waits at one barrier before its GEMM, not
-// two.
-void prepare_operands(const Int8ConvProblem& p, int64_t n, int16_t* widened, int8_t* padded) {
+// Widens (AVX2) or regroups (VNNI) the weights into `weights` (when not
+// nullptr) and pads image n's planes into `padded` (when not flat) in ONE
+// parallel region: items are groups of weight panels, then groups of input
+// planes (~32K weights or ~64K pixels each), so a conv waits at one barrier
+// before its GEMM, not two.
+void prepare_operands(const Int8ConvProblem& p, int64_t n, bool vnni, void* weights,
+                      int8_t* padded) {
   const int64_t panels = p.groups * p.panels();
   const int64_t panel_elements = 2 * p.k_pairs() * kInt8ConvPanelRows;
   const int64_t panel_grain = std::max<int64_t>(1, 32768 / panel_elements);
   const int64_t plane_grain = std::max<int64_t>(1, 65536 / (p.height * p.width + 1));
-  const int64_t widen_items = widened != nullptr ? (panels + panel_grain - 1) / panel_grain : 0;
+  const int64_t widen_items = weights != nullptr ? (panels + panel_grain - 1) / panel_grain : 0;
   const int64_t pad_items =
       int8_conv_is_flat(p) ? 0 : (p.in_channels + plane_grain - 1) / plane_grain;
   parallel_for(0, widen_items + pad_items, 1, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
       if (i < widen_items) {
-        int8_conv_widen_weights(p, i * panel_grain, std::min(panels, (i + 1) * panel_grain),
-                                widened);
+        const int64_t pb = i * panel_grain, pe = std::min(panels, (i + 1) * panel_grain);
+        if (vnni) {
+          int8_conv_vnni_prepare(p, pb, pe, weights);
+        } else {
+          int8_conv_widen_weights(p, pb, pe, static_cast<int16_t*>(weights));
+        }
       } else {
         const int64_t c = (i - widen_items) * plane_grain;
         int8_conv_pad_image(p, n, c, std::min(p.in_channels, c + plane_grain), padded);
@@ -300,14 +318,21 @@ void run_int8_conv(const Int8ConvProblem& p, void* scratch) {
     const Split s = split_of(p);
     const Avx2Scratch layout = avx2_scratch_of(p, s);
     int8_t* padded = static_cast<int8_t*>(scratch);
-    int16_t* widened =
-        layout.widened > 0
-            ? reinterpret_cast<int16_t*>(static_cast<char*>(scratch) + layout.padded)
-            : nullptr;
+    void* weights = layout.widened > 0 ? static_cast<char*>(scratch) + layout.padded : nullptr;
     char* slots = static_cast<char*>(scratch) + layout.padded + layout.widened;
     const int64_t strips = strips_of(p);
+    // One chunk: strips [b, e) and panels [pb, pe) of group g.
+    auto chunk = [&](const Int8ConvSource& src, int64_t n, int64_t g, int64_t b, int64_t e,
+                     int64_t pb, int64_t pe, void* worker_scratch) {
+      if (layout.vnni) {
+        int8_conv_avx512vnni(p, src, weights, n, g, b, e, pb, pe, worker_scratch);
+      } else {
+        int8_conv_avx2(p, src, static_cast<const int16_t*>(weights), n, g, b, e, pb, pe,
+                       worker_scratch);
+      }
+    };
     for (int64_t n = 0; n < p.batch; ++n) {
-      prepare_operands(p, n, n == 0 ? widened : nullptr, padded);
+      prepare_operands(p, n, layout.vnni, n == 0 ? weights : nullptr, padded);
       Int8ConvSource src{p.input + n * p.in_channels * p.height * p.width, p.width,
                          p.height * p.width, true};
       if (!int8_conv_is_flat(p)) src = int8_conv_padded_source(p, padded);
@@ -317,15 +342,15 @@ void run_int8_conv(const Int8ConvProblem& p, void* scratch) {
           const int64_t first = s.total * wi / s.workers, last = s.total * (wi + 1) / s.workers;
           if (s.by_panels) {  // panels [first, last) of the only group, every strip
             for (int64_t b = 0; b < strips; b += s.chunk_strips) {
-              int8_conv_avx2(p, src, widened, n, 0, b, std::min(strips, b + s.chunk_strips),
-                             first, last, worker_scratch);
+              chunk(src, n, 0, b, std::min(strips, b + s.chunk_strips), first, last,
+                    worker_scratch);
             }
             continue;
           }
           for (int64_t i = first; i < last;) {
             const int64_t g = i / strips, b = i % strips;
             const int64_t e = std::min({strips, b + s.chunk_strips, b + (last - i)});
-            int8_conv_avx2(p, src, widened, n, g, b, e, 0, p.panels(), worker_scratch);
+            chunk(src, n, g, b, e, 0, p.panels(), worker_scratch);
             i += e - b;
           }
         }

@@ -199,6 +199,22 @@ void int8_conv_avx2(const Int8ConvProblem& p, const Int8ConvSource& src, const i
                     int64_t n, int64_t g, int64_t strip_begin, int64_t strip_end,
                     int64_t panel_begin, int64_t panel_end, void* worker_scratch);
 
+/// The AVX-512 VNNI path (support/x86/int8_conv_avx512vnni.cpp; only when
+/// quant_isa() is kAvx512Vnni): the same chunks as int8_conv_avx2, over
+/// weights regrouped once per call by int8_conv_vnni_prepare (panels
+/// [panel_begin, panel_end) over all groups, into `prepared`:
+/// int8_conv_vnni_prepared_bytes, 64-byte aligned), whose worker scratch is
+/// int8_conv_avx512vnni_worker_bytes. The same exact sums and the AVX2
+/// epilogue: bit for bit the other paths' output.
+size_t int8_conv_vnni_prepared_bytes(const Int8ConvProblem& p);
+void int8_conv_vnni_prepare(const Int8ConvProblem& p, int64_t panel_begin, int64_t panel_end,
+                            void* prepared);
+size_t int8_conv_avx512vnni_worker_bytes(const Int8ConvProblem& p, int64_t chunk_strips);
+void int8_conv_avx512vnni(const Int8ConvProblem& p, const Int8ConvSource& src,
+                          const void* prepared, int64_t n, int64_t g, int64_t strip_begin,
+                          int64_t strip_end, int64_t panel_begin, int64_t panel_end,
+                          void* worker_scratch);
+
 /// The AVX2 epilogue on exact sums from elsewhere: run(p, cs, channel0,
 /// count, n, pixel0, cols) requantizes cs ([count][16] int32: output
 /// channels channel0 + row of one group, image n, pixels pixel0 + j of the
@@ -214,7 +230,7 @@ Int8RequantizeRun int8_conv_requantize_run_for(const Int8ConvProblem& p);
 /// multiply-adds, then the AVX2 requantizer (int8_conv_requantize_run_for),
 /// so the output is bit for bit the other paths'. Applies to single-group 3x3 stride-1 convolutions with
 /// 8-1024 input and >= 8 output channels, an output of at least 8x8 and
-/// Cin * Cout <= 128 * 128, on AVX2, unless TORCHEDGE_WINOGRAD=0.
+/// Cin * Cout <= 128 * 128, on AVX2 without VNNI, unless TORCHEDGE_WINOGRAD=0.
 bool int8_winograd_applies(const Int8ConvProblem& p);
 size_t int8_winograd_scratch_bytes(const Int8ConvProblem& p);
 /// scratch: int8_winograd_scratch_bytes(p) bytes, 64-byte aligned.

@@ -46,83 +46,7 @@ using int8_tile::store256;
 constexpr int64_t kStrip = kInt8ConvStrip;
 constexpr int64_t kRows = kInt8ConvPanelRows;
 
-inline __m128i load128(const void* p) { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
-
-enum class RowMode { kStride1, kStride2, kGather };
-
-// Where the 16 lanes of one strip read, relative to the (c, kh, kw) base
-// of a k row: lane j of segment s (the pixels in one output row) reads
-// base[seg_offset[s] + j * stride_w].
-struct StripPlan {
-  RowMode mode;
-  int nseg;
-  int64_t seg_offset[kStrip];
-  __m128i seg_mask[kStrip];   // lanes >= segment s's first lane (s >= 1)
-  int64_t lane_offset[kStrip];  // kGather: per lane
-};
-
-// Fills `out` in place (a StripPlan is ~0.5 KiB: no copies per strip).
-void plan_strip(const Int8ConvProblem& p, const Int8ConvSource& src, int64_t s, StripPlan* out) {
-  StripPlan& sp = *out;
-  const int64_t p0 = s * kStrip, cols = std::min(kStrip, p.pixels() - p0);
-  if (src.flat) {
-    // The plane is the B matrix; a partial last strip gathers (a full load
-    // could run past the input tensor).
-    sp.nseg = 1;
-    sp.seg_offset[0] = p0;
-    sp.mode = cols == kStrip ? RowMode::kStride1 : RowMode::kGather;
-    for (int64_t j = 0; j < kStrip; ++j) sp.lane_offset[j] = p0 + std::min(j, cols - 1);
-    return;
-  }
-  sp.mode = p.stride_w == 1 ? RowMode::kStride1
-                            : (p.stride_w == 2 ? RowMode::kStride2 : RowMode::kGather);
-  sp.nseg = 0;
-  int64_t j = 0;
-  while (j < cols) {
-    const int64_t pix = p0 + j, oh = pix / p.out_width, ow = pix % p.out_width;
-    const int64_t run = std::min(cols - j, p.out_width - ow);
-    const int64_t offset = oh * p.stride_h * src.row_stride + (ow - j) * p.stride_w;
-    if (sp.nseg > 0) {
-      alignas(16) int8_t mask[kStrip];
-      for (int64_t l = 0; l < kStrip; ++l) mask[l] = l >= j ? -1 : 0;
-      sp.seg_mask[sp.nseg] = _mm_load_si128(reinterpret_cast<const __m128i*>(mask));
-    }
-    sp.seg_offset[sp.nseg++] = offset;
-    for (int64_t l = j; l < j + run; ++l) sp.lane_offset[l] = offset + l * p.stride_w;
-    j += run;
-  }
-  for (int64_t l = cols; l < kStrip; ++l) sp.lane_offset[l] = sp.lane_offset[cols - 1];
-}
-
-// Row k of the strip (16 int8) from base = plane c + kh * dh * row_stride + kw * dw.
-inline __m128i strip_row(const StripPlan& sp, const int8_t* base) {
-  switch (sp.mode) {
-    case RowMode::kStride1: {
-      __m128i v = load128(base + sp.seg_offset[0]);
-      for (int s = 1; s < sp.nseg; ++s) {
-        v = _mm_blendv_epi8(v, load128(base + sp.seg_offset[s]), sp.seg_mask[s]);
-      }
-      return v;
-    }
-    case RowMode::kStride2: {
-      const __m128i even = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1);
-      __m128i v = _mm_setzero_si128();
-      for (int s = 0; s < sp.nseg; ++s) {
-        const int8_t* q = base + sp.seg_offset[s];
-        const __m128i w = _mm_unpacklo_epi64(_mm_shuffle_epi8(load128(q), even),
-                                             _mm_shuffle_epi8(load128(q + 16), even));
-        v = s == 0 ? w : _mm_blendv_epi8(v, w, sp.seg_mask[s]);
-      }
-      return v;
-    }
-    case RowMode::kGather:
-    default: {
-      alignas(16) int8_t row[kStrip];
-      for (int64_t j = 0; j < kStrip; ++j) row[j] = base[sp.lane_offset[j]];
-      return _mm_load_si128(reinterpret_cast<const __m128i*>(row));
-    }
-  }
-}
+#include "kernels/quantized/support/x86/int8_conv_strips_x86.h"
 
 // Interleaves rows k (r0) and k + 1 (r1) of the strip into pair q of b,
 // sign-extended and shifted by zx.
@@ -156,27 +80,6 @@ void pack_block(const Int8ConvProblem& p, const StripPlan& sp, const int8_t* con
   for (; q < block; ++q) {
     const bool has_row = 2 * (q0 + q) < p.k();
     store_pair(has_row ? strip_row(sp, rows[2 * q]) : zx8, zx8, zx16, b + q * 32);
-  }
-}
-
-// The base of each row k in [2 q0, min(2 (q0 + block), K)) of group g:
-// plane c + kh * dh * row_stride + kw * dw (the same for every strip).
-void row_bases(const Int8ConvProblem& p, const Int8ConvSource& src, const int8_t* group_planes,
-               int64_t q0, int64_t block, const int8_t** rows) {
-  const int64_t taps = p.kernel_h * p.kernel_w;
-  const int64_t k_end = std::min(2 * (q0 + block), p.k());
-  int64_t k = 2 * q0;
-  int64_t c = k / taps, kh = (k % taps) / p.kernel_w, kw = k % p.kernel_w;
-  for (; k < k_end; ++k) {
-    rows[k - 2 * q0] = group_planes + c * src.plane_stride + kh * p.dilation_h * src.row_stride +
-                       kw * p.dilation_w;
-    if (++kw == p.kernel_w) {
-      kw = 0;
-      if (++kh == p.kernel_h) {
-        kh = 0;
-        ++c;
-      }
-    }
   }
 }
 
@@ -410,7 +313,7 @@ void int8_conv_avx2(const Int8ConvProblem& p, const Int8ConvSource& src, const i
       a_block = a;
       a_panel_stride = block * 2 * kRows;
     }
-    row_bases(p, src, group_planes, q0, block, rows);
+    row_bases(p, src, group_planes, 2 * q0, std::min(2 * (q0 + block), p.k()), rows);
     // Every strip's block first, then panel by panel over the strips: a
     // panel's block (4.5 KiB) stays in L1 while the strips' blocks (12 KiB
     // each) stream from L2, so the weights (up to 400 KiB per block for
