@@ -36,7 +36,9 @@ NaN must match NaN, shapes and dtypes must be equal):
 The tolerance is chosen by the dtype of each output (an integer argmax of a
 float input is exact). A sample marked `float_reference` compares its
 float16/bfloat16 outputs with eager run in float32 and rounded, where eager's
-own 16-bit path rounds partial sums.
+own 16-bit path rounds partial sums; one marked `double_reference` compares
+its float32/16-bit outputs with eager run in float64 and rounded, where
+eager's result at non-finite inputs depends on the CPU (gelu).
 
 Modules: op_spec.py (Sample, OpSpec, dtypes, tolerances), op_program.py
 (building and lowering the one-op program, including the four declared ways
@@ -140,6 +142,13 @@ _HALF_FLOATS = (torch.float16, torch.bfloat16)
 
 def _reference(sub: torch.nn.Module, sample: Sample) -> list[Any]:
     """Eager outputs of one sample (see Sample.float_reference)."""
+    narrow = [x.dtype for x in sample.inputs
+              if isinstance(x, torch.Tensor) and x.dtype in (torch.float32,) + _HALF_FLOATS]
+    if sample.double_reference and narrow:
+        widened = [x.double() if isinstance(x, torch.Tensor) and x.dtype == narrow[0] else x
+                   for x in sample.inputs]
+        return [y.to(narrow[0]) if y.dtype == torch.float64 else y
+                for y in pytree.tree_leaves(sub(*widened))]
     half = [x.dtype for x in sample.inputs if isinstance(x, torch.Tensor) and x.dtype in _HALF_FLOATS]
     if not (sample.float_reference and half):
         return pytree.tree_leaves(sub(*sample.inputs))

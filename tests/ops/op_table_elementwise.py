@@ -4,6 +4,7 @@ dtype conversion and tensor creation."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Callable
 
 import torch
@@ -144,7 +145,7 @@ def _clamp(dtype: torch.dtype) -> list[Sample]:
 ACTIVATIONS = [
     _unary("aten::relu.out", torch.relu, REAL_DTYPES),
     OpSpec("aten::gelu.out", F.gelu,
-           lambda d: unary(d) + [Sample("tanh", (make((3, 4), d),), lambda x: F.gelu(x, approximate="tanh"))],
+           lambda d: [dataclasses.replace(s, double_reference=s.case == "special") for s in unary(d)] + [Sample("tanh", (make((3, 4), d),), lambda x: F.gelu(x, approximate="tanh"))],
            FLOAT_DTYPES),
     _unary("aten::sigmoid.out", torch.sigmoid),
     _unary("aten::tanh.out", torch.tanh),
