@@ -253,17 +253,17 @@ def test_panels_round_trip_and_index_formula(cout, cin_g, kh, kw, groups):
                       generator=torch.Generator().manual_seed(cout))
     panels = ops.pack_conv_weight_panels(w, groups)
     k, cout_g = cin_g * kh * kw, cout // groups
-    kp = k + k % 2
-    assert list(panels.shape) == [groups, -(-cout_g // 6), kp * 6] and panels.dtype == torch.int8
+    kq = -(-k // 4) * 4
+    assert list(panels.shape) == [groups, -(-cout_g // 6), kq * 6] and panels.dtype == torch.int8
     assert torch.equal(ops.unpack_conv_weight_panels(panels, cout, cin_g, (kh, kw), groups), w)
     flat = w.reshape(groups, cout_g, k)
     expected = torch.zeros_like(panels)
     for g in range(groups):
         for r in range(cout_g):
             for i in range(k):
-                # [g, r / 6, (k & ~1) * 6 + (r % 6) * 2 + (k & 1)], as in the contract
-                expected[g, r // 6, (i & ~1) * 6 + (r % 6) * 2 + (i & 1)] = flat[g, r, i]
-                assert ops.panel_index(r, i) == (r // 6, (i & ~1) * 6 + (r % 6) * 2 + (i & 1))
+                # [g, r / 6, (k & ~3) * 6 + (r % 6) * 4 + (k & 3)], as in the contract
+                expected[g, r // 6, (i & ~3) * 6 + (r % 6) * 4 + (i & 3)] = flat[g, r, i]
+                assert ops.panel_index(r, i) == (r // 6, (i & ~3) * 6 + (r % 6) * 4 + (i & 3))
     assert torch.equal(panels, expected)  # and the padding (rows >= Cout_g, k >= K) is 0
 
 

@@ -90,7 +90,19 @@ struct SgemmProblem {
   float max = std::numeric_limits<float>::infinity();
 };
 
-/// Runs `p` with the micro-kernel of best_isa(). InvalidArgument for
+/// The micro-kernel sgemm(ctx, p) runs: best_isa(), except that on an
+/// AVX-512 CPU it is the AVX2 one; the 32-wide AVX-512 kernel is reached
+/// through sgemm_with_isa only. Measured on an Ice Lake class Xeon (stop
+/// 13, 1 thread, torchedge_run medians): with the 32-wide kernel wherever
+/// best_isa() allowed, ViT-Tiny 53.9 vs 33.4 ms, BERT 76.5 vs 36.8,
+/// ResNet-18 53.9 vs 37.7 (prepacked 16-wide B is repacked on every call);
+/// using it only for unprepacked B with N >= 128 still left MobileNetV2
+/// at 25.8 vs 14.6 ms and ViT 40.0 vs 34.3 (its 6x32 tile loses on small
+/// M, K and N in sgemm_bench, and its zmm code lowers the core clock for
+/// the AVX2 kernels around it).
+Isa sgemm_isa(const SgemmProblem& p);
+
+/// Runs `p` with the micro-kernel of sgemm_isa(p). InvalidArgument for
 /// negative sizes, a batched custom packer or prepacked B, or b_prepacked
 /// with b_prepacked_nr < 1 or with pack_b; MemoryAllocationFailed when
 /// scratch is short (C untouched then).
@@ -102,7 +114,7 @@ Error sgemm_with_isa(KernelContext& ctx, const SgemmProblem& p, Isa isa);
 
 /// Bytes of temp memory sgemm(ctx, p) will take (for callers that run
 /// several GEMMs on one scratch chunk: give each call a fresh KernelContext
-/// over it). Depends on the thread setting and best_isa().
+/// over it). Depends on the thread setting and sgemm_isa(p).
 size_t sgemm_scratch_bytes(const SgemmProblem& p);
 
 namespace detail {

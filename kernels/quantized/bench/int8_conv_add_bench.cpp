@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
     p.inv_out_scale = 20.0f;
     p.out_zero_point = 4.0f;
     std::vector<int8_t> x(static_cast<size_t>(l.cin * l.hw * l.hw));
-    std::vector<int8_t> w(static_cast<size_t>(p.panels() * 2 * p.k_pairs() * 6));
+    std::vector<int8_t> w(static_cast<size_t>(p.groups * p.panels() * p.panel_bytes()));
     std::vector<int8_t> residual(static_cast<size_t>(l.cout * p.pixels()));
     for (auto* v : {&x, &w, &residual}) {
       for (int8_t& e : *v) e = static_cast<int8_t>(i8(gen));

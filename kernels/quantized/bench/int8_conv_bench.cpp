@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
     p.out_zero_point = 4.0f;
     std::vector<int8_t> x(static_cast<size_t>(l.cin * l.hw * l.hw));
     for (int8_t& v : x) v = static_cast<int8_t>(i8(gen));
-    std::vector<int8_t> w(static_cast<size_t>(p.panels() * 2 * p.k_pairs() * 6));
+    std::vector<int8_t> w(static_cast<size_t>(p.groups * p.panels() * p.panel_bytes()));
     for (int8_t& v : w) v = static_cast<int8_t>(i8(gen) / 2);
     std::vector<float> scales(static_cast<size_t>(l.cout), 0.001f), bias(scales.size(), 0.1f);
     std::vector<int8_t> out(static_cast<size_t>(l.cout * p.pixels()));

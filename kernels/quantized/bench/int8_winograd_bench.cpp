@@ -45,9 +45,9 @@ int main(int argc, char** argv) {
   std::uniform_int_distribution<int> i8(-128, 127), w8(-127, 127);
   printf("%zu thread(s), fastest of %d calls each\n", threads, iterations);
   for (const Layer& l : layers) {
-    const int64_t c = l.channels, hw = l.hw, k = c * 9, kp = (k + 1) & ~int64_t{1};
+    const int64_t c = l.channels, hw = l.hw, k = c * 9, kq = (k + 3) & ~int64_t{3};
     const int64_t panels = (c + kInt8ConvPanelRows - 1) / kInt8ConvPanelRows;
-    std::vector<int8_t> x(c * hw * hw), w(panels * kp * kInt8ConvPanelRows, 0);
+    std::vector<int8_t> x(c * hw * hw), w(panels * kq * kInt8ConvPanelRows, 0);
     for (int8_t& v : x) v = static_cast<int8_t>(i8(gen));
     for (int64_t m = 0; m < c; ++m) {
       for (int64_t i = 0; i < k; ++i) w[int8_conv_weight_index(m, i, k)] = static_cast<int8_t>(w8(gen));

@@ -131,12 +131,12 @@ Error prepare_int8_conv(const Int8ConvArgs& a, Int8ConvProblem* p, const char* o
                      "%s: K = Cin/groups * KH * KW = %lld exceeds %lld (int32 sums could overflow)",
                      op, static_cast<long long>(q.k()), static_cast<long long>(kMaxInt8ConvK));
   const Tensor& w = *a.weight_panels;
-  const int64_t panel_elements = 2 * q.k_pairs() * kInt8ConvPanelRows;
+  const int64_t panel_elements = q.panel_bytes();
   TE_CHECK_OR_RETURN(w.dtype() == ScalarType::Char && w.dim() == 3 && w.size(0) == groups &&
                          w.size(1) == q.panels() && w.size(2) == panel_elements,
                      Error::InvalidArgument,
                      "%s: weight_panels must be int8 [%lld, %lld, %lld] (groups, ceil(Cout/groups "
-                     "/ 6), round_up(K, 2) * 6 with K = %lld), got %s %d-d",
+                     "/ 6), round_up(K, 4) * 6 with K = %lld), got %s %d-d",
                      op, static_cast<long long>(groups), static_cast<long long>(q.panels()),
                      static_cast<long long>(panel_elements), static_cast<long long>(q.k()),
                      to_string(w.dtype()), w.dim());
@@ -155,7 +155,7 @@ Error prepare_int8_conv(const Int8ConvArgs& a, Int8ConvProblem* p, const char* o
 void int8_conv_scalar(const Int8ConvProblem& p, int64_t n, int64_t g, int64_t m_begin,
                       int64_t m_end) {
   const int64_t cin_g = p.cin_g(), cout_g = p.cout_g(), k_total = p.k();
-  const int8_t* weight = p.weight + g * p.panels() * 2 * p.k_pairs() * kInt8ConvPanelRows;
+  const int8_t* weight = p.weight + g * p.panels() * p.panel_bytes();
   // requantize() of support/int8_gemm.h with this group's channels.
   Int8GemmProblem rq{};
   rq.w_scales = p.w_scales + g * cout_g;
@@ -237,15 +237,11 @@ bool shares_weights(const Int8ConvProblem& p) {
   return int8_conv_widened_bytes(p) <= kInt8ConvSharedWeightBytes;
 }
 
-// The VNNI path regroups the weights once per call into scratch the workers
-// share; past the budget (no layer of the zoo) the AVX2 path runs instead.
-bool uses_vnni(const Int8ConvProblem& p) {
-  return quant_isa() == QuantIsa::kAvx512Vnni &&
-         int8_conv_vnni_prepared_bytes(p) <= kInt8ConvSharedWeightBytes;
-}
+bool uses_vnni() { return quant_isa() == QuantIsa::kAvx512Vnni; }
 
-// Scratch: [padded image][prepared weights (when shared: widened for AVX2,
-// regrouped for VNNI)][worker slots].
+// Scratch: [padded image][per-call weight data shared by the workers: the
+// widened weights (AVX2, when they fit) or the row sums (VNNI, when the
+// input zero point is not -128)][worker slots].
 struct Avx2Scratch {
   size_t padded, widened, slot;
   bool vnni;
@@ -253,8 +249,8 @@ struct Avx2Scratch {
 
 Avx2Scratch avx2_scratch_of(const Int8ConvProblem& p, const Split& s) {
   const size_t padded = round_up_64(int8_conv_padded_bytes(p));
-  if (uses_vnni(p)) {
-    return Avx2Scratch{padded, round_up_64(int8_conv_vnni_prepared_bytes(p)),
+  if (uses_vnni()) {
+    return Avx2Scratch{padded, round_up_64(int8_conv_vnni_row_sums_bytes(p)),
                        round_up_64(int8_conv_avx512vnni_worker_bytes(p, s.chunk_strips)), true};
   }
   const bool shared = shares_weights(p);
@@ -262,16 +258,15 @@ Avx2Scratch avx2_scratch_of(const Int8ConvProblem& p, const Split& s) {
                      round_up_64(int8_conv_avx2_worker_bytes(p, s.chunk_strips, shared)), false};
 }
 
-// Widens (AVX2) or regroups (VNNI) the weights into `weights` (when not
-// nullptr) and pads image n's planes into `padded` (when not flat) in ONE
+// Widens the weights (AVX2) or sums their rows (VNNI) into `weights` (when
+// not nullptr) and pads image n's planes into `padded` (when not flat) in ONE
 // parallel region: items are groups of weight panels, then groups of input
 // planes (~32K weights or ~64K pixels each), so a conv waits at one barrier
 // before its GEMM, not two.
 void prepare_operands(const Int8ConvProblem& p, int64_t n, bool vnni, void* weights,
                       int8_t* padded) {
   const int64_t panels = p.groups * p.panels();
-  const int64_t panel_elements = 2 * p.k_pairs() * kInt8ConvPanelRows;
-  const int64_t panel_grain = std::max<int64_t>(1, 32768 / panel_elements);
+  const int64_t panel_grain = std::max<int64_t>(1, 32768 / p.panel_bytes());
   const int64_t plane_grain = std::max<int64_t>(1, 65536 / (p.height * p.width + 1));
   const int64_t widen_items = weights != nullptr ? (panels + panel_grain - 1) / panel_grain : 0;
   const int64_t pad_items =
@@ -281,7 +276,7 @@ void prepare_operands(const Int8ConvProblem& p, int64_t n, bool vnni, void* weig
       if (i < widen_items) {
         const int64_t pb = i * panel_grain, pe = std::min(panels, (i + 1) * panel_grain);
         if (vnni) {
-          int8_conv_vnni_prepare(p, pb, pe, weights);
+          int8_conv_vnni_row_sums(p, pb, pe, static_cast<int32_t*>(weights));
         } else {
           int8_conv_widen_weights(p, pb, pe, static_cast<int16_t*>(weights));
         }
@@ -325,7 +320,8 @@ void run_int8_conv(const Int8ConvProblem& p, void* scratch) {
     auto chunk = [&](const Int8ConvSource& src, int64_t n, int64_t g, int64_t b, int64_t e,
                      int64_t pb, int64_t pe, void* worker_scratch) {
       if (layout.vnni) {
-        int8_conv_avx512vnni(p, src, weights, n, g, b, e, pb, pe, worker_scratch);
+        int8_conv_avx512vnni(p, src, static_cast<const int32_t*>(weights), n, g, b, e, pb, pe,
+                             worker_scratch);
       } else {
         int8_conv_avx2(p, src, static_cast<const int16_t*>(weights), n, g, b, e, pb, pe,
                        worker_scratch);

@@ -11,11 +11,12 @@
 // for bit (NaN, from a NaN bias, gives 0 as eager's .to(int8) does).
 //
 // Weights come in the "panel layout" (int8 [groups, ceil(Cout_g / 6),
-// Kp * 6], int8_conv_weight_index): per group, the output channels in
-// panels of 6 rows, K = Cin_g * KH * KW in pairs, per pair the 6 rows, per
-// row the pair's two k; padding rows and k >= K hold 0. It is the A side of
-// the 6x16 vpmaddwd tile of support/x86/int8_tile_avx2.h once sign-extended.
-//
+// Kq * 6], int8_conv_weight_index): per group, the output channels in
+// panels of 6 rows, K = Cin_g * KH * KW in quads (Kq: K rounded up to 4),
+// per quad the 6 rows, per row the quad's four k; padding rows and k >= K
+// hold 0. A row's quad is one vpdpbusd lane's 4 weights (AVX-512 VNNI reads
+// the panels as they are); the AVX2 path widens each quad's two pairs to
+// the int16 pair layout of support/x86/int8_tile_avx2.h.
 // AVX2 (support/x86/int8_conv_avx2.cpp): per (image, group, chunk of
 // 16-pixel output strips) a GEMM M = Cout_g, N = pixels, K: K in blocks of
 // kInt8ConvBlockPairs pairs; the weight panels are widened to int16 once
@@ -79,16 +80,19 @@ struct Int8ConvProblem {
   int64_t cout_g() const { return out_channels / groups; }
   int64_t k() const { return cin_g() * kernel_h * kernel_w; }
   int64_t k_pairs() const { return (k() + 1) / 2; }
+  int64_t k_quads() const { return (k() + 3) / 4; }
+  /// Bytes of one weight panel (6 rows x Kq).
+  int64_t panel_bytes() const { return 4 * k_quads() * kInt8ConvPanelRows; }
   int64_t panels() const { return (cout_g() + kInt8ConvPanelRows - 1) / kInt8ConvPanelRows; }
   int64_t pixels() const { return out_height * out_width; }
 };
 
 /// Index of weight (row m of a group, input k of that group) inside the
-/// group's panels (add g * panels * Kp * 6 for group g).
+/// group's panels (add g * panels * panel_bytes() for group g).
 inline int64_t int8_conv_weight_index(int64_t m, int64_t k, int64_t k_total) {
-  const int64_t kp = (k_total + 1) & ~int64_t{1};
-  return (m / kInt8ConvPanelRows) * kp * kInt8ConvPanelRows +
-         (k & ~int64_t{1}) * kInt8ConvPanelRows + (m % kInt8ConvPanelRows) * 2 + (k & 1);
+  const int64_t kq = (k_total + 3) & ~int64_t{3};
+  return (m / kInt8ConvPanelRows) * kq * kInt8ConvPanelRows +
+         (k & ~int64_t{3}) * kInt8ConvPanelRows + (m % kInt8ConvPanelRows) * 4 + (k & 3);
 }
 
 /// The operator's arguments as the kernel receives them (tensors not owned).
@@ -200,18 +204,19 @@ void int8_conv_avx2(const Int8ConvProblem& p, const Int8ConvSource& src, const i
                     int64_t panel_begin, int64_t panel_end, void* worker_scratch);
 
 /// The AVX-512 VNNI path (support/x86/int8_conv_avx512vnni.cpp; only when
-/// quant_isa() is kAvx512Vnni): the same chunks as int8_conv_avx2, over
-/// weights regrouped once per call by int8_conv_vnni_prepare (panels
-/// [panel_begin, panel_end) over all groups, into `prepared`:
-/// int8_conv_vnni_prepared_bytes, 64-byte aligned), whose worker scratch is
-/// int8_conv_avx512vnni_worker_bytes. The same exact sums and the AVX2
-/// epilogue: bit for bit the other paths' output.
-size_t int8_conv_vnni_prepared_bytes(const Int8ConvProblem& p);
-void int8_conv_vnni_prepare(const Int8ConvProblem& p, int64_t panel_begin, int64_t panel_end,
-                            void* prepared);
+/// quant_isa() is kAvx512Vnni): the same chunks as int8_conv_avx2, reading
+/// the panels as they are. Its u8 x s8 products need each weight row's sum
+/// when the input zero point is not -128: int8_conv_vnni_row_sums writes
+/// those of panels [panel_begin, panel_end) (over all groups) into `sums`
+/// (int8_conv_vnni_row_sums_bytes: 0 when zx == -128; then pass nullptr).
+/// Worker scratch: int8_conv_avx512vnni_worker_bytes. The same exact sums
+/// and the AVX2 epilogue: bit for bit the other paths' output.
+size_t int8_conv_vnni_row_sums_bytes(const Int8ConvProblem& p);
+void int8_conv_vnni_row_sums(const Int8ConvProblem& p, int64_t panel_begin, int64_t panel_end,
+                             int32_t* sums);
 size_t int8_conv_avx512vnni_worker_bytes(const Int8ConvProblem& p, int64_t chunk_strips);
 void int8_conv_avx512vnni(const Int8ConvProblem& p, const Int8ConvSource& src,
-                          const void* prepared, int64_t n, int64_t g, int64_t strip_begin,
+                          const int32_t* row_sums, int64_t n, int64_t g, int64_t strip_begin,
                           int64_t strip_end, int64_t panel_begin, int64_t panel_end,
                           void* worker_scratch);
 

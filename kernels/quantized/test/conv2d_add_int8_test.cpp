@@ -48,7 +48,7 @@ Outputs run_kernels(const Geometry& g, const Quant& q, const AddQuant& aq, const
   TestTensor x(ScalarType::Char, {g.n, g.cin, g.h, g.w});
   x.fill(d.x);
   const int32_t cout_g = g.cout / g.groups;
-  TestTensor w(ScalarType::Char, {g.groups, (cout_g + 5) / 6, (g.k() + 1) / 2 * 2 * 6});
+  TestTensor w(ScalarType::Char, {g.groups, (cout_g + 5) / 6, (g.k() + 3) / 4 * 4 * 6});
   w.fill(to_panels(g, d.w));
   TestTensor s(ScalarType::Float, {g.cout}), b(ScalarType::Float, {g.cout});
   s.fill(d.scales);

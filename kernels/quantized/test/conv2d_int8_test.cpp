@@ -64,8 +64,8 @@ Error run_kernel(const Geometry& g, const Quant& q, const Data& d, TestTensor& o
   x.fill(d.x);
   const std::vector<int8_t> panels = panels_override ? *panels_override : to_panels(g, d.w);
   const int32_t cout_g = g.cout / g.groups;
-  const int32_t kp6 = (g.k() + 1) / 2 * 2 * 6;
-  TestTensor w(ScalarType::Char, {g.groups, (cout_g + 5) / 6, kp6});
+  const int32_t kq6 = (g.k() + 3) / 4 * 4 * 6;
+  TestTensor w(ScalarType::Char, {g.groups, (cout_g + 5) / 6, kq6});
   w.fill(panels);
   TestTensor s(ScalarType::Float, {g.cout}), b(ScalarType::Float, {g.cout});
   s.fill(d.scales);
@@ -207,6 +207,12 @@ TEST(Conv2dInt8, ResNetShapesOnTwoThreads) {
   check_case({1, 64, 28, 28, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1}, Quant{}, 11);
   check_case({1, 256, 7, 7, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1}, Quant{}, 12);  // 2 strips per worker
   check_case({1, 128, 14, 14, 256, 1, 1, 1, 1, 0, 0, 1, 1, 1}, Quant{}, 13);
+  // A ReLU's output as the input (zero point -128): the VNNI path needs no
+  // weight row sums then; padding, an odd K and a partial last quad.
+  Quant relu_input;
+  relu_input.in_zp = -128;
+  check_case({1, 64, 28, 28, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1}, relu_input, 14);
+  check_case({1, 7, 9, 11, 13, 3, 3, 2, 1, 1, 0, 1, 1, 1}, relu_input, 15);
   ASSERT_EQ(set_num_threads(1), Error::Ok);
 }
 
@@ -268,7 +274,7 @@ Error run_default(const Geometry& g, const Quant& q, ScalarType x_dtype = Scalar
   const Data d = random_data(g, 1);
   TestTensor x(x_dtype, {g.n, g.cin, g.h, g.w});
   const int32_t cout_g = g.cout / std::max(1, g.groups);
-  if (w_shape.empty()) w_shape = {g.groups, (cout_g + 5) / 6, (g.k() + 1) / 2 * 2 * 6};
+  if (w_shape.empty()) w_shape = {g.groups, (cout_g + 5) / 6, (g.k() + 3) / 4 * 4 * 6};
   TestTensor w(ScalarType::Char, w_shape);
   TestTensor s(ScalarType::Float, {g.cout});
   s.fill(d.scales);

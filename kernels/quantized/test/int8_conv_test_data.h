@@ -50,14 +50,14 @@ Data random_data(const Geometry& g, uint32_t seed) {
 
 // The panel layout, written from the contract's formula.
 std::vector<int8_t> to_panels(const Geometry& g, const std::vector<int8_t>& w) {
-  const int32_t cout_g = g.cout / g.groups, k = g.k(), kp = (k + 1) / 2 * 2;
+  const int32_t cout_g = g.cout / g.groups, k = g.k(), kq = (k + 3) / 4 * 4;
   const int32_t panels = (cout_g + 5) / 6;
-  std::vector<int8_t> out(static_cast<size_t>(g.groups) * panels * kp * 6, 0);
+  std::vector<int8_t> out(static_cast<size_t>(g.groups) * panels * kq * 6, 0);
   for (int32_t gr = 0; gr < g.groups; ++gr) {
     for (int32_t r = 0; r < cout_g; ++r) {
       for (int32_t i = 0; i < k; ++i) {
-        const size_t at = (static_cast<size_t>(gr) * panels + r / 6) * kp * 6 + (i & ~1) * 6 +
-                          (r % 6) * 2 + (i & 1);
+        const size_t at = (static_cast<size_t>(gr) * panels + r / 6) * kq * 6 + (i & ~3) * 6 +
+                          (r % 6) * 4 + (i & 3);
         out[at] = w[static_cast<size_t>(gr * cout_g + r) * k + i];
       }
     }

@@ -49,10 +49,12 @@ None; quantized_linear's input_q is int8 [..., K], weight_q the plain int8
 [N, K] (the kernel reads it row by row). conv2d_int8 stores its weight in the "panel layout" of the runtime GEMM
 (`pack_conv_weight_panels`): per group, Cout_g = Cout / groups rows and
 K = (Cin / groups) * KH * KW inputs in PyTorch's (c, kh, kw) order; rows in
-panels of 6, within a panel K in pairs (K padded to even), within a pair the 6
-rows, within a row the pair's two k: row r, input k of group g is at
-[g, r // 6, (k & ~1) * 6 + (r % 6) * 2 + (k & 1)] of an int8
-[groups, ceil(Cout_g / 6), Kp * 6] tensor; padding holds 0.
+panels of 6, within a panel K in quads (K padded to a multiple of 4), within a
+quad the 6 rows, within a row the quad's four k: row r, input k of group g is
+at [g, r // 6, (k & ~3) * 6 + (r % 6) * 4 + (k & 3)] of an int8
+[groups, ceil(Cout_g / 6), Kq * 6] tensor (Kq = K rounded up to 4); padding
+holds 0. A quad row is the 4 bytes a VNNI vpdpbusd lane multiplies; the AVX2
+kernel splits it into its two int16 pairs.
 depthwise_conv2d_int8 (groups == Cin == Cout) reads the plain int8
 [C, 1, KH, KW] weight.
 """
@@ -73,6 +75,7 @@ ADD_OP_NAME = "add_int8"
 CONV_ADD_OP_NAME = "conv2d_add_int8"
 LINEAR_OP_NAME = "quantized_linear"
 PANEL = 6          # output channels per panel (the runtime GEMM's tile height)
+QUAD = 4           # inputs per row of a panel's K step (a vpdpbusd lane)
 MAX_K = 65536      # inputs per output channel the runtime's int32 sums allow
 INT8_MIN, INT8_MAX = -128, 127
 
@@ -104,18 +107,18 @@ _library = torch.library.Library(NAMESPACE, "FRAGMENT")
 # -- the panel layout --------------------------------------------------------------
 
 def panel_shape(out_channels: int, k: int, groups: int) -> list:
-    """[groups, ceil(Cout_g / 6), Kp * 6] for Cout = out_channels, K inputs per row."""
-    cout_g, kp = out_channels // groups, k + (k % 2)
-    return [groups, -(-cout_g // PANEL), kp * PANEL]
+    """[groups, ceil(Cout_g / 6), Kq * 6] for Cout = out_channels, K inputs per row."""
+    cout_g, kq = out_channels // groups, -(-k // QUAD) * QUAD
+    return [groups, -(-cout_g // PANEL), kq * PANEL]
 
 
 def panel_index(row: int, k: int) -> tuple:
     """(panel, offset) of row `row`, input `k` of a group in the panel layout."""
-    return row // PANEL, (k & ~1) * PANEL + (row % PANEL) * 2 + (k & 1)
+    return row // PANEL, (k & ~(QUAD - 1)) * PANEL + (row % PANEL) * QUAD + (k & (QUAD - 1))
 
 
 def pack_conv_weight_panels(weight_q: torch.Tensor, groups: int) -> torch.Tensor:
-    """int8 [Cout, Cin_g, KH, KW] -> the panel layout, int8 [groups, ceil(Cout_g / 6), Kp * 6]."""
+    """int8 [Cout, Cin_g, KH, KW] -> the panel layout, int8 [groups, ceil(Cout_g / 6), Kq * 6]."""
     if weight_q.dtype != torch.int8 or weight_q.dim() != 4:
         raise ValueError(f"pack_conv_weight_panels: weight must be int8 [Cout, Cin/groups, KH, "
                          f"KW], got {weight_q.dtype} {list(weight_q.shape)}")
@@ -125,10 +128,10 @@ def pack_conv_weight_panels(weight_q: torch.Tensor, groups: int) -> torch.Tensor
                          f"Cout ({cout})")
     cout_g, k = cout // groups, math.prod(weight_q.shape[1:])
     _, panels, width = panel_shape(cout, k, groups)
-    kp = width // PANEL
-    padded = torch.zeros(groups, panels * PANEL, kp, dtype=torch.int8)
+    kq = width // PANEL
+    padded = torch.zeros(groups, panels * PANEL, kq, dtype=torch.int8)
     padded[:, :cout_g, :k] = weight_q.reshape(groups, cout_g, k)
-    return padded.reshape(groups, panels, PANEL, kp // 2, 2).permute(0, 1, 3, 2, 4).reshape(
+    return padded.reshape(groups, panels, PANEL, kq // QUAD, QUAD).permute(0, 1, 3, 2, 4).reshape(
         groups, panels, width).contiguous()
 
 
@@ -145,9 +148,9 @@ def unpack_conv_weight_panels(weight_panels: torch.Tensor, out_channels: int,
                          f"kernel {list(kernel_size)}, groups = {groups}, got "
                          f"{weight_panels.dtype} {list(weight_panels.shape)}")
     _, panels, width = expected
-    kp = width // PANEL
-    full = weight_panels.reshape(groups, panels, kp // 2, PANEL, 2).permute(0, 1, 3, 2, 4)
-    rows = full.reshape(groups, panels * PANEL, kp)[:, :out_channels // groups, :k]
+    kq = width // PANEL
+    full = weight_panels.reshape(groups, panels, kq // QUAD, PANEL, QUAD).permute(0, 1, 3, 2, 4)
+    rows = full.reshape(groups, panels * PANEL, kq)[:, :out_channels // groups, :k]
     return rows.reshape(out_channels, in_channels_per_group, kh, kw)
 
 

@@ -1,8 +1,8 @@
 // AVX2 path of the int8 convolution (contract: support/int8_conv.h). Per
 // (image, group, chunk of 16-pixel output strips), a GEMM C[Cout_g, 16 px]
 // per strip, K in blocks of kInt8ConvBlockPairs pairs:
-//  1. widen: the weight panels, int8 -> int16 (the panel layout is already
-//     the tile's A order): once per call into scratch the workers share
+//  1. widen: the weight panels, int8 -> int16, each quad's rows split
+//     into its two pairs (the tile's A order): once per call into scratch the workers share
 //     (int8_conv_widen_weights; perf: ~2% of the time vs 5-8% when each
 //     chunk widened its blocks), or per block and chunk past the budget;
 //  2. pack: each strip's block of im2col columns, int16 (x - zx) in the
@@ -84,19 +84,38 @@ void pack_block(const Int8ConvProblem& p, const StripPlan& sp, const int8_t* con
 }
 
 // count int8 -> int16.
-void widen(const int8_t* src, int64_t count, int16_t* dst) {
-  int64_t i = 0;
-  for (; i + 16 <= count; i += 16) store256(dst + i, _mm256_cvtepi8_epi16(load128(src + i)));
-  for (; i < count; ++i) dst[i] = src[i];
+void widen_quads(const int8_t* src, int64_t pairs, int16_t* dst) {
+  // Per quad (24 bytes, [row][4 k]): rows 0-3 from one 16-byte load, rows
+  // 4-5 from an 8-byte one; bytes (0, 1) of each row form pair 2q, (2, 3)
+  // pair 2q + 1.
+  const __m128i split4 = _mm_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
+  const __m128i split2 = _mm_setr_epi8(0, 1, 4, 5, 2, 3, 6, 7, -1, -1, -1, -1, -1, -1, -1, -1);
+  for (int64_t q = 0; 2 * q < pairs; ++q, src += 4 * kRows) {
+    const __m128i a = _mm_shuffle_epi8(load128(src), split4);  // [even r0-3 | odd r0-3]
+    const __m128i b = _mm_shuffle_epi8(
+        _mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + 16)), split2);  // [even r4-5 | odd r4-5]
+    const __m256i even = _mm256_cvtepi8_epi16(_mm_unpacklo_epi64(a, b));
+    int16_t* e = dst + 2 * q * 2 * kRows;
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(e), _mm256_castsi256_si128(even));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(e + 8), _mm256_extracti128_si256(even, 1));
+    if (2 * q + 1 < pairs) {
+      const __m256i odd = _mm256_cvtepi8_epi16(
+          _mm_unpacklo_epi64(_mm_srli_si128(a, 8), _mm_srli_si128(b, 4)));
+      int16_t* o = e + 2 * kRows;
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(o), _mm256_castsi256_si128(odd));
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(o + 8), _mm256_extracti128_si256(odd, 1));
+    }
+  }
 }
 
-// Pairs [q0, q0 + block) of panels [pb, pe) of the group, sign-extended:
-// a[panel - pb][pair][6][2].
+// Pairs [q0, q0 + block) (q0 even: a whole quad) of panels [pb, pe) of the
+// group, sign-extended: a[panel - pb][pair][6][2].
 void widen_block(const Int8ConvProblem& p, const int8_t* group_weight, int64_t q0,
                  int64_t block, int64_t pb, int64_t pe, int16_t* a) {
-  const int64_t panel_stride = 2 * p.k_pairs() * kRows, count = block * 2 * kRows;
+  const int64_t count = block * 2 * kRows;
   for (int64_t pn = pb; pn < pe; ++pn) {
-    widen(group_weight + pn * panel_stride + q0 * 2 * kRows, count, a + (pn - pb) * count);
+    widen_quads(group_weight + pn * p.panel_bytes() + (q0 / 2) * 4 * kRows, block,
+                a + (pn - pb) * count);
   }
 }
 
@@ -274,8 +293,9 @@ Int8RequantizeRun int8_conv_requantize_run_for(const Int8ConvProblem& p) {
 void int8_conv_widen_weights(const Int8ConvProblem& p, int64_t panel_begin, int64_t panel_end,
                              int16_t* widened) {
   const int64_t panel_elements = 2 * p.k_pairs() * kRows;
-  widen(p.weight + panel_begin * panel_elements, (panel_end - panel_begin) * panel_elements,
-        widened + panel_begin * panel_elements);
+  for (int64_t pn = panel_begin; pn < panel_end; ++pn) {
+    widen_quads(p.weight + pn * p.panel_bytes(), p.k_pairs(), widened + pn * panel_elements);
+  }
 }
 
 size_t int8_conv_avx2_worker_bytes(const Int8ConvProblem& p, int64_t chunk_strips,
@@ -296,7 +316,7 @@ void int8_conv_avx2(const Int8ConvProblem& p, const Int8ConvSource& src, const i
   int32_t* c =
       reinterpret_cast<int32_t*>(scratch + l.a_bytes + l.b_bytes + l.rows_bytes);
   const int64_t panel_elements = 2 * pairs * kRows;
-  const int8_t* group_weight = p.weight + g * panels * panel_elements;
+  const int8_t* group_weight = p.weight + g * panels * p.panel_bytes();
   const int8_t* group_planes = src.planes + g * p.cin_g() * src.plane_stride;
   StripPlan plans[kInt8ConvMaxChunkStrips];
   for (int64_t q0 = 0; q0 < pairs; q0 += l.block) {

@@ -5,21 +5,22 @@
 // multiply-adds per zmm instruction against 16 per ymm vpmaddwd + vpaddd).
 //  - u8 operand: the activations shifted to x + 128 (xor 0x80); with
 //      sum_k (x - zx) w = sum_k (x + 128) w - (zx + 128) sum_k w
-//    each row's accumulators start at -(zx + 128) * wsum[m], and the sums
+//    each row's accumulators start at -(zx + 128) * wsum[m] (0 for the
+//    usual zx = -128 of a ReLU's output: no row sums needed), and the sums
 //    are the exact int32 of the AVX2 and scalar paths (padding pixels hold
 //    zx and add nothing). Every partial sum is some
 //    sum (u - zx - 128) w - (zx + 128) * (the rest of the w), so stays
 //    within K * 255 * 128 < 2^31 (kMaxInt8ConvK): vpdpbusd never wraps.
-//  - weights: once per call the panel layout (K in pairs) is regrouped into
-//    quads, [panel][quad][6 rows][4 k] int8, with each row's sum
-//    (int8_conv_vnni_prepare; the workers share it, like the AVX2 path's
-//    widened copy, at half its bytes);
+//  - weights: the panels as stored ([panel][quad][6 rows][4 k]), read in
+//    place; the row sums, when needed, once per call into shared scratch
+//    (int8_conv_vnni_row_sums);
 //  - pack: im2col rows 4q .. 4q + 3 of a strip (support/x86/
 //    int8_conv_strips_x86.h) interleaved bytewise into [16 px][4 k] u8,
 //    64 bytes per quad;
 //  - tile: 6 rows x 16 pixels, one zmm accumulator per row and strip, the
 //    row's 4 weights broadcast from memory; two strips at a time (12
-//    independent vpdpbusd chains cover its latency);
+//    independent vpdpbusd chains cover its latency); a last strip of <= 4
+//    pixels (7x7 and 14x14 maps) on 4 lanes;
 //  - epilogue: the AVX2 requantizer (int8_conv_requantize_run_for), so both
 //    paths write the same bits.
 // Compiled with -mavx512f/bw/vl/vnni (plus AVX2, FMA).
@@ -41,23 +42,6 @@ constexpr int64_t kQuadBytes = 4 * kRows;  // one quad of a panel: 6 rows x 4 k
 #include "kernels/quantized/support/x86/int8_conv_strips_x86.h"
 
 size_t round_up_64(size_t bytes) { return (bytes + 63) & ~size_t{63}; }
-
-int64_t k_quads(const Int8ConvProblem& p) { return (p.k() + 3) / 4; }
-
-struct Prepared {
-  const int8_t* quads;  // [groups * panels][k_quads][6][4]
-  const int32_t* sums;  // [groups * panels][6]
-};
-
-size_t quads_bytes(const Int8ConvProblem& p) {
-  return round_up_64(static_cast<size_t>(p.groups * p.panels() * k_quads(p) * kQuadBytes));
-}
-
-Prepared prepared_of(const Int8ConvProblem& p, const void* prepared) {
-  const char* base = static_cast<const char*>(prepared);
-  return Prepared{reinterpret_cast<const int8_t*>(base),
-                  reinterpret_cast<const int32_t*>(base + quads_bytes(p))};
-}
 
 // Rows k .. k + 3 of a strip (16 int8 each) into one quad of b: 16 pixels x
 // 4 k, shifted to u8 (x + 128).
@@ -134,6 +118,30 @@ void tile(const int8_t* a, const uint8_t* b, int64_t b_stride, int64_t quads,
   }
 }
 
+// A last strip of at most 4 pixels (7x7 maps: 49 = 3 x 16 + 1; 14x14:
+// 196 = 12 x 16 + 4): the same sums on 4 lanes (xmm), a quarter of tile<1>'s
+// work. Lanes 4-15 of c are not written (the epilogue stores only the
+// strip's pixels).
+void tile_narrow(const int8_t* a, const uint8_t* b, int64_t quads, const int32_t* init,
+                 int32_t* c) {
+  __m128i acc[kRows];
+  for (int r = 0; r < kRows; ++r) {
+    acc[r] = init != nullptr ? _mm_set1_epi32(init[r])
+                             : _mm_loadu_si128(reinterpret_cast<const __m128i*>(c + r * kStrip));
+  }
+  for (int64_t q = 0; q < quads; ++q, a += kQuadBytes) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + q * 64));
+    for (int r = 0; r < kRows; ++r) {
+      int32_t w;
+      std::memcpy(&w, a + 4 * r, sizeof(w));
+      acc[r] = _mm_dpbusd_epi32(acc[r], x, _mm_set1_epi32(w));
+    }
+  }
+  for (int r = 0; r < kRows; ++r) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(c + r * kStrip), acc[r]);
+  }
+}
+
 struct WorkerLayout {
   int64_t block, mpad;
   size_t b_bytes, rows_bytes, c_bytes;
@@ -141,7 +149,7 @@ struct WorkerLayout {
 
 WorkerLayout layout_of(const Int8ConvProblem& p, int64_t chunk_strips) {
   WorkerLayout l;
-  l.block = std::min(kInt8ConvBlockPairs, k_quads(p));  // 192 quads: 12 KiB per strip
+  l.block = std::min(kInt8ConvBlockPairs, p.k_quads());  // 192 quads: 12 KiB per strip
   l.mpad = p.panels() * kRows;
   l.b_bytes = round_up_64(static_cast<size_t>(chunk_strips * l.block * 64));
   l.rows_bytes = round_up_64(static_cast<size_t>(l.block * 4) * sizeof(const int8_t*));
@@ -151,49 +159,28 @@ WorkerLayout layout_of(const Int8ConvProblem& p, int64_t chunk_strips) {
 
 }  // namespace
 
-size_t int8_conv_vnni_prepared_bytes(const Int8ConvProblem& p) {
-  return quads_bytes(p) + round_up_64(static_cast<size_t>(p.groups * p.panels() * kRows) *
-                                      sizeof(int32_t));
+size_t int8_conv_vnni_row_sums_bytes(const Int8ConvProblem& p) {
+  if (p.in_zero_point == -128) return 0;
+  return static_cast<size_t>(p.groups * p.panels() * kRows) * sizeof(int32_t);
 }
 
-void int8_conv_vnni_prepare(const Int8ConvProblem& p, int64_t panel_begin, int64_t panel_end,
-                            void* prepared) {
-  // Per two quads (four pairs, 24 int16 of (k, k + 1) byte pairs in the
-  // panel layout [pair][row]) one permutation to [quad][row][pair of
-  // pairs]; lanes past the panel's pairs load as 0. The row sums come from
-  // vpdpbusd with u8 ones: lane (quad, row) sums that quad's 4 weights.
-  alignas(64) int16_t index[32];
-  for (int j = 0; j < 2; ++j) {
-    for (int r = 0; r < kRows; ++r) {
-      for (int h = 0; h < 2; ++h) index[j * 12 + r * 2 + h] = static_cast<int16_t>((2 * j + h) * kRows + r);
-    }
-  }
-  for (int i = 24; i < 32; ++i) index[i] = 31;  // a lane the masked load zeroes
-  const __m512i perm = _mm512_load_si512(index);
+void int8_conv_vnni_row_sums(const Int8ConvProblem& p, int64_t panel_begin, int64_t panel_end,
+                             int32_t* sums) {
+  // vpdpbusd with u8 ones over two quads (48 bytes) at a time: lane
+  // (quad j, row r) = j * 6 + r sums that quad's 4 weights of row r.
   const __m512i ones = _mm512_set1_epi8(1);
-  const int64_t pairs = p.k_pairs(), quads = k_quads(p);
-  const int64_t in_panel = 2 * pairs * kRows, out_panel = quads * kQuadBytes;
-  char* base = static_cast<char*>(prepared);
-  int8_t* out_quads = reinterpret_cast<int8_t*>(base);
-  int32_t* out_sums = reinterpret_cast<int32_t*>(base + quads_bytes(p));
+  const int64_t quads = p.k_quads();
   for (int64_t pn = panel_begin; pn < panel_end; ++pn) {
-    const int8_t* in = p.weight + pn * in_panel;
-    int8_t* out = out_quads + pn * out_panel;
-    __m512i sums = _mm512_setzero_si512();
+    const int8_t* panel = p.weight + pn * p.panel_bytes();
+    __m512i acc = _mm512_setzero_si512();
     for (int64_t q = 0; q < quads; q += 2) {
-      const int64_t in_pairs = std::min<int64_t>(4, pairs - 2 * q);
-      const int64_t out_quads_here = std::min<int64_t>(2, quads - q);
-      const __mmask32 load_mask = static_cast<__mmask32>((uint64_t{1} << (in_pairs * kRows)) - 1);
-      const __mmask32 store_mask =
-          static_cast<__mmask32>((uint64_t{1} << (out_quads_here * 2 * kRows)) - 1);
-      const __m512i v = _mm512_permutexvar_epi16(
-          perm, _mm512_maskz_loadu_epi16(load_mask, in + 2 * q * 2 * kRows));
-      _mm512_mask_storeu_epi16(out + q * kQuadBytes, store_mask, v);
-      sums = _mm512_dpbusd_epi32(sums, ones, v);
+      const int64_t bytes = std::min<int64_t>(2, quads - q) * kQuadBytes;
+      const __mmask64 mask = (uint64_t{1} << bytes) - 1;
+      acc = _mm512_dpbusd_epi32(acc, ones, _mm512_maskz_loadu_epi8(mask, panel + q * kQuadBytes));
     }
     alignas(64) int32_t lanes[16];
-    _mm512_store_si512(lanes, sums);
-    for (int64_t r = 0; r < kRows; ++r) out_sums[pn * kRows + r] = lanes[r] + lanes[r + kRows];
+    _mm512_store_si512(lanes, acc);
+    for (int64_t r = 0; r < kRows; ++r) sums[pn * kRows + r] = lanes[r] + lanes[r + kRows];
   }
 }
 
@@ -203,22 +190,24 @@ size_t int8_conv_avx512vnni_worker_bytes(const Int8ConvProblem& p, int64_t chunk
 }
 
 void int8_conv_avx512vnni(const Int8ConvProblem& p, const Int8ConvSource& src,
-                          const void* prepared, int64_t n, int64_t g, int64_t strip_begin,
+                          const int32_t* row_sums, int64_t n, int64_t g, int64_t strip_begin,
                           int64_t strip_end, int64_t panel_begin, int64_t panel_end,
                           void* worker_scratch) {
-  const int64_t quads = k_quads(p), panels = p.panels(), chunk = strip_end - strip_begin;
+  const int64_t quads = p.k_quads(), panels = p.panels(), chunk = strip_end - strip_begin;
   const WorkerLayout l = layout_of(p, chunk);
   char* scratch = static_cast<char*>(worker_scratch);
   uint8_t* b = reinterpret_cast<uint8_t*>(scratch);
   const int8_t** rows = reinterpret_cast<const int8_t**>(scratch + l.b_bytes);
   int32_t* c = reinterpret_cast<int32_t*>(scratch + l.b_bytes + l.rows_bytes);
-  const Prepared w = prepared_of(p, prepared);
-  const int8_t* group_quads = w.quads + g * panels * quads * kQuadBytes;
-  const int32_t* group_sums = w.sums + g * panels * kRows;
+  const int8_t* group_quads = p.weight + g * panels * p.panel_bytes();
+  const int32_t* group_sums = row_sums != nullptr ? row_sums + g * panels * kRows : nullptr;
   const int8_t* group_planes = src.planes + g * p.cin_g() * src.plane_stride;
   const int32_t shift = p.in_zero_point + 128;
   StripPlan plans[kInt8ConvMaxChunkStrips];
   const int64_t b_stride = l.block * 64, c_stride = l.mpad * kStrip;
+  // Strips [0, wide) take the 16-lane tiles; a last strip of <= 4 pixels
+  // the narrow one.
+  const int64_t wide = p.pixels() - (strip_end - 1) * kStrip <= 4 ? chunk - 1 : chunk;
   for (int64_t q0 = 0; q0 < quads; q0 += l.block) {
     const int64_t block = std::min(l.block, quads - q0);
     row_bases(p, src, group_planes, 4 * q0, std::min(4 * (q0 + block), p.k()), rows);
@@ -230,16 +219,21 @@ void int8_conv_avx512vnni(const Int8ConvProblem& p, const Int8ConvSource& src,
     for (int64_t pn = panel_begin; pn < panel_end; ++pn) {
       const int8_t* a = group_quads + (pn * quads + q0) * kQuadBytes;
       int32_t init[kRows];
-      for (int64_t r = 0; r < kRows; ++r) init[r] = -shift * group_sums[pn * kRows + r];
+      for (int64_t r = 0; r < kRows; ++r) {
+        init[r] = group_sums != nullptr ? -shift * group_sums[pn * kRows + r] : 0;
+      }
       const int32_t* first = q0 == 0 ? init : nullptr;
       int64_t s = 0;
-      for (; s + 2 <= chunk; s += 2) {
+      for (; s + 2 <= wide; s += 2) {
         tile<2>(a, b + s * b_stride, b_stride, block, first, c + s * c_stride + pn * kRows * kStrip,
                 c_stride);
       }
-      if (s < chunk) {
+      if (s < wide) {
         tile<1>(a, b + s * b_stride, b_stride, block, first, c + s * c_stride + pn * kRows * kStrip,
                 c_stride);
+      }
+      if (wide < chunk) {
+        tile_narrow(a, b + wide * b_stride, block, first, c + wide * c_stride + pn * kRows * kStrip);
       }
     }
   }

@@ -86,38 +86,33 @@ inline __m256i pair16(__m256i lo, __m256i hi) {
                          _mm256_slli_epi32(hi, 16));
 }
 
-// 6 lanes (rows 0-5 of a panel, 6-7 zero) of tap k of every row:
-// panel bytes [pair k/2][row][2], byte (k & 1) of each row. One 16-byte
-// load covers the pair's 12 bytes; `end` is the end of the weights, past
-// which it must not read (then a copy of the 12 bytes is loaded instead).
-inline __m256i panel_tap(const int8_t* panel, int64_t k, const int8_t* end) {
-  const int8_t* pair = panel + (k & ~int64_t{1}) * kRows;
-  __m128i bytes;
-  if (pair + 16 <= end) {
-    bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(pair));
-  } else {
-    alignas(16) int8_t twelve[16] = {};
-    std::memcpy(twelve, pair, 2 * kRows);
-    bytes = _mm_load_si128(reinterpret_cast<const __m128i*>(twelve));
-  }
-  const int odd = static_cast<int>(k & 1);
-  const __m128i pick = _mm_setr_epi8(static_cast<char>(0 + odd), static_cast<char>(2 + odd),
-                                     static_cast<char>(4 + odd), static_cast<char>(6 + odd),
-                                     static_cast<char>(8 + odd), static_cast<char>(10 + odd),
-                                     -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
-  return _mm256_cvtepi8_epi32(_mm_shuffle_epi8(bytes, pick));
+// The 6 rows' weight k of a panel (the panel layout of support/int8_conv.h:
+// [quad][6 rows][4 k]), sign-extended to int32 lanes 0-5 (lanes 6-7: 0):
+// rows 0-3 from one 16-byte load of the quad, rows 4-5 from an 8-byte one,
+// both inside the quad's 24 bytes.
+inline __m256i panel_tap(const int8_t* panel, int64_t k) {
+  const int8_t* quad = panel + (k & ~int64_t{3}) * kRows;
+  const char j = static_cast<char>(k & 3);
+  const __m128i pick4 = _mm_setr_epi8(j, static_cast<char>(4 + j), static_cast<char>(8 + j),
+                                      static_cast<char>(12 + j), -1, -1, -1, -1, -1, -1, -1, -1,
+                                      -1, -1, -1, -1);
+  const __m128i pick2 = _mm_setr_epi8(-1, -1, -1, -1, j, static_cast<char>(4 + j), -1, -1, -1, -1,
+                                      -1, -1, -1, -1, -1, -1);
+  const __m128i rows03 = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(quad)), pick4);
+  const __m128i rows45 = _mm_shuffle_epi8(
+      _mm_loadl_epi64(reinterpret_cast<const __m128i*>(quad + 16)), pick2);
+  return _mm256_cvtepi8_epi32(_mm_or_si128(rows03, rows45));
 }
 
 // The 16 points of (2G) g (2G)^T for the 6 rows of a panel, input channel
 // c (zero past Cin), 2G = [2 0 0; 1 1 1; 1 -1 1; 0 0 2].
-void filter_points(const Int8ConvProblem& p, const int8_t* panel, const int8_t* end, int64_t c,
-                   __m256i* out) {
+void filter_points(const Int8ConvProblem& p, const int8_t* panel, int64_t c, __m256i* out) {
   if (c >= p.in_channels) {
     for (int i = 0; i < 16; ++i) out[i] = _mm256_setzero_si256();
     return;
   }
   __m256i g[9];
-  for (int t = 0; t < 9; ++t) g[t] = panel_tap(panel, c * 9 + t, end);
+  for (int t = 0; t < 9; ++t) g[t] = panel_tap(panel, c * 9 + t);
   __m256i gg[4][3];  // (2G) g
   for (int j = 0; j < 3; ++j) {
     gg[0][j] = _mm256_slli_epi32(g[j], 1);
@@ -137,14 +132,12 @@ void filter_points(const Int8ConvProblem& p, const int8_t* panel, const int8_t* 
 // U'[xi][panel][pair][6] for panels [panel_begin, panel_end).
 void transform_filters(const Int8ConvProblem& p, const Layout& l, int64_t panel_begin,
                        int64_t panel_end, int32_t* u) {
-  const int64_t k = p.k(), kp = (k + 1) & ~int64_t{1};
-  const int8_t* end = p.weight + l.panels * kp * kRows;
   for (int64_t panel = panel_begin; panel < panel_end; ++panel) {
-    const int8_t* weights = p.weight + panel * kp * kRows;
+    const int8_t* weights = p.weight + panel * p.panel_bytes();
     for (int64_t pair = 0; pair < l.pairs; ++pair) {
       __m256i even[16], odd[16];
-      filter_points(p, weights, end, 2 * pair, even);
-      filter_points(p, weights, end, 2 * pair + 1, odd);
+      filter_points(p, weights, 2 * pair, even);
+      filter_points(p, weights, 2 * pair + 1, odd);
       for (int xi = 0; xi < 16; ++xi) {
         const __m256i v = pair16(even[xi], odd[xi]);
         int32_t* dst = u + ((xi * l.panels + panel) * l.pairs + pair) * kRows;
