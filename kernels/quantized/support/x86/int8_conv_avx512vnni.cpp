@@ -21,12 +21,24 @@
 //    row's 4 weights broadcast from memory; two strips at a time (12
 //    independent vpdpbusd chains cover its latency); a last strip of <= 4
 //    pixels (7x7 and 14x14 maps) on 4 lanes;
-//  - epilogue: the AVX2 requantizer (int8_conv_requantize_run_for), so both
-//    paths write the same bits.
+//  - epilogue: requantize() of support/int8_gemm.h straight from the last
+//    K block's accumulators, one zmm per output channel and strip (16
+//    pixels), the same float operations in the same order as the AVX2
+//    epilogue (mul, add, mul, round to nearest even, add, clamp, NaN -> 0),
+//    so both paths write the same bits; vpmovsdb packs and a masked store
+//    writes a partial strip. (MobileNetV2 int8: the AVX2 epilogue over the
+//    int32 sums was 22% of the time, as much as the vpdpbusd tiles.) With a
+//    residual (conv2d_add_int8) the sums go through c to the AVX2 epilogue
+//    (int8_conv_requantize_run_for).
 // Compiled with -mavx512f/bw/vl/vnni (plus AVX2, FMA).
 #include <immintrin.h>
 
+// GCC 12's AVX-512 intrinsics start from _mm512_undefined_*() and trip
+// -Wmaybe-uninitialized (a known false positive of the headers).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "kernels/quantized/support/int8_conv.h"
@@ -92,12 +104,38 @@ inline __m512i broadcast4(const int8_t* a) {
   return _mm512_set1_epi32(v);
 }
 
+// requantize() of one panel's rows straight from the accumulators of the
+// last K block (no residual), the float operations of requantize_strip.
+struct PanelEpilogue {
+  __m512 scale[kRows], bias[kRows], inv, zp, lo, hi;
+  bool has_bias, nan;
+  int64_t rows;     // the panel's rows inside Cout_g (<= 6)
+  int8_t* out;      // row 0, pixel 0 of the output planes
+  int64_t pixels;   // pixels per plane (the row stride of out)
+};
+
+inline void requantize16(const PanelEpilogue& e, int r, __m512i acc, int64_t strip) {
+  __m512 y = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), e.scale[r]);
+  if (e.has_bias) y = _mm512_add_ps(y, e.bias[r]);
+  const __m512 sum = _mm512_add_ps(
+      _mm512_roundscale_ps(_mm512_mul_ps(y, e.inv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
+      e.zp);
+  __m512 v = _mm512_min_ps(_mm512_max_ps(sum, e.lo), e.hi);
+  if (e.nan) v = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(sum, sum, _CMP_ORD_Q), v);
+  const int64_t p0 = strip * kStrip, cols = std::min(kStrip, e.pixels - p0);
+  _mm_mask_storeu_epi8(e.out + r * e.pixels + p0, static_cast<__mmask16>((1u << cols) - 1),
+                       _mm512_cvtsepi32_epi8(_mm512_cvttps_epi32(v)));
+}
+
 // c[s][0..6)[0..16) for the strips s < kStrips (b: their packed blocks,
 // b_stride apart; c: [strip][mpad][16], c_stride apart) = init[row] (the
-// first K block) or c (later blocks) + the block's sums of panel quads a.
+// first K block) or c (later blocks) + the block's sums of panel quads a;
+// with an epilogue e (the last K block), requantized into the output
+// instead (strip: the first strip's index in the output plane).
 template <int kStrips>
 void tile(const int8_t* a, const uint8_t* b, int64_t b_stride, int64_t quads,
-          const int32_t* init, int32_t* c, int64_t c_stride) {
+          const int32_t* init, int32_t* c, int64_t c_stride, const PanelEpilogue* e,
+          int64_t strip) {
   __m512i acc[kStrips][kRows];
   for (int s = 0; s < kStrips; ++s) {
     for (int r = 0; r < kRows; ++r) {
@@ -113,6 +151,12 @@ void tile(const int8_t* a, const uint8_t* b, int64_t b_stride, int64_t quads,
       for (int s = 0; s < kStrips; ++s) acc[s][r] = _mm512_dpbusd_epi32(acc[s][r], x[s], w);
     }
   }
+  if (e != nullptr) {
+    for (int s = 0; s < kStrips; ++s) {
+      for (int r = 0; r < e->rows; ++r) requantize16(*e, r, acc[s][r], strip + s);
+    }
+    return;
+  }
   for (int s = 0; s < kStrips; ++s) {
     for (int r = 0; r < kRows; ++r) _mm512_storeu_si512(c + s * c_stride + r * kStrip, acc[s][r]);
   }
@@ -123,7 +167,7 @@ void tile(const int8_t* a, const uint8_t* b, int64_t b_stride, int64_t quads,
 // work. Lanes 4-15 of c are not written (the epilogue stores only the
 // strip's pixels).
 void tile_narrow(const int8_t* a, const uint8_t* b, int64_t quads, const int32_t* init,
-                 int32_t* c) {
+                 int32_t* c, const PanelEpilogue* e, int64_t strip) {
   __m128i acc[kRows];
   for (int r = 0; r < kRows; ++r) {
     acc[r] = init != nullptr ? _mm_set1_epi32(init[r])
@@ -137,9 +181,24 @@ void tile_narrow(const int8_t* a, const uint8_t* b, int64_t quads, const int32_t
       acc[r] = _mm_dpbusd_epi32(acc[r], x, _mm_set1_epi32(w));
     }
   }
+  if (e != nullptr) {
+    for (int r = 0; r < e->rows; ++r) requantize16(*e, r, _mm512_zextsi128_si512(acc[r]), strip);
+    return;
+  }
   for (int r = 0; r < kRows; ++r) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(c + r * kStrip), acc[r]);
   }
+}
+
+// Whether requantize() can meet a NaN for output channels [begin, end): a
+// non-finite scale product, bias or inverse output scale.
+bool may_produce_nan(const Int8ConvProblem& p, int64_t begin, int64_t end) {
+  if (!std::isfinite(p.inv_out_scale) || !(p.inv_out_scale > 0.0f)) return true;
+  for (int64_t m = begin; m < end; ++m) {
+    if (!std::isfinite(p.in_scale * p.w_scales[m])) return true;
+    if (p.bias != nullptr && !std::isfinite(p.bias[m])) return true;
+  }
+  return false;
 }
 
 struct WorkerLayout {
@@ -208,6 +267,20 @@ void int8_conv_avx512vnni(const Int8ConvProblem& p, const Int8ConvSource& src,
   // Strips [0, wide) take the 16-lane tiles; a last strip of <= 4 pixels
   // the narrow one.
   const int64_t wide = p.pixels() - (strip_end - 1) * kStrip <= 4 ? chunk - 1 : chunk;
+  // Without a residual the last K block's tiles requantize their
+  // accumulators themselves (no int32 round trip through c).
+  const bool fused = p.residual == nullptr;
+  PanelEpilogue epilogue;
+  if (fused) {
+    const int64_t m0 = g * p.cout_g() + panel_begin * kRows;
+    epilogue.nan = may_produce_nan(p, m0, g * p.cout_g() + std::min(p.cout_g(), panel_end * kRows));
+    epilogue.has_bias = p.bias != nullptr;
+    epilogue.inv = _mm512_set1_ps(p.inv_out_scale);
+    epilogue.zp = _mm512_set1_ps(p.out_zero_point);
+    epilogue.lo = _mm512_set1_ps(p.quant_min);
+    epilogue.hi = _mm512_set1_ps(p.quant_max);
+    epilogue.pixels = p.pixels();
+  }
   for (int64_t q0 = 0; q0 < quads; q0 += l.block) {
     const int64_t block = std::min(l.block, quads - q0);
     row_bases(p, src, group_planes, 4 * q0, std::min(4 * (q0 + block), p.k()), rows);
@@ -223,23 +296,37 @@ void int8_conv_avx512vnni(const Int8ConvProblem& p, const Int8ConvSource& src,
         init[r] = group_sums != nullptr ? -shift * group_sums[pn * kRows + r] : 0;
       }
       const int32_t* first = q0 == 0 ? init : nullptr;
+      const PanelEpilogue* e = nullptr;
+      if (fused && q0 + block == quads) {
+        epilogue.rows = std::min(kRows, p.cout_g() - pn * kRows);
+        const int64_t channel = g * p.cout_g() + pn * kRows;
+        for (int64_t r = 0; r < epilogue.rows; ++r) {
+          epilogue.scale[r] = _mm512_set1_ps(p.in_scale * p.w_scales[channel + r]);
+          epilogue.bias[r] = _mm512_set1_ps(p.bias != nullptr ? p.bias[channel + r] : 0.0f);
+        }
+        epilogue.out = p.out + (n * p.out_channels + channel) * p.pixels();
+        e = &epilogue;
+      }
       int64_t s = 0;
       for (; s + 2 <= wide; s += 2) {
         tile<2>(a, b + s * b_stride, b_stride, block, first, c + s * c_stride + pn * kRows * kStrip,
-                c_stride);
+                c_stride, e, strip_begin + s);
       }
       if (s < wide) {
         tile<1>(a, b + s * b_stride, b_stride, block, first, c + s * c_stride + pn * kRows * kStrip,
-                c_stride);
+                c_stride, e, strip_begin + s);
       }
       if (wide < chunk) {
-        tile_narrow(a, b + wide * b_stride, block, first, c + wide * c_stride + pn * kRows * kStrip);
+        tile_narrow(a, b + wide * b_stride, block, first, c + wide * c_stride + pn * kRows * kStrip,
+                    e, strip_begin + wide);
       }
     }
   }
-  const Int8RequantizeRun requantize = int8_conv_requantize_run_for(p);
+  if (fused) return;
+  // The residual add: the AVX2 epilogue over c (int8_conv_requantize_run_for).
   const int64_t row_begin = panel_begin * kRows;
   const int64_t row_end = std::min(p.cout_g(), panel_end * kRows);
+  const Int8RequantizeRun requantize = int8_conv_requantize_run_for(p);
   for (int64_t s = strip_begin; s < strip_end; ++s) {
     const int64_t p0 = s * kStrip;
     requantize(p, c + (s - strip_begin) * c_stride + row_begin * kStrip,
