@@ -6,8 +6,11 @@
 // with a gather. Positions are tracked as int32 (planes under 2^31
 // floats: the caller's condition) and widened when stored. int8 planes run
 // the same float lanes: each 8 bytes are sign-extended and converted
-// (exactly), compared as floats, and narrowed back when stored.
+// (exactly), compared as floats, and narrowed back when stored; the
+// values-only 3-wide stride-2 pool on int8 takes byte maxima 16 at a time.
 #include <immintrin.h>
+
+#include <type_traits>
 
 #include "kernels/optimized/conv/max_pool2d.h"
 
@@ -111,6 +114,50 @@ int64_t row(const Pool2dShape& s, const T* plane, int64_t oh, int64_t i_begin, i
   return ow_end;
 }
 
+// Values only, int8, 3 wide / stride 2 (ResNet's stem pool on int8
+// activations): 16 outputs per vector with byte maxima (no float lanes,
+// ties and NaN cannot differ): per window row, the even and odd bytes of
+// one 32-byte load and the even bytes of another 2 bytes on are the three
+// columns of 16 windows. Columns whose 34-byte reads would pass the plane's
+// end, and rows of fewer than 16 columns, take the generic row.
+int64_t row_int8_3s2(const Pool2dShape& s, const int8_t* plane, int64_t oh, int64_t i_begin,
+                     int64_t i_end, int64_t ow_begin, int64_t ow_end, int8_t* y_row) {
+  if (ow_end - ow_begin < 16) {
+    return row<false, 2, 3>(s, plane, oh, i_begin, i_end, ow_begin, ow_end, y_row, nullptr);
+  }
+  const int64_t plane_size = s.in_h * s.in_w;
+  const int64_t h0 = oh * s.stride_h - s.pad_h + i_begin;
+  const int64_t rows = i_end - i_begin;
+  // Per 128-bit lane: even bytes to 0-7, odd to 8-15; then the 64-bit
+  // quarters reordered to [even 16 | odd 16].
+  const __m256i split = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15,
+                                         0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+  auto even_odd = [&](const int8_t* p) {
+    return _mm256_permute4x64_epi64(
+        _mm256_shuffle_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), split),
+        _MM_SHUFFLE(3, 1, 2, 0));
+  };
+  for (int64_t ow = ow_begin;; ow += 16) {
+    if (ow + 16 > ow_end) ow = ow_end - 16;  // the last vector overlaps the one before
+    const int64_t first = h0 * s.in_w + ow * 2 - s.pad_w;
+    if (first + (rows - 1) * s.in_w + 34 > plane_size) {
+      row<false, 2, 3>(s, plane, oh, i_begin, i_end, ow, ow_end, y_row, nullptr);
+      break;
+    }
+    __m128i best = _mm_set1_epi8(-128);
+    for (int64_t i = 0; i < rows; ++i) {
+      const int8_t* r = plane + first + i * s.in_w;
+      const __m256i a = even_odd(r), b = even_odd(r + 2);
+      best = _mm_max_epi8(best, _mm_max_epi8(_mm256_castsi256_si128(a),
+                                             _mm256_extracti128_si256(a, 1)));
+      best = _mm_max_epi8(best, _mm256_castsi256_si128(b));
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y_row + ow), best);
+    if (ow + 16 >= ow_end) break;
+  }
+  return ow_end;
+}
+
 }  // namespace
 
 template <typename T>
@@ -118,6 +165,11 @@ int64_t max_pool2d_row_avx2(const Pool2dShape& s, const T* plane, int64_t oh, in
                             int64_t i_end, int64_t ow_begin, int64_t ow_end, T* y_row,
                             int64_t* i_row) {
   const bool stem = s.stride_w == 2 && s.kernel_w == 3;  // ResNet's 3x3 / 2
+  if constexpr (std::is_same<T, int8_t>::value) {
+    if (stem && i_row == nullptr) {
+      return row_int8_3s2(s, plane, oh, i_begin, i_end, ow_begin, ow_end, y_row);
+    }
+  }
   if (i_row != nullptr) {
     return stem ? row<true, 2, 3>(s, plane, oh, i_begin, i_end, ow_begin, ow_end, y_row, i_row)
                 : row<true, 0, 0>(s, plane, oh, i_begin, i_end, ow_begin, ow_end, y_row, i_row);
