@@ -100,6 +100,25 @@ std::vector<float> random_floats(size_t n, std::mt19937& rng) {
   return v;
 }
 
+// A case's random input, filters, bias and residual (drawn in that order).
+struct CaseData {
+  std::vector<float> x, w, b, res;
+  bool has_bias, has_residual;
+  const float* bias() const { return has_bias ? b.data() : nullptr; }
+  const float* residual() const { return has_residual ? res.data() : nullptr; }
+};
+
+CaseData case_data(const Case& c, const Conv2dShape& s, std::mt19937& rng) {
+  CaseData d;
+  d.x = random_floats(static_cast<size_t>(c.n * c.cin * c.h * c.w), rng);
+  d.w = random_floats(static_cast<size_t>(c.cout * c.cin * 9), rng);
+  d.b = random_floats(static_cast<size_t>(c.cout), rng);
+  d.res = random_floats(static_cast<size_t>(c.n * c.cout * s.out_h * s.out_w), rng);
+  d.has_bias = c.bias;
+  d.has_residual = c.residual;
+  return d;
+}
+
 struct ConvRun {
   std::vector<float> y;
   size_t temp_used = 0;
@@ -139,13 +158,11 @@ TEST_P(WinogradTest, MatchesDirectConvolution) {
     SCOPED_TRACE(::testing::Message() << "n=" << c.n << " cin=" << c.cin << " " << c.h << "x"
                                       << c.w << " cout=" << c.cout << " pad=" << c.pad);
     ASSERT_EQ(detail::winograd_applies(s), has_winograd());
-    const std::vector<float> x = random_floats(static_cast<size_t>(c.n * c.cin * c.h * c.w), rng);
-    const std::vector<float> w = random_floats(static_cast<size_t>(c.cout * c.cin * 9), rng);
-    const std::vector<float> b = random_floats(static_cast<size_t>(c.cout), rng);
-    const std::vector<float> res =
-        random_floats(static_cast<size_t>(c.n * c.cout * s.out_h * s.out_w), rng);
-    const float* bias = c.bias ? b.data() : nullptr;
-    const float* residual = c.residual ? res.data() : nullptr;
+    const CaseData d = case_data(c, s, rng);
+    const std::vector<float>& x = d.x;
+    const std::vector<float>& w = d.w;
+    const float* bias = d.bias();
+    const float* residual = d.residual();
     const Conv2dClamp clamp{c.lo, c.hi};
     std::vector<double> ref, scale;
     reference(s, x, w, bias, residual, c.lo, c.hi, &ref, &scale);
@@ -267,16 +284,14 @@ TEST_P(WinogradTest, PretransformedFiltersMatchDirectConvolution) {
     const Conv2dShape s = shape_of(c);
     SCOPED_TRACE(::testing::Message() << "n=" << c.n << " cin=" << c.cin << " " << c.h << "x"
                                       << c.w << " cout=" << c.cout << " pad=" << c.pad);
-    const std::vector<float> x = random_floats(static_cast<size_t>(c.n * c.cin * c.h * c.w), rng);
-    const std::vector<float> w = random_floats(static_cast<size_t>(c.cout * c.cin * 9), rng);
-    const std::vector<float> b = random_floats(static_cast<size_t>(c.cout), rng);
-    const std::vector<float> res =
-        random_floats(static_cast<size_t>(c.n * c.cout * s.out_h * s.out_w), rng);
-    const float* bias = c.bias ? b.data() : nullptr;
-    const float* residual = c.residual ? res.data() : nullptr;
+    const CaseData d = case_data(c, s, rng);
+    const std::vector<float>& x = d.x;
+    const std::vector<float>& w = d.w;
+    const float* bias = d.bias();
+    const float* residual = d.residual();
     const Conv2dClamp clamp{c.lo, c.hi};
     const std::vector<float> u = transformed_filters(s, w);
-    std::vector<float> y(res.size(), 12345.0f);
+    std::vector<float> y(d.res.size(), 12345.0f);
     std::vector<uint8_t> temp(size_t{32} << 20);
     MemoryAllocator allocator(temp.data(), temp.size());
     KernelContext ctx(&allocator);

@@ -7,11 +7,12 @@ from typing import Any
 
 import torch
 import torch.fx
-from torch._guards import detect_fake_mode
 from torch._ops import OpOverload
 from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind, InputSpec, TensorArgument
 from torch.utils import _pytree as pytree
+
+from torchedge.passes.fake_tensors import graph_fake_mode
 
 DEFAULT_MAX_GROWTH_BYTES = 64 * 1024
 _CONSTANT_KINDS = (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR)
@@ -188,7 +189,7 @@ def fold_constants(
     ]
     if not frontier:
         return False
-    fake_mode = detect_fake_mode([n.meta.get("val") for n in ep.graph.nodes if n.op == "placeholder"])
+    fake_mode = graph_fake_mode(ep.graph)
     for node in frontier:
         _lift(ep, node, folded[node], fake_mode)
     ep.graph.eliminate_dead_code()

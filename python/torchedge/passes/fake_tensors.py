@@ -45,6 +45,12 @@ class _CopyAwareFakeTensorProp(FakeTensorProp):
                 _CopyAwareFakeTensorProp(branch, self._mode).propagate_dont_convert_inputs(*operands)
 
 
+def graph_fake_mode(graph: torch.fx.Graph) -> Any:
+    """The fake mode of `graph`'s placeholders' meta["val"] (None when none
+    carries a fake value): the mode new constants' fake values are made in."""
+    return detect_fake_mode([n.meta.get("val") for n in graph.nodes if n.op == "placeholder"])
+
+
 def refresh_fake_tensors(gm: torch.fx.GraphModule) -> None:
     """Re-propagates fake values from the placeholders' meta["val"].
 

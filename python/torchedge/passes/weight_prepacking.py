@@ -22,12 +22,12 @@ from typing import Any, Optional
 
 import torch
 import torch.fx
-from torch._guards import detect_fake_mode
 from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind
 
 from torchedge.passes import linear_prepacked_op
 from torchedge.passes.constant_folding import add_lifted_constant, drop_unused_constants
+from torchedge.passes.fake_tensors import graph_fake_mode
 
 aten = torch.ops.aten
 LINEAR_PREPACKED = getattr(getattr(torch.ops, linear_prepacked_op.NAMESPACE),
@@ -134,8 +134,7 @@ def prepack_linear_weights(ep: ExportedProgram, keep: frozenset[str] = frozenset
                if (m := _match(node, constants)) is not None]
     if not matches:
         return 0
-    fake_mode = detect_fake_mode([n.meta.get("val") for n in ep.graph.nodes
-                                  if n.op == "placeholder"])
+    fake_mode = graph_fake_mode(ep.graph)
     packed: dict[torch.fx.Node, torch.fx.Node] = {}
     for node, (x, weight_node, weight, bias) in matches:
         if weight_node not in packed:

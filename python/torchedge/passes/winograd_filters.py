@@ -30,11 +30,11 @@ from typing import Any, Optional
 
 import torch
 import torch.fx
-from torch._guards import detect_fake_mode
 from torch.export import ExportedProgram
 
 from torchedge.passes import conv2d_clamp_op, conv2d_winograd_op
 from torchedge.passes.constant_folding import add_lifted_constant, drop_unused_constants
+from torchedge.passes.fake_tensors import graph_fake_mode
 from torchedge.passes.weight_prepacking import stored_constants
 
 aten = torch.ops.aten
@@ -127,8 +127,7 @@ def transform_winograd_filters(ep: ExportedProgram, keep: frozenset[str] = froze
                if (m := _match(node, constants)) is not None]
     if not matches:
         return 0
-    fake_mode = detect_fake_mode([n.meta.get("val") for n in ep.graph.nodes
-                                  if n.op == "placeholder"])
+    fake_mode = graph_fake_mode(ep.graph)
     transformed: dict[torch.fx.Node, torch.fx.Node] = {}
     for node, (x, weight_node, bias, residual, pad, lo, hi) in matches:
         if weight_node not in transformed:
