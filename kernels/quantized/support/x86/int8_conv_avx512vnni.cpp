@@ -25,11 +25,12 @@
 //    K block's accumulators, one zmm per output channel and strip (16
 //    pixels), the same float operations in the same order as the AVX2
 //    epilogue (mul, add, mul, round to nearest even, add, clamp, NaN -> 0),
-//    so both paths write the same bits; vpmovsdb packs and a masked store
-//    writes a partial strip. (MobileNetV2 int8: the AVX2 epilogue over the
-//    int32 sums was 22% of the time, as much as the vpdpbusd tiles.) With a
-//    residual (conv2d_add_int8) the sums go through c to the AVX2 epilogue
-//    (int8_conv_requantize_run_for).
+//    then with a residual (conv2d_add_int8) the add's formula
+//    (support/int8_add.h, as Int8AddAvx2 runs it), so both paths write the
+//    same bits; vpmovsdb packs and masked loads/stores handle a partial
+//    strip. (MobileNetV2 int8: the AVX2 epilogue over the int32 sums was 22%
+//    of the time, as much as the vpdpbusd tiles; ResNet-50's residual one
+//    12%.)
 // Compiled with -mavx512f/bw/vl/vnni (plus AVX2, FMA).
 #include <immintrin.h>
 
@@ -105,14 +106,31 @@ inline __m512i broadcast4(const int8_t* a) {
 }
 
 // requantize() of one panel's rows straight from the accumulators of the
-// last K block (no residual), the float operations of requantize_strip.
+// last K block, and with a residual (conv2d_add_int8) support/int8_add.h's
+// formula on that value and the residual's (a = the conv value, b = the
+// residual): the float operations of the AVX2 epilogue and Int8AddAvx2, in
+// their order, on 16 lanes.
 struct PanelEpilogue {
   __m512 scale[kRows], bias[kRows], inv, zp, lo, hi;
   bool has_bias, nan;
   int64_t rows;     // the panel's rows inside Cout_g (<= 6)
   int8_t* out;      // row 0, pixel 0 of the output planes
+  const int8_t* residual;  // laid out like out, or nullptr
   int64_t pixels;   // pixels per plane (the row stride of out)
+  // The residual add's parameters (residual != nullptr).
+  __m512 a_scale, a_zp, b_scale, b_zp, add_inv, add_zp, add_lo, add_hi;
 };
+
+inline __m512i residual_add16(const PanelEpilogue& e, __m512i a32, __m512i b32) {
+  const __m512 fa = _mm512_mul_ps(_mm512_sub_ps(_mm512_cvtepi32_ps(a32), e.a_zp), e.a_scale);
+  const __m512 fb = _mm512_mul_ps(_mm512_sub_ps(_mm512_cvtepi32_ps(b32), e.b_zp), e.b_scale);
+  const __m512 r = _mm512_add_ps(
+      _mm512_roundscale_ps(_mm512_mul_ps(_mm512_add_ps(fa, fb), e.add_inv),
+                           _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
+      e.add_zp);
+  const __m512 clamped = _mm512_min_ps(_mm512_max_ps(r, e.add_lo), e.add_hi);
+  return _mm512_cvttps_epi32(_mm512_maskz_mov_ps(_mm512_cmp_ps_mask(r, r, _CMP_ORD_Q), clamped));
+}
 
 inline void requantize16(const PanelEpilogue& e, int r, __m512i acc, int64_t strip) {
   __m512 y = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), e.scale[r]);
@@ -123,8 +141,13 @@ inline void requantize16(const PanelEpilogue& e, int r, __m512i acc, int64_t str
   __m512 v = _mm512_min_ps(_mm512_max_ps(sum, e.lo), e.hi);
   if (e.nan) v = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(sum, sum, _CMP_ORD_Q), v);
   const int64_t p0 = strip * kStrip, cols = std::min(kStrip, e.pixels - p0);
-  _mm_mask_storeu_epi8(e.out + r * e.pixels + p0, static_cast<__mmask16>((1u << cols) - 1),
-                       _mm512_cvtsepi32_epi8(_mm512_cvttps_epi32(v)));
+  const __mmask16 mask = static_cast<__mmask16>((1u << cols) - 1);
+  const int64_t at = r * e.pixels + p0;
+  __m512i q = _mm512_cvttps_epi32(v);
+  if (e.residual != nullptr) {
+    q = residual_add16(e, q, _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(mask, e.residual + at)));
+  }
+  _mm_mask_storeu_epi8(e.out + at, mask, _mm512_cvtsepi32_epi8(q));
 }
 
 // c[s][0..6)[0..16) for the strips s < kStrips (b: their packed blocks,
@@ -267,11 +290,10 @@ void int8_conv_avx512vnni(const Int8ConvProblem& p, const Int8ConvSource& src,
   // Strips [0, wide) take the 16-lane tiles; a last strip of <= 4 pixels
   // the narrow one.
   const int64_t wide = p.pixels() - (strip_end - 1) * kStrip <= 4 ? chunk - 1 : chunk;
-  // Without a residual the last K block's tiles requantize their
-  // accumulators themselves (no int32 round trip through c).
-  const bool fused = p.residual == nullptr;
+  // The last K block's tiles requantize their accumulators themselves (no
+  // int32 round trip through c).
   PanelEpilogue epilogue;
-  if (fused) {
+  {
     const int64_t m0 = g * p.cout_g() + panel_begin * kRows;
     epilogue.nan = may_produce_nan(p, m0, g * p.cout_g() + std::min(p.cout_g(), panel_end * kRows));
     epilogue.has_bias = p.bias != nullptr;
@@ -280,6 +302,15 @@ void int8_conv_avx512vnni(const Int8ConvProblem& p, const Int8ConvSource& src,
     epilogue.lo = _mm512_set1_ps(p.quant_min);
     epilogue.hi = _mm512_set1_ps(p.quant_max);
     epilogue.pixels = p.pixels();
+    const Int8AddProblem& add = p.residual_add;
+    epilogue.a_scale = _mm512_set1_ps(static_cast<float>(add.a_scale));
+    epilogue.a_zp = _mm512_set1_ps(static_cast<float>(add.a_zero_point));
+    epilogue.b_scale = _mm512_set1_ps(static_cast<float>(add.b_scale));
+    epilogue.b_zp = _mm512_set1_ps(static_cast<float>(add.b_zero_point));
+    epilogue.add_inv = _mm512_set1_ps(add.out_params.inv_scale);
+    epilogue.add_zp = _mm512_set1_ps(add.out_params.zero_point);
+    epilogue.add_lo = _mm512_set1_ps(add.out_params.quant_min);
+    epilogue.add_hi = _mm512_set1_ps(add.out_params.quant_max);
   }
   for (int64_t q0 = 0; q0 < quads; q0 += l.block) {
     const int64_t block = std::min(l.block, quads - q0);
@@ -297,14 +328,16 @@ void int8_conv_avx512vnni(const Int8ConvProblem& p, const Int8ConvSource& src,
       }
       const int32_t* first = q0 == 0 ? init : nullptr;
       const PanelEpilogue* e = nullptr;
-      if (fused && q0 + block == quads) {
+      if (q0 + block == quads) {
         epilogue.rows = std::min(kRows, p.cout_g() - pn * kRows);
         const int64_t channel = g * p.cout_g() + pn * kRows;
         for (int64_t r = 0; r < epilogue.rows; ++r) {
           epilogue.scale[r] = _mm512_set1_ps(p.in_scale * p.w_scales[channel + r]);
           epilogue.bias[r] = _mm512_set1_ps(p.bias != nullptr ? p.bias[channel + r] : 0.0f);
         }
-        epilogue.out = p.out + (n * p.out_channels + channel) * p.pixels();
+        const int64_t at = (n * p.out_channels + channel) * p.pixels();
+        epilogue.out = p.out + at;
+        epilogue.residual = p.residual != nullptr ? p.residual + at : nullptr;
         e = &epilogue;
       }
       int64_t s = 0;
@@ -321,17 +354,6 @@ void int8_conv_avx512vnni(const Int8ConvProblem& p, const Int8ConvSource& src,
                     e, strip_begin + wide);
       }
     }
-  }
-  if (fused) return;
-  // The residual add: the AVX2 epilogue over c (int8_conv_requantize_run_for).
-  const int64_t row_begin = panel_begin * kRows;
-  const int64_t row_end = std::min(p.cout_g(), panel_end * kRows);
-  const Int8RequantizeRun requantize = int8_conv_requantize_run_for(p);
-  for (int64_t s = strip_begin; s < strip_end; ++s) {
-    const int64_t p0 = s * kStrip;
-    requantize(p, c + (s - strip_begin) * c_stride + row_begin * kStrip,
-               g * p.cout_g() + row_begin, row_end - row_begin, n, p0,
-               std::min(kStrip, p.pixels() - p0));
   }
 }
 
