@@ -242,19 +242,19 @@ bool uses_vnni() { return quant_isa() == QuantIsa::kAvx512Vnni; }
 // Scratch: [padded image][per-call weight data shared by the workers: the
 // widened weights (AVX2, when they fit) or the row sums (VNNI, when the
 // input zero point is not -128)][worker slots].
-struct Avx2Scratch {
-  size_t padded, widened, slot;
+struct SimdScratch {
+  size_t padded, shared, slot;
   bool vnni;
 };
 
-Avx2Scratch avx2_scratch_of(const Int8ConvProblem& p, const Split& s) {
+SimdScratch simd_scratch_of(const Int8ConvProblem& p, const Split& s) {
   const size_t padded = round_up_64(int8_conv_padded_bytes(p));
   if (uses_vnni()) {
-    return Avx2Scratch{padded, round_up_64(int8_conv_vnni_row_sums_bytes(p)),
+    return SimdScratch{padded, round_up_64(int8_conv_vnni_row_sums_bytes(p)),
                        round_up_64(int8_conv_avx512vnni_worker_bytes(p, s.chunk_strips)), true};
   }
   const bool shared = shares_weights(p);
-  return Avx2Scratch{padded, shared ? round_up_64(int8_conv_widened_bytes(p)) : 0,
+  return SimdScratch{padded, shared ? round_up_64(int8_conv_widened_bytes(p)) : 0,
                      round_up_64(int8_conv_avx2_worker_bytes(p, s.chunk_strips, shared)), false};
 }
 
@@ -295,8 +295,8 @@ size_t int8_conv_scratch_bytes(const Int8ConvProblem& p) {
 #if defined(TORCHEDGE_QUANTIZED_X86)
   if (quant_isa() != QuantIsa::kScalar) {
     const Split s = split_of(p);
-    const Avx2Scratch a = avx2_scratch_of(p, s);
-    return a.padded + a.widened + static_cast<size_t>(s.workers) * a.slot;
+    const SimdScratch a = simd_scratch_of(p, s);
+    return a.padded + a.shared + static_cast<size_t>(s.workers) * a.slot;
   }
 #endif
   (void)p;
@@ -307,14 +307,14 @@ void run_int8_conv(const Int8ConvProblem& p, void* scratch) {
   if (p.batch == 0 || p.out_channels == 0 || p.pixels() == 0) return;
 #if defined(TORCHEDGE_QUANTIZED_X86)
   if (quant_isa() != QuantIsa::kScalar) {
-    // The widened weights (once) and per image the padded copy, in one
+    // The shared weight data (once) and per image the padded copy, in one
     // region (prepare_operands), then the (group, strip) pairs, split once
     // over the workers; each worker owns one scratch slot.
     const Split s = split_of(p);
-    const Avx2Scratch layout = avx2_scratch_of(p, s);
+    const SimdScratch layout = simd_scratch_of(p, s);
     int8_t* padded = static_cast<int8_t*>(scratch);
-    void* weights = layout.widened > 0 ? static_cast<char*>(scratch) + layout.padded : nullptr;
-    char* slots = static_cast<char*>(scratch) + layout.padded + layout.widened;
+    void* weights = layout.shared > 0 ? static_cast<char*>(scratch) + layout.padded : nullptr;
+    char* slots = static_cast<char*>(scratch) + layout.padded + layout.shared;
     const int64_t strips = strips_of(p);
     // One chunk: strips [b, e) and panels [pb, pe) of group g.
     auto chunk = [&](const Int8ConvSource& src, int64_t n, int64_t g, int64_t b, int64_t e,
