@@ -14,7 +14,8 @@
 // Algorithm (Goto/BLIS): the N range is cut into panels of NC columns and
 // K into blocks of KC; each KC x NC panel of B is packed into NR-wide strips,
 // each MC x KC block of A into MR-tall strips, and an MR x NR register-tiled
-// micro-kernel (AVX2/FMA 6x16, AVX-512 6x32, scalar 4x16) runs over them.
+// micro-kernel (AVX2/FMA 6x16, AVX-512 12x32 over two 16-wide strips,
+// scalar 4x16) runs over them.
 // Threads (threadpool.h) take disjoint rectangles of C (the larger of M and
 // N is split, so each thread packs only its share of the bigger operand), or
 // whole batch items when the batch divides evenly among them or is large.
@@ -71,8 +72,8 @@ struct SgemmProblem {
   // ceil(N / nr) strips one after another, strip s = K rows of nr floats
   // (columns s*nr .. s*nr + nr - 1, zero past N), so element (k, n) is
   // b_prepacked[(n / nr) * K * nr + k * nr + n % nr], nr = b_prepacked_nr.
-  // Read in place (no B packing) when nr is the micro-kernel's NR (16 for
-  // the AVX2 and scalar kernels) and the pointer is 64-byte aligned.
+  // Read in place (no B packing) when nr is the micro-kernel's strip width
+  // (16 for every kernel) and the pointer is 64-byte aligned.
   const float* b_prepacked = nullptr;
   int64_t b_prepacked_nr = 0;
   float* c = nullptr;           // M x N, row stride ldc, column stride 1
@@ -91,15 +92,12 @@ struct SgemmProblem {
 };
 
 /// The micro-kernel sgemm(ctx, p) runs: best_isa(), except that on an
-/// AVX-512 CPU it is the AVX2 one; the 32-wide AVX-512 kernel is reached
-/// through sgemm_with_isa only. Measured on an Ice Lake class Xeon (stop
-/// 13, 1 thread, torchedge_run medians): with the 32-wide kernel wherever
-/// best_isa() allowed, ViT-Tiny 53.9 vs 33.4 ms, BERT 76.5 vs 36.8,
-/// ResNet-18 53.9 vs 37.7 (prepacked 16-wide B is repacked on every call);
-/// using it only for unprepacked B with N >= 128 still left MobileNetV2
-/// at 25.8 vs 14.6 ms and ViT 40.0 vs 34.3 (its 6x32 tile loses on small
-/// M, K and N in sgemm_bench, and its zmm code lowers the core clock for
-/// the AVX2 kernels around it).
+/// AVX-512 CPU the AVX2 one takes the shapes it measured faster at
+/// (N <= 64, M <= 16, K <= 16: sgemm_bench, Ice Lake class Xeon, stop 14).
+/// The AVX-512 kernel's 12 x 32 tile spans two of the AVX2 kernel's 16-wide
+/// B strips, so both read the same prepacked weights in place (a previous
+/// 6 x 32 kernel with its own 32-wide strips repacked them on every call:
+/// ViT-Tiny 53.9 vs 33.4 ms end to end).
 Isa sgemm_isa(const SgemmProblem& p);
 
 /// Runs `p` with the micro-kernel of sgemm_isa(p). InvalidArgument for

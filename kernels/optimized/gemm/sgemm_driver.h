@@ -23,6 +23,25 @@
 // and the kernel applies the epilogue to its accumulators before storing
 // them, instead of the driver's pass over the stored tile.
 //
+// A kernel may instead declare `static constexpr int kStrips` > 1 (wide
+// tiles): each tile then spans up to kStrips strips of kNr columns, read
+// where they lie, and the kernel provides (instead of micro & co.)
+//
+//   static void micro_strips(int rows, int strips, int64_t kc, const float* pa,
+//                            const float* pb, int64_t strip_stride, int64_t ldb,
+//                            float* c, int64_t ldc, bool accumulate,
+//                            const TileEpilogue* epi);
+//     rows <= kMr rows x strips * kNr columns of C (all stored, at c, rows
+//     ldc apart): element (k, j) of strip s is pb[s * strip_stride + k * ldb
+//     + j]; pa is a kMr-tall packed strip; epi as for kFusedEpilogue.
+//
+// B keeps the kNr-wide strip layout (packed panel: strip_stride = kc * kNr,
+// ldb = kNr; prepacked in place: K * kNr and kNr; a unit-column-stride B
+// read in place: kNr and its row stride), so prepacked weights and every B
+// packer serve kernels of either kind. (Why: a 16-column zmm tile needs one
+// broadcast load per FMA and runs at half the FMA peak on an Ice Lake class
+// Xeon, where a 12 x 32 tile over two strips reaches ~95 %.)
+//
 // Include this header ONLY from one ISA's translation unit (sgemm_<isa>.cpp)
 // and instantiate it with a Kernel in that file's anonymous namespace: every
 // function here is a template over Kernel, so each ISA gets its own copies,
@@ -127,6 +146,21 @@ struct TileEpilogue {
 };
 
 template <typename K, typename = void>
+struct StripsPerTile {
+  static constexpr int value = 1;
+};
+template <typename K>
+struct StripsPerTile<K, decltype(void(K::kStrips))> {
+  static constexpr int value = K::kStrips;
+};
+
+// Columns of C one micro-tile spans.
+template <typename K>
+constexpr int64_t tile_cols() {
+  return int64_t{K::kNr} * StripsPerTile<K>::value;
+}
+
+template <typename K, typename = void>
 struct HasFusedEpilogue {
   static constexpr bool value = false;
 };
@@ -224,7 +258,7 @@ const float* prepacked_block(const SgemmProblem& p, int64_t n0, int64_t k0) {
 }
 
 // pack_b's output from a prepacked B that cannot be read in place (another
-// strip width, e.g. 16-wide strips for the 32-wide AVX-512 kernel, or a
+// strip width (b_prepacked_nr other than 16), or a
 // misaligned pointer): rows [k0, k0 + kc) x cols [n0, n0 + nc) repacked
 // element by element. Correctness, not speed: the AOT writer packs for the
 // kernel that runs and aligns its constants.
@@ -436,6 +470,35 @@ inline bool tile(const SgemmProblem& p, const Item& it, int64_t m, int64_t rows,
   return epi != nullptr;
 }
 
+// tile() for a wide-tile kernel (kStrips > 1): rows <= kMr x cols <=
+// tile_cols<K>() of C from `strips` strips (pb, strip_stride, ldb: see
+// micro_strips). A partial last strip goes through the `edge` buffer
+// (kMr x tile_cols<K>()); returns whether the epilogue was applied.
+template <typename K>
+inline bool wide_tile(const SgemmProblem& p, const Item& it, int64_t m, int64_t rows, int64_t n,
+                      int64_t cols, int64_t kc, const float* pa, const float* pb,
+                      int64_t strip_stride, int64_t ldb, bool first, float* edge,
+                      const TileEpilogue* epi) {
+  constexpr int64_t kWidth = tile_cols<K>();
+  float* c = it.c + m * p.ldc + n;
+  const int strips = static_cast<int>((cols + K::kNr - 1) / K::kNr);
+  const bool in_place = cols % K::kNr == 0;
+  if (in_place) {
+    K::micro_strips(static_cast<int>(rows), strips, kc, pa, pb, strip_stride, ldb, c, p.ldc,
+                    !first, epi);
+    return epi != nullptr;
+  }
+  for (int64_t r = 0; r < rows && !first; ++r) {
+    std::memcpy(edge + r * kWidth, c + r * p.ldc, sizeof(float) * cols);
+  }
+  K::micro_strips(static_cast<int>(rows), strips, kc, pa, pb, strip_stride, ldb, edge, kWidth,
+                  !first, nullptr);
+  for (int64_t r = 0; r < rows; ++r) {
+    std::memcpy(c + r * p.ldc, edge + r * kWidth, sizeof(float) * cols);
+  }
+  return false;
+}
+
 // The serial loop nest (file comment) over rows [m_begin, m_end) and
 // columns [n_begin, n_end) of one batch item.
 template <typename K>
@@ -445,15 +508,17 @@ void run_rectangle(const SgemmProblem& p, const Item& it, int64_t m_begin, int64
   const bool fused = epi && fuses_epilogue<K>(p);
   const bool direct_a =
       HasDirectA<K>::value && it.a.col_stride == 1 && n_end - n_begin <= kDirectAMaxN;
-  static_assert(K::kNc % K::kNr == 0, "panels start on strip boundaries (prepacked B)");
+  static_assert(K::kNc % tile_cols<K>() == 0, "panels start on tile boundaries (prepacked B)");
   const bool b_in_place = prepacked_in_place<K>(p);
   const int64_t kc_block = even_block(p.k, K::kKc, 8);
-  const bool direct_b = HasDirectB<K>::value && !direct_a && !b_in_place &&
+  const bool direct_b = (HasDirectB<K>::value || StripsPerTile<K>::value > 1) && !direct_a &&
+                        !b_in_place &&
                         p.b_prepacked == nullptr && p.pack_b == nullptr &&
                         it.b.col_stride == 1 && m_end - m_begin <= kDirectBMaxM &&
                         direct_b_fits_l1(kc_block, it.b.row_stride);
   const int64_t mc_block = even_block(m_end - m_begin, K::kMc, K::kMr);
-  alignas(64) float edge[K::kMr * K::kNr];
+  constexpr bool kWide = StripsPerTile<K>::value > 1;
+  alignas(64) float edge[K::kMr * tile_cols<K>()];
   for (int64_t n0 = n_begin; n0 < n_end; n0 += nc_max) {
     const int64_t nc = min64(nc_max, n_end - n0);
     int64_t k0 = 0;
@@ -479,23 +544,36 @@ void run_rectangle(const SgemmProblem& p, const Item& it, int64_t m_begin, int64
         } else if (full_rows < mc) {  // only the partial last strip is packed
           pack_a<K>(it.a, p.m, m0 + full_rows, K::kMr, k0, kc, s.a + full_rows * kc);
         }
-        for (int64_t j = 0; j < nc; j += K::kNr) {
-          const int64_t cols = min64(K::kNr, nc - j);
+        for (int64_t j = 0; j < nc;) {
+          // A wide tile never mixes strips read in place with the packed
+          // partial one (direct_b).
+          const int64_t cols = min64(tile_cols<K>(), (direct_b && j < full_cols ? full_cols : nc) - j);
           const bool b_direct = direct_b && j < full_cols;
           const float* pb = b_in_place ? prepacked_block<K>(p, n0 + j, k0)
                             : b_direct ? it.b.data + k0 * it.b.row_stride + n0 + j
                             : direct_b ? s.b
                                        : s.b + j * kc;
           const int64_t ldb = b_direct ? it.b.row_stride : 0;
+          const int64_t strip_stride = b_in_place ? p.k * K::kNr
+                                       : b_direct ? int64_t{K::kNr}
+                                                  : kc * K::kNr;
           for (int64_t i = 0; i < mc; i += K::kMr) {
             const int64_t rows = min64(K::kMr, mc - i);
             TileEpilogue te;
             if (last && fused) te = tile_epilogue(p, it, m0 + i, n0 + j);
-            const bool applied = tile<K>(p, it, m0 + i, rows, n0 + j, cols, k0, kc, s.a + i * kc,
-                                         pb, ldb, direct_a, first, edge,
-                                         last && fused ? &te : nullptr);
+            const TileEpilogue* tile_epi = last && fused ? &te : nullptr;
+            bool applied;
+            if constexpr (kWide) {
+              applied = wide_tile<K>(p, it, m0 + i, rows, n0 + j, cols, kc, s.a + i * kc, pb,
+                                     strip_stride, b_direct ? ldb : int64_t{K::kNr}, first, edge,
+                                     tile_epi);
+            } else {
+              applied = tile<K>(p, it, m0 + i, rows, n0 + j, cols, k0, kc, s.a + i * kc, pb, ldb,
+                                direct_a, first, edge, tile_epi);
+            }
             if (last && epi && !applied) epilogue<K>(p, it, m0 + i, rows, n0 + j, cols);
           }
+          j += cols;
         }
       }
       k0 += kc;
@@ -550,16 +628,17 @@ Plan make_plan(const SgemmProblem& p) {
   // larger of N and M (BERT's 128 x 384 x 384: splitting M had both threads
   // stream all of B), unless the split part would be too thin.
   plan.split_n = !plan.by_batch &&
-                 ((p.n > p.m && p.n >= threads * K::kNr * 2) || p.m < threads * K::kMr * 4);
+                 ((p.n > p.m && p.n >= threads * tile_cols<K>() * 2) || p.m < threads * K::kMr * 4);
   plan.parts = plan.by_batch ? min64(threads, max64(p.batch, 1)) : threads;
   int64_t nc_max = K::kNc;
-  if (plan.split_n) nc_max = min64(nc_max, round_up((p.n + threads - 1) / threads, K::kNr));
+  if (plan.split_n) nc_max = min64(nc_max, round_up((p.n + threads - 1) / threads, tile_cols<K>()));
   const int64_t kc_max = max64(1, even_block(p.k, K::kKc, 8));
   // Many threads: narrower panels keep the scratch within the Module's
   // default 8 MiB temp allocator (kScratchBudget for all B panels).
   constexpr int64_t kScratchBudget = int64_t{5} << 20;
-  const int64_t nc_budget = kScratchBudget / (plan.parts * kc_max * 4) / K::kNr * K::kNr;
-  nc_max = min64(nc_max, max64(K::kNr * 4, nc_budget));
+  const int64_t nc_budget =
+      kScratchBudget / (plan.parts * kc_max * 4) / tile_cols<K>() * tile_cols<K>();
+  nc_max = min64(nc_max, max64(tile_cols<K>() * 4, nc_budget));
   plan.nc_max = max64(K::kNr, min64(nc_max, round_up(p.n, K::kNr)));
   const int64_t mc_max = max64(K::kMr, min64(K::kMc, round_up(p.m, K::kMr)));
   plan.a_floats = static_cast<size_t>(round_up(mc_max * kc_max, 16));
@@ -598,7 +677,7 @@ Error run(KernelContext& ctx, const SgemmProblem& p) {
         continue;
       }
       int64_t lo = 0, hi = 0;
-      split_range(split_n ? p.n : p.m, parts, part, split_n ? K::kNr : K::kMr, &lo, &hi);
+      split_range(split_n ? p.n : p.m, parts, part, split_n ? tile_cols<K>() : K::kMr, &lo, &hi);
       if (lo >= hi) continue;
       for (int64_t b = 0; b < p.batch; ++b) {
         if (split_n) {
