@@ -93,7 +93,7 @@ struct SgemmProblem {
 
 /// The micro-kernel sgemm(ctx, p) runs: best_isa(), except that on an
 /// AVX-512 CPU the AVX2 one takes the shapes it measured faster at
-/// (N <= 64, M <= 16, K <= 16: sgemm_bench, Ice Lake class Xeon, stop 14).
+/// (M <= 16, K <= 16: sgemm_bench, Ice Lake class Xeon, stop 14).
 /// The AVX-512 kernel's 12 x 32 tile spans two of the AVX2 kernel's 16-wide
 /// B strips, so both read the same prepacked weights in place (a previous
 /// 6 x 32 kernel with its own 32-wide strips repacked them on every call:

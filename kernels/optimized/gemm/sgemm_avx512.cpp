@@ -104,6 +104,52 @@ struct Avx512Kernel {
     }
   }
 
+  // kMr rows of A read in place (row i at a + i * lda) x `strips` packed
+  // strips: for small N, where a packed A element would feed only 2 * N
+  // flops (sgemm_driver.h, kDirectAMaxN).
+  static void micro_strips_direct_a(int strips, int64_t kc, const float* a, int64_t lda,
+                                    const float* pb, int64_t strip_stride, float* c, int64_t ldc,
+                                    bool accumulate, const TileEpilogue* epi) {
+    if (strips == 2) return direct_a_tile<2>(kc, a, lda, pb, strip_stride, c, ldc, accumulate, epi);
+    direct_a_tile<1>(kc, a, lda, pb, strip_stride, c, ldc, accumulate, epi);
+  }
+
+  template <int kS>
+  static inline void direct_a_tile(int64_t kc, const float* a, int64_t lda, const float* pb,
+                                   int64_t strip_stride, float* c, int64_t ldc, bool accumulate,
+                                   const TileEpilogue* epi) {
+    // Row i at rows[i / 3] + (i % 3) * lda: four row pointers and lda, so
+    // the twelve broadcasts need no more registers than x86 has.
+    const float* r0 = a;
+    const float* r3 = a + 3 * lda;
+    const float* r6 = a + 6 * lda;
+    const float* r9 = a + 9 * lda;
+    __m512 acc[kMr][kS];
+#pragma GCC unroll 16
+    for (int i = 0; i < kMr; ++i) {
+#pragma GCC unroll 2
+      for (int s = 0; s < kS; ++s) acc[i][s] = _mm512_setzero_ps();
+    }
+    const float* pb1 = pb + (kS > 1 ? strip_stride : 0);
+    for (int64_t k = 0; k < kc; ++k) {
+      __m512 b[kS];
+      b[0] = _mm512_load_ps(pb + k * kNr);
+      if constexpr (kS > 1) b[1] = _mm512_load_ps(pb1 + k * kNr);
+      const float* base[4] = {r0 + k, r3 + k, r6 + k, r9 + k};
+#pragma GCC unroll 16
+      for (int i = 0; i < kMr; ++i) {
+        const __m512 x = _mm512_set1_ps(base[i / 3][(i % 3) * lda]);
+#pragma GCC unroll 2
+        for (int s = 0; s < kS; ++s) acc[i][s] = _mm512_fmadd_ps(x, b[s], acc[i][s]);
+      }
+    }
+#pragma GCC unroll 16
+    for (int i = 0; i < kMr; ++i) {
+#pragma GCC unroll 2
+      for (int s = 0; s < kS; ++s) store16(c, ldc, i, s * kNr, acc[i][s], accumulate, epi);
+    }
+  }
+
   // One kMr-tall strip of A (sgemm_driver.h's pack_a layout) from `rows`
   // rows of a unit-column-stride A: 8 k at a time, rows 0-7 and 8-11
   // through two 8 x 8 transposes, each column stored as 8 + 4 floats.

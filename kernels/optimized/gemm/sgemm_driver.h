@@ -35,6 +35,14 @@
 //     ldc apart): element (k, j) of strip s is pb[s * strip_stride + k * ldb
 //     + j]; pa is a kMr-tall packed strip; epi as for kFusedEpilogue.
 //
+// and optionally (A read in place for small N, as micro_direct_a)
+//
+//   static void micro_strips_direct_a(int strips, int64_t kc, const float* a, int64_t lda,
+//                                     const float* pb, int64_t strip_stride, float* c,
+//                                     int64_t ldc, bool accumulate, const TileEpilogue* epi);
+//     kMr rows (row i at a + i * lda, unit column stride) x strips packed
+//     strips (ldb = kNr).
+//
 // B keeps the kNr-wide strip layout (packed panel: strip_stride = kc * kNr,
 // ldb = kNr; prepacked in place: K * kNr and kNr; a unit-column-stride B
 // read in place: kNr and its row stride), so prepacked weights and every B
@@ -126,6 +134,7 @@ TE_SGEMM_OPTIONAL_MEMBER(HasPackBCols, pack_b_cols)
 //     c[j] = clamp(alpha * c[j] + row_bias (+ col_bias[j] if not null), lo, hi)
 //     for j < cols, NaN kept.
 TE_SGEMM_OPTIONAL_MEMBER(HasBiasClampRow, bias_clamp_row)
+TE_SGEMM_OPTIONAL_MEMBER(HasWideDirectA, micro_strips_direct_a)
 #undef TE_SGEMM_OPTIONAL_MEMBER
 
 // The epilogue of one tile as a kFusedEpilogue kernel applies it, element
@@ -476,23 +485,31 @@ inline bool tile(const SgemmProblem& p, const Item& it, int64_t m, int64_t rows,
 // (kMr x tile_cols<K>()); returns whether the epilogue was applied.
 template <typename K>
 inline bool wide_tile(const SgemmProblem& p, const Item& it, int64_t m, int64_t rows, int64_t n,
-                      int64_t cols, int64_t kc, const float* pa, const float* pb,
-                      int64_t strip_stride, int64_t ldb, bool first, float* edge,
+                      int64_t cols, int64_t k0, int64_t kc, const float* pa, const float* pb,
+                      int64_t strip_stride, int64_t ldb, bool direct, bool first, float* edge,
                       const TileEpilogue* epi) {
   constexpr int64_t kWidth = tile_cols<K>();
   float* c = it.c + m * p.ldc + n;
   const int strips = static_cast<int>((cols + K::kNr - 1) / K::kNr);
   const bool in_place = cols % K::kNr == 0;
+  auto run = [&](float* dst, int64_t ld, const TileEpilogue* e) {
+    if constexpr (HasWideDirectA<K>::value) {
+      if (direct && rows == K::kMr) {
+        return K::micro_strips_direct_a(strips, kc, it.a.data + m * it.a.row_stride + k0,
+                                        it.a.row_stride, pb, strip_stride, dst, ld, !first, e);
+      }
+    }
+    K::micro_strips(static_cast<int>(rows), strips, kc, pa, pb, strip_stride, ldb, dst, ld,
+                    !first, e);
+  };
   if (in_place) {
-    K::micro_strips(static_cast<int>(rows), strips, kc, pa, pb, strip_stride, ldb, c, p.ldc,
-                    !first, epi);
+    run(c, p.ldc, epi);
     return epi != nullptr;
   }
   for (int64_t r = 0; r < rows && !first; ++r) {
     std::memcpy(edge + r * kWidth, c + r * p.ldc, sizeof(float) * cols);
   }
-  K::micro_strips(static_cast<int>(rows), strips, kc, pa, pb, strip_stride, ldb, edge, kWidth,
-                  !first, nullptr);
+  run(edge, kWidth, nullptr);
   for (int64_t r = 0; r < rows; ++r) {
     std::memcpy(c + r * p.ldc, edge + r * kWidth, sizeof(float) * cols);
   }
@@ -506,8 +523,8 @@ void run_rectangle(const SgemmProblem& p, const Item& it, int64_t m_begin, int64
                    int64_t n_begin, int64_t n_end, int64_t nc_max, const Scratch& s) {
   const bool epi = needs_epilogue<K>(p);
   const bool fused = epi && fuses_epilogue<K>(p);
-  const bool direct_a =
-      HasDirectA<K>::value && it.a.col_stride == 1 && n_end - n_begin <= kDirectAMaxN;
+  const bool direct_a = (HasDirectA<K>::value || HasWideDirectA<K>::value) &&
+                        it.a.col_stride == 1 && n_end - n_begin <= kDirectAMaxN;
   static_assert(K::kNc % tile_cols<K>() == 0, "panels start on tile boundaries (prepacked B)");
   const bool b_in_place = prepacked_in_place<K>(p);
   const int64_t kc_block = even_block(p.k, K::kKc, 8);
@@ -564,9 +581,9 @@ void run_rectangle(const SgemmProblem& p, const Item& it, int64_t m_begin, int64
             const TileEpilogue* tile_epi = last && fused ? &te : nullptr;
             bool applied;
             if constexpr (kWide) {
-              applied = wide_tile<K>(p, it, m0 + i, rows, n0 + j, cols, kc, s.a + i * kc, pb,
-                                     strip_stride, b_direct ? ldb : int64_t{K::kNr}, first, edge,
-                                     tile_epi);
+              applied = wide_tile<K>(p, it, m0 + i, rows, n0 + j, cols, k0, kc, s.a + i * kc,
+                                     pb, strip_stride, b_direct ? ldb : int64_t{K::kNr},
+                                     direct_a, first, edge, tile_epi);
             } else {
               applied = tile<K>(p, it, m0 + i, rows, n0 + j, cols, k0, kc, s.a + i * kc, pb, ldb,
                                 direct_a, first, edge, tile_epi);
