@@ -36,8 +36,8 @@ class PteOptions:
     # aligned to at least 64 bytes so the kernel reads the strips in place. False for
     # programs meant for upstream's runtime, which lacks that kernel.
     prepack_weights: bool = True
-    # float32 3x3 stride-1 convolutions too large for the kernel's per-call Winograd filter
-    # transform (Cin * Cout > 65536, or a 7x7 output) -> torchedge::conv2d_winograd, the
+    # float32 3x3 stride-1 convolutions the kernel's per-call Winograd filter transform does
+    # not pay for (Cin * Cout > 65536, or an output below 28x28) -> torchedge::conv2d_winograd, the
     # filters stored transformed (16/9 of their bytes; passes/winograd_filters.py). False
     # for a smaller file or for upstream's runtime, which lacks that kernel.
     winograd_filters: bool = True

@@ -1,6 +1,6 @@
 """to_pte's winograd_filters: float32 3x3 stride-1 convolutions the optimized
 kernel's per-call Winograd transform does not cover (more than 256 x 256
-channels, or a 7x7 output) become torchedge::conv2d_winograd with their
+channels, or an output below 28x28) become torchedge::conv2d_winograd with their
 filters stored transformed (passes/winograd_filters.py). The program must
 match eager on both kernel libraries at 1 and 2 threads, NaN and infinity
 included, keep every other convolution, and winograd_filters=False must
@@ -36,7 +36,7 @@ class Blocks(torch.nn.Module):
     def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         a = torch.relu(self.small_map(x))          # 7x7 output
         b = torch.relu(self.wide(a) + a)           # conv2d_add_clamp, 264 x 264
-        c = self.kept(torch.nn.functional.interpolate(b, size=(8, 8)))  # 264 x 16 at 8x8
+        c = self.kept(torch.nn.functional.interpolate(b, size=(28, 28)))  # 264 x 16 at 28x28
         return c, self.strided(y)
 
 

@@ -62,8 +62,8 @@ class EdgeProgram:
         prepack_weights=True (float32 linear layers with a constant weight run
         as torchedge::linear_prepacked, the weight stored in the GEMM's packed
         layout; False for upstream's runtime), winograd_filters=True (3x3
-        stride-1 convolutions with more than 256 x 256 channels or a 7x7 output
-        run as torchedge::conv2d_winograd, the filters stored Winograd-
+        stride-1 convolutions with more than 256 x 256 channels or an output
+        below 28x28 run as torchedge::conv2d_winograd, the filters stored Winograd-
         transformed at 16/9 of their size; False for a smaller file or for
         upstream's runtime). This EdgeProgram is not modified.
         """

@@ -12,13 +12,15 @@ layers and 7x7 maps stayed on im2col. Here each
     torchedge.conv2d_add_clamp(x, w, bias, residual, [1, 1], padding, [1, 1], 1, lo, hi)
 
 with w a stored, finite float32 [Cout, Cin, 3, 3] constant, Cin and Cout >= 8,
-an output of at least 7x7, and Cin * Cout > 65536 or an output below 8x8
-(the layers the kernel's per-call transform does not pay for: ResNet's
-512-channel 7x7 layers) becomes torchedge::conv2d_winograd(x, U, bias,
+an output of at least 7x7, and Cin * Cout > 65536 or an output below 28x28
+(the layers where the kernel's per-call transform costs too much against
+the GEMMs it feeds, which shrink with the map: ResNet's 14x14 and 7x7
+layers) becomes torchedge::conv2d_winograd(x, U, bias,
 residual, padding, lo, hi) (conv2d_winograd_op.py) reading a new lifted
 constant `<weight>_winograd` [16, Cout, Cin]. Those filters take 16/9 of
-their bytes in the file (ResNet-18: 46.8 -> 68.8 MB) for 2850 instead of
-3280 us per 512 @ 7x7 layer (1 thread, in the model). It runs at to_pte time
+their bytes in the file (ResNet-18: 46.8 -> 74.3 MB) for 2850 instead of
+3280 us per 512 @ 7x7 layer and 5.7-6.4 instead of 8.7-9.1 ms for the three
+256 @ 14x14 layers (1 thread, in the model). It runs at to_pte time
 on a copy of each method (PteOptions.winograd_filters), after the activation
 fusion.
 """
@@ -47,9 +49,12 @@ MIN_CHANNELS = 8
 MIN_OUTPUT = 7  # ResNet's 7x7 maps: 16 tiles of 2x2 for 49 outputs
 # The optimized kernel transforms the filters of smaller layers on every call
 # (kernels/optimized/conv/winograd.cpp, winograd_applies: Cin * Cout <= 65536
-# and an output of at least 8x8); storing those transformed measured no
-# faster (ResNet-18), so only the layers it leaves to im2col are rewritten.
+# and an output of at least 8x8). That pass costs the same for any map size
+# while the GEMMs shrink with the map: on 14x14 maps it was 8.7 % of
+# ResNet-18 (perf, Ice Lake class Xeon, AVX-512 GEMMs, stop 14), on 56x56
+# and 28x28 maps little. So maps below 28x28 are transformed here too.
 RUNTIME_MAX_FILTER_PAIRS = 65536
+RUNTIME_MIN_OUTPUT = 28
 
 
 def _val(node: Any) -> Optional[torch.Tensor]:
@@ -98,7 +103,8 @@ def _match(node: torch.fx.Node, constants: dict) -> Optional[tuple]:
     out_h, out_w = _val(node).shape[2:]
     if min(out_h, out_w) < MIN_OUTPUT:
         return None
-    if weight.shape[0] * weight.shape[1] <= RUNTIME_MAX_FILTER_PAIRS and min(out_h, out_w) >= 8:
+    if (weight.shape[0] * weight.shape[1] <= RUNTIME_MAX_FILTER_PAIRS
+            and min(out_h, out_w) >= RUNTIME_MIN_OUTPUT):
         return None  # the runtime's own per-call transform covers it (no larger file)
     if bias is not None and not _static_float32(bias, 1):
         return None
