@@ -17,6 +17,9 @@
 // (interleave + vpmaddwd with the pair's two weights). Any kernel size,
 // stride, padding and dilation. Scalar: per output row, tap by tap over
 // the pixels whose input is inside the row (no bounds checks inside).
+// AVX-512 VNNI (support/x86/int8_depthwise_avx512vnni.cpp): the AVX2
+// path's widened planes, 32 pixels per step with vpdpwssd, for maps at
+// least kInt8DepthwiseVnniMinWidth wide.
 // Work is split over the shared thread pool by (image, channel) planes.
 #pragma once
 
@@ -96,6 +99,29 @@ void int8_depthwise_scalar(const Int8DepthwiseProblem& p, int64_t plane_begin,
 size_t int8_depthwise_avx2_worker_bytes(const Int8DepthwiseProblem& p);
 void int8_depthwise_avx2(const Int8DepthwiseProblem& p, int64_t plane_begin, int64_t plane_end,
                          void* worker_scratch);
+
+/// Maps at least this wide (and never the AVX2 path's two-rows-per-vector
+/// narrow maps) take their taps 32 pixels at a time with AVX-512 VNNI when
+/// quant_isa() has it; narrower ones would waste most of the 32 lanes.
+constexpr int64_t kInt8DepthwiseVnniMinWidth = 24;
+
+/// One (image, channel) plane as the AVX2 path widened it: padded row r at
+/// rows + r * row_elems, tap t of output row oh at rows + oh * stride_h *
+/// row_elems + tap_offsets[t] (+ the pixel), taps paired with weights[i] =
+/// (w_2i & 0xffff) | (w_2i+1 << 16); room for 32-lane reads past the width.
+struct Int8DepthwisePlane {
+  const int16_t* rows;
+  int64_t row_elems;
+  const int64_t* tap_offsets;  // [2 * pairs]
+  const int32_t* weights;      // [pairs]
+  int64_t pairs;
+};
+
+/// The taps and epilogue of one widened plane of channel c
+/// (support/x86/int8_depthwise_avx512vnni.cpp; `bounded`: the AVX2 path's
+/// channel_is_bounded, which allows the integer epilogue).
+void int8_depthwise_plane_avx512vnni(const Int8DepthwiseProblem& p, const Int8DepthwisePlane& w,
+                                     int8_t* out, int64_t c, bool bounded);
 #endif
 
 }  // namespace quantized

@@ -196,7 +196,9 @@ TEST(DepthwiseConv2dInt8, ThreeByThreeStrideOneOddSizes) {
 TEST(DepthwiseConv2dInt8, GeneralShapesMatchReference) {
   std::mt19937 gen(1234);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
-  const int32_t widths[] = {1, 2, 3, 5, 7, 8, 9, 12, 15, 16, 17, 23, 31, 32, 33, 40, 47};
+  // Up to 97: maps at least kInt8DepthwiseVnniMinWidth wide take the VNNI
+  // rows (32 pixels a step) after every stride.
+  const int32_t widths[] = {1, 2, 3, 5, 7, 8, 9, 12, 15, 16, 17, 23, 31, 32, 33, 40, 47, 64, 75, 97};
   int checked = 0;
   for (int i = 0; checked < 400 && i < 4000; ++i) {
     DwCase k;

@@ -1,0 +1,135 @@
+// AVX-512 VNNI rows of the int8 depthwise convolution (contract:
+// support/int8_depthwise.h). The AVX2 path (int8_depthwise_avx2.cpp)
+// widens each plane into its int16 buffer and, for maps at least
+// kInt8DepthwiseVnniMinWidth wide, hands the taps to this file: 32 output
+// pixels per step instead of 16, each tap pair interleaved per 128-bit
+// lane (unpacklo/hi) and accumulated with vpdpwssd (the vpmaddwd + vpaddd
+// pair of the AVX2 path in one instruction; exact int32 sums of two
+// products each, |x - zx| <= 255, |w| <= 128). Lanes come out as pixels
+// [8L, 8L + 4) and [8L + 4, 8L + 8) of each 128-bit lane L, which one
+// vpackssdw puts back in order. The epilogue is requantize() of
+// support/int8_gemm.h in the AVX2 path's float operations, 16 lanes at a
+// time (or its integer form for a bounded channel), so both agree bit for
+// bit; the last block of a row is stored under a byte mask.
+// Compiled with -mavx512f/bw/vl/vnni (and -ffp-contract=off).
+#include <immintrin.h>
+
+#include <algorithm>
+
+#include "kernels/quantized/support/int8_depthwise.h"
+
+namespace torchedge {
+namespace quantized {
+namespace {
+
+constexpr int64_t kLanes = 32;
+
+inline __m512i load512(const int16_t* p) { return _mm512_loadu_si512(p); }
+
+struct Epilogue {
+  __m512 scale, bias, inv, zp, lo, hi;
+  __m512i zp16;
+  __m256i lo8, hi8;
+  Epilogue(const Int8DepthwiseProblem& p, int64_t c)
+      : scale(_mm512_set1_ps(p.in_scale * p.w_scales[c])),
+        bias(_mm512_set1_ps(p.bias != nullptr ? p.bias[c] : 0.0f)),
+        inv(_mm512_set1_ps(p.inv_out_scale)), zp(_mm512_set1_ps(p.out_zero_point)),
+        lo(_mm512_set1_ps(p.quant_min)), hi(_mm512_set1_ps(p.quant_max)),
+        zp16(_mm512_set1_epi16(static_cast<int16_t>(p.out_zero_point))),
+        lo8(_mm256_set1_epi8(static_cast<int8_t>(p.quant_min))),
+        hi8(_mm256_set1_epi8(static_cast<int8_t>(p.quant_max))) {}
+
+  template <bool kBias>
+  __attribute__((always_inline)) __m512 scaled(__m512i acc) const {
+    __m512 y = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), scale);
+    if (kBias) y = _mm512_add_ps(y, bias);
+    return _mm512_mul_ps(y, inv);
+  }
+
+  // requantize(): round half to even, + zero point, clamp (NaN -> 0).
+  template <bool kBias>
+  __attribute__((always_inline)) __m512i sixteen(__m512i acc) const {
+    __m512 r = _mm512_roundscale_ps(scaled<kBias>(acc),
+                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    r = _mm512_add_ps(r, zp);
+    const __mmask16 number = _mm512_cmp_ps_mask(r, r, _CMP_ORD_Q);
+    r = _mm512_maskz_mov_ps(number, _mm512_min_ps(_mm512_max_ps(r, lo), hi));
+    return _mm512_cvttps_epi32(r);
+  }
+
+  // 32 output bytes in pixel order from the two accumulators.
+  template <bool kBias, bool kBounded>
+  __attribute__((always_inline)) __m256i thirty_two(__m512i acc_lo, __m512i acc_hi) const {
+    if (kBounded) {
+      // |y * inv| < 2^14 (channel_is_bounded): cvtps2dq rounds half to even,
+      // the zero point adds exactly, the saturating narrowing then max/min
+      // equal the float clamp.
+      const __m512i w = _mm512_packs_epi32(_mm512_cvtps_epi32(scaled<kBias>(acc_lo)),
+                                           _mm512_cvtps_epi32(scaled<kBias>(acc_hi)));
+      const __m256i r = _mm512_cvtsepi16_epi8(_mm512_adds_epi16(w, zp16));
+      return _mm256_min_epi8(_mm256_max_epi8(r, lo8), hi8);
+    }
+    const __m512i w = _mm512_packs_epi32(sixteen<kBias>(acc_lo), sixteen<kBias>(acc_hi));
+    return _mm512_cvtsepi16_epi8(w);
+  }
+};
+
+template <int kPairs, bool kBias, bool kBounded>
+void plane_vnni(const Int8DepthwiseProblem& p, const Int8DepthwisePlane& w, int8_t* out,
+                int64_t c) {
+  const Epilogue ep(p, c);
+  // Local copies of a known number of offsets and weights stay in registers
+  // (the int8 stores could alias the tables).
+  constexpr int kLocal = kPairs > 0 ? kPairs : 1;
+  int32_t weights[kLocal];
+  int64_t offsets[2 * kLocal];
+  for (int i = 0; i < kPairs; ++i) weights[i] = w.weights[i];
+  for (int i = 0; i < 2 * kPairs; ++i) offsets[i] = w.tap_offsets[i];
+  const int32_t* wt = kPairs > 0 ? weights : w.weights;
+  const int64_t* off = kPairs > 0 ? offsets : w.tap_offsets;
+  const int64_t pairs = kPairs > 0 ? kPairs : w.pairs;
+  const int64_t ow_total = p.out_width;
+  for (int64_t oh = 0; oh < p.out_height; ++oh) {
+    const int16_t* in_row = w.rows + oh * p.stride_h * w.row_elems;
+    int8_t* row = out + oh * ow_total;
+    for (int64_t ow = 0; ow < ow_total; ow += kLanes) {
+      __m512i acc_lo = _mm512_setzero_si512(), acc_hi = _mm512_setzero_si512();
+      for (int64_t i = 0; i < pairs; ++i) {
+        const __m512i a = load512(in_row + ow + off[2 * i]);
+        const __m512i b = load512(in_row + ow + off[2 * i + 1]);
+        const __m512i wab = _mm512_set1_epi32(wt[i]);
+        acc_lo = _mm512_dpwssd_epi32(acc_lo, _mm512_unpacklo_epi16(a, b), wab);
+        acc_hi = _mm512_dpwssd_epi32(acc_hi, _mm512_unpackhi_epi16(a, b), wab);
+      }
+      const __m256i v = ep.thirty_two<kBias, kBounded>(acc_lo, acc_hi);
+      const int64_t n = std::min(kLanes, ow_total - ow);
+      const __mmask32 mask = n == kLanes ? ~__mmask32{0} : (__mmask32{1} << n) - 1;
+      _mm256_mask_storeu_epi8(row + ow, mask, v);
+    }
+  }
+}
+
+template <int kPairs>
+void plane_dispatch(const Int8DepthwiseProblem& p, const Int8DepthwisePlane& w, int8_t* out,
+                    int64_t c, bool bounded) {
+  if (p.bias != nullptr) {
+    if (bounded) return plane_vnni<kPairs, true, true>(p, w, out, c);
+    return plane_vnni<kPairs, true, false>(p, w, out, c);
+  }
+  if (bounded) return plane_vnni<kPairs, false, true>(p, w, out, c);
+  return plane_vnni<kPairs, false, false>(p, w, out, c);
+}
+
+}  // namespace
+
+void int8_depthwise_plane_avx512vnni(const Int8DepthwiseProblem& p, const Int8DepthwisePlane& w,
+                                     int8_t* out, int64_t c, bool bounded) {
+  switch (w.pairs) {
+    case 5: return plane_dispatch<5>(p, w, out, c, bounded);    // 3x3
+    case 13: return plane_dispatch<13>(p, w, out, c, bounded);  // 5x5
+    default: return plane_dispatch<0>(p, w, out, c, bounded);
+  }
+}
+
+}  // namespace quantized
+}  // namespace torchedge
