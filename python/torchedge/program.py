@@ -28,8 +28,10 @@ class PteOptions:
     alias_views: bool = True              # reshapes share memory via et_view (emit/view_aliases.py)
     # float32 conv2d + relu/hardtanh/clamp -> torchedge::conv2d_clamp, conv2d + residual add
     # (+ activation) -> torchedge::conv2d_add_clamp (passes/activation_fusion.py), and a max
-    # pool whose indices are unused -> torchedge::max_pool2d (passes/pool_indices.py);
-    # False for programs meant for upstream's runtime, which lacks those kernels.
+    # pool whose indices are unused -> torchedge::max_pool2d (passes/pool_indices.py), and
+    # scaled_dot_product_attention's seven-op safe softmax -> torchedge::safe_softmax
+    # (passes/safe_softmax.py); False for programs meant for upstream's runtime, which lacks
+    # those kernels.
     fuse_activations: bool = True
     # float32 linear layers with a constant weight -> torchedge::linear_prepacked, the weight
     # stored in the SGEMM's 16-wide strips (passes/weight_prepacking.py); constants are then
@@ -177,6 +179,7 @@ def _lowered_for_runtime(ep: "ExportedProgram", options: PteOptions,
 
     from torchedge.passes.activation_fusion import count_conv_activations, fuse_conv_activations
     from torchedge.passes.pool_indices import count_unused_pool_indices, drop_unused_pool_indices
+    from torchedge.passes.safe_softmax import count_safe_softmax, fuse_safe_softmax
     from torchedge.passes.weight_prepacking import (
         count_prepackable_linears,
         prepack_linear_weights,
@@ -190,7 +193,8 @@ def _lowered_for_runtime(ep: "ExportedProgram", options: PteOptions,
                      if isinstance(t, torch.Tensor) and t.numel()
                      and t.untyped_storage().data_ptr() in shared)
     fuse = options.fuse_activations and (count_conv_activations(ep.graph_module) > 0
-                                         or count_unused_pool_indices(ep.graph_module) > 0)
+                                         or count_unused_pool_indices(ep.graph_module) > 0
+                                         or count_safe_softmax(ep.graph_module) > 0)
     prepack = options.prepack_weights and count_prepackable_linears(ep, keep) > 0
     winograd = options.winograd_filters and count_winograd_convolutions(ep, keep) > 0
     if not fuse and not prepack and not winograd:
@@ -199,6 +203,7 @@ def _lowered_for_runtime(ep: "ExportedProgram", options: PteOptions,
     if fuse:
         fuse_conv_activations(ep.graph_module)
         drop_unused_pool_indices(ep.graph_module)
+        fuse_safe_softmax(ep.graph_module)
     if prepack:
         prepack_linear_weights(ep, keep)
     if winograd:

@@ -14,6 +14,7 @@ import torchedge.passes.conv2d_clamp_op  # noqa: F401  (defines torchedge::conv2
 import torchedge.passes.linear_prepacked_op  # noqa: F401  (defines torchedge::linear_prepacked)
 from torchedge.passes.conv2d_winograd_op import transform_filters  # defines conv2d_winograd
 import torchedge.passes.max_pool2d_op  # noqa: F401  (defines torchedge::max_pool2d)
+import torchedge.passes.safe_softmax_op  # noqa: F401  (defines torchedge::safe_softmax)
 
 from harness import FLOAT_DTYPES, Kind, OpSpec, Sample, replace_calls
 from samples import make, special
@@ -328,6 +329,38 @@ def _softmax_rows(op: Callable) -> Callable:
     ], lambda x: op(x, -1))
 
 
+# torchedge::safe_softmax (to_pte folds scaled_dot_product_attention's
+# seven-op safe softmax into it) called directly: lanes that are all -inf
+# give zeros, partly masked lanes and NaN as softmax.
+_safe_softmax = torch.ops.torchedge.safe_softmax.default
+
+
+def _masked(shape: tuple, dim: int, nan: bool = False) -> Callable[[torch.dtype], torch.Tensor]:
+    def build(dtype: torch.dtype) -> torch.Tensor:
+        x = make(shape, dtype).clone()
+        lanes = x.movedim(dim, -1)        # a view: writes reach x
+        lanes[..., 1, :] = -math.inf      # one lane fully masked
+        lanes[..., 2, : shape[dim] // 2] = -math.inf  # one partly
+        if nan:
+            lanes[..., 0, 1] = math.nan
+        return x
+    return build
+
+
+def _safe_softmax_samples(dtype: torch.dtype) -> list[Sample]:
+    rows = [
+        ("masked_rows", _masked((4, 6), -1), -1),
+        ("masked_dim0", _masked((5, 3), 0), 0),
+        ("attention_scores", _masked((1, 2, 5, 7), -1), -1),
+        ("nan_lane", _masked((3, 4), 1, nan=True), 1),
+        ("middle_dim", _masked((2, 5, 3), 1), 1),
+    ]
+    out = [Sample(case, (build(dtype),), lambda x, d=d: _safe_softmax(x, d))
+           for case, build, d in rows]
+    out.append(Sample("empty", (make((0, 4), dtype),), lambda x: _safe_softmax(x, 1)))
+    return out
+
+
 REDUCED_FLOATS = (torch.float16, torch.bfloat16)
 
 
@@ -378,6 +411,8 @@ def _layer_norm(dtype: torch.dtype) -> list[Sample]:
 NORMALIZATION = [
     OpSpec("aten::_softmax.out", torch.softmax, _softmax_rows(torch.softmax), kind=REDUCTION),
     OpSpec("aten::_log_softmax.out", torch.log_softmax, _softmax_rows(torch.log_softmax), kind=REDUCTION),
+    OpSpec("torchedge::safe_softmax.out", lambda x: _safe_softmax(x, -1), _safe_softmax_samples,
+           dtypes=FLOAT_DTYPES, kind=REDUCTION),
     OpSpec("aten::_native_batch_norm_legit_no_training.out", F.batch_norm, _batch_norm, kind=REDUCTION),
     OpSpec("aten::native_batch_norm.out", F.batch_norm, _batch_norm, kind=REDUCTION,
            rewrite=replace_calls(aten._native_batch_norm_legit_no_training.default,

@@ -13,6 +13,10 @@
 // are all size 1 rounds s and log(s) to the 16-bit type (so results match
 // eager bit for bit there). half_to_float=True is NotSupported (ATen's CPU
 // kernels reject it too). Any dim order.
+//
+// kSafe: torchedge::safe_softmax.out(self, dim, *, out) (aten._safe_softmax):
+// softmax, except that a lane whose every element is -inf gives zeros (the
+// max is then -inf; a NaN anywhere makes it NaN, and the lane NaN).
 #pragma once
 
 #include <cmath>
@@ -24,15 +28,18 @@
 
 namespace torchedge {
 
-template <bool kLog>
+template <bool kLog, bool kSafe = false>
 Error softmax_kernel(Span<EValue*> args, const char* op) {
-  TE_RETURN_IF_ERROR(expect_arg_count(args, 4));
+  static_assert(!(kLog && kSafe), "safe_softmax has no log form");
+  TE_RETURN_IF_ERROR(expect_arg_count(args, kSafe ? 3 : 4));
   TE_ASSIGN_OR_RETURN(Tensor* self, tensor_arg(args, 0, "self"));
   TE_ASSIGN_OR_RETURN(int64_t dim_arg, int_arg(args, 1, "dim"));
-  TE_ASSIGN_OR_RETURN(bool half_to_float, bool_arg(args, 2, "half_to_float"));
-  TE_ASSIGN_OR_RETURN(Tensor* out, tensor_arg(args, 3, "out"));
-  TE_CHECK_OR_RETURN(!half_to_float, Error::NotSupported, "%s: half_to_float=True is not supported",
-                     op);
+  if constexpr (!kSafe) {
+    TE_ASSIGN_OR_RETURN(bool half_to_float, bool_arg(args, 2, "half_to_float"));
+    TE_CHECK_OR_RETURN(!half_to_float, Error::NotSupported,
+                       "%s: half_to_float=True is not supported", op);
+  }
+  TE_ASSIGN_OR_RETURN(Tensor* out, tensor_arg(args, kSafe ? 2 : 3, "out"));
   TE_RETURN_IF_ERROR(expect_same_dtype(*self, *out, "self", "out"));
   TE_ASSIGN_OR_RETURN(int dim, normalize_dim(dim_arg, self->dim(), "dim"));
   ReductionPlan lanes;  // one "output" per lane, "reduced" along dim
@@ -58,6 +65,10 @@ Error softmax_kernel(Span<EValue*> args, const char* op) {
       for (int64_t i = 1; i < n; ++i) {
         const C v = static_cast<C>(xl[i * in_step]);
         if (v > m || v != v) m = v;
+      }
+      if (kSafe && m == -INFINITY) {  // every element -inf: a fully masked lane
+        for (int64_t i = 0; i < n; ++i) yl[i * out_step] = static_cast<T>(0);
+        return;
       }
       double s = 0;
       for (int64_t i = 0; i < n; ++i) s += std::exp(static_cast<C>(xl[i * in_step]) - m);
