@@ -73,11 +73,7 @@ struct Avx512Kernel {
                           int64_t ldb, float* c, int64_t ldc, bool accumulate,
                           const TileEpilogue* epi) {
     __m512 acc[kRows][kS];
-#pragma GCC unroll 16
-    for (int i = 0; i < kRows; ++i) {
-#pragma GCC unroll 2
-      for (int s = 0; s < kS; ++s) acc[i][s] = _mm512_setzero_ps();
-    }
+    zero_tile<kRows, kS>(acc);
     const float* pb1 = pb + (kS > 1 ? strip_stride : 0);
     for (int64_t k = 0; k < kc; ++k) {
       __m512 b[kS];
@@ -97,11 +93,7 @@ struct Avx512Kernel {
       pb += ldb;
       pb1 += ldb;
     }
-#pragma GCC unroll 16
-    for (int i = 0; i < kRows; ++i) {
-#pragma GCC unroll 2
-      for (int s = 0; s < kS; ++s) store16(c, ldc, i, s * kNr, acc[i][s], accumulate, epi);
-    }
+    store_tile<kRows, kS>(acc, c, ldc, accumulate, epi);
   }
 
   // kMr rows of A read in place (row i at a + i * lda) x `strips` packed
@@ -125,11 +117,7 @@ struct Avx512Kernel {
     const float* r6 = a + 6 * lda;
     const float* r9 = a + 9 * lda;
     __m512 acc[kMr][kS];
-#pragma GCC unroll 16
-    for (int i = 0; i < kMr; ++i) {
-#pragma GCC unroll 2
-      for (int s = 0; s < kS; ++s) acc[i][s] = _mm512_setzero_ps();
-    }
+    zero_tile<kMr, kS>(acc);
     const float* pb1 = pb + (kS > 1 ? strip_stride : 0);
     for (int64_t k = 0; k < kc; ++k) {
       __m512 b[kS];
@@ -143,11 +131,7 @@ struct Avx512Kernel {
         for (int s = 0; s < kS; ++s) acc[i][s] = _mm512_fmadd_ps(x, b[s], acc[i][s]);
       }
     }
-#pragma GCC unroll 16
-    for (int i = 0; i < kMr; ++i) {
-#pragma GCC unroll 2
-      for (int s = 0; s < kS; ++s) store16(c, ldc, i, s * kNr, acc[i][s], accumulate, epi);
-    }
+    store_tile<kMr, kS>(acc, c, ldc, accumulate, epi);
   }
 
   // One kMr-tall strip of A (sgemm_driver.h's pack_a layout) from `rows`
@@ -212,6 +196,30 @@ struct Avx512Kernel {
       if (col_bias != nullptr) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, col_bias + j));
       v = _mm512_min_ps(vhi, _mm512_max_ps(vlo, v));
       _mm512_mask_storeu_ps(c + j, m, v);
+    }
+  }
+
+  // The accumulators of a kRows x (kS * 16) tile: zeroed, and stored (+ C
+  // when accumulating, then the epilogue). Fully unrolled and inlined, so
+  // they stay in registers.
+  template <int kRows, int kS>
+  __attribute__((always_inline)) static inline void zero_tile(__m512 (&acc)[kRows][kS]) {
+#pragma GCC unroll 16
+    for (int i = 0; i < kRows; ++i) {
+#pragma GCC unroll 2
+      for (int s = 0; s < kS; ++s) acc[i][s] = _mm512_setzero_ps();
+    }
+  }
+
+  template <int kRows, int kS>
+  __attribute__((always_inline)) static inline void store_tile(__m512 (&acc)[kRows][kS],
+                                                               float* c, int64_t ldc,
+                                                               bool accumulate,
+                                                               const TileEpilogue* epi) {
+#pragma GCC unroll 16
+    for (int i = 0; i < kRows; ++i) {
+#pragma GCC unroll 2
+      for (int s = 0; s < kS; ++s) store16(c, ldc, i, s * kNr, acc[i][s], accumulate, epi);
     }
   }
 
