@@ -91,13 +91,17 @@ struct SgemmProblem {
   float max = std::numeric_limits<float>::infinity();
 };
 
-/// The micro-kernel sgemm(ctx, p) runs: best_isa(), except that on an
-/// AVX-512 CPU the AVX2 one takes the shapes it measured faster at
-/// (M <= 16, K <= 16: sgemm_bench, Ice Lake class Xeon, stop 14).
-/// The AVX-512 kernel's 12 x 32 tile spans two of the AVX2 kernel's 16-wide
-/// B strips, so both read the same prepacked weights in place (a previous
-/// 6 x 32 kernel with its own 32-wide strips repacked them on every call:
-/// ViT-Tiny 53.9 vs 33.4 ms end to end).
+/// The micro-kernel sgemm(ctx, p) runs: best_isa()'s. On the Ice Lake
+/// class Xeon of stop 14 the AVX-512 kernel (12 x 32 over two of the AVX2
+/// kernel's 16-wide B strips, so both read the same prepacked weights in
+/// place) was at least as fast as the AVX2 one on every shape tried,
+/// alternating the two in one process with hot and with cold operands
+/// (8 rotating buffer sets): MobileNetV2's 96 x 12544 x 16 0.66 -> 0.61 ms
+/// hot, 1.94 -> 1.27 cold; 16 x 12544 x 32 0.19 -> 0.18 / 0.23 -> 0.19;
+/// a 1 x 1000 x 1280 GEMV 0.21 -> 0.25 hot but 0.71 -> 0.50 cold (as in a
+/// model). A first 6 x 32 kernel with its own 32-wide strips repacked the
+/// prepacked weights on every call and lost end to end (ViT-Tiny 53.9 vs
+/// 33.4 ms). The parameter stays for shape-dependent choices.
 Isa sgemm_isa(const SgemmProblem& p);
 
 /// Runs `p` with the micro-kernel of sgemm_isa(p). InvalidArgument for
