@@ -73,6 +73,33 @@ Error conv2d_winograd_pretransformed_avx2(KernelContext& ctx, const Conv2dShape&
                                           float* y, const Conv2dClamp& clamp,
                                           const float* residual);
 
+/// The AVX-512 input and output transforms (conv/winograd_avx512.cpp), 16
+/// tiles per vector, the same bits as the AVX2 ones; the AVX2 path calls
+/// them on AVX-512 CPUs for maps at least kWinogradAvx512MinTiles tiles
+/// wide (narrower rows would leave most of the 16 lanes idle).
+constexpr int64_t kWinogradAvx512MinTiles = 12;
+
+/// V[xi][t] = (B^T d B)[xi] of the tiles of tile rows [ty0, ty1) of one
+/// input plane (t from the band's first tile; V[xi] point_stride floats
+/// apart). False when the plane holds an infinity or NaN.
+bool winograd_input_avx512(const Conv2dShape& s, int64_t tiles_w, const float* plane, int64_t ty0,
+                           int64_t ty1, float* v, int64_t point_stride);
+
+/// One output channel's epilogue: + bias, + its residual plane (or null),
+/// then the clamp when active.
+struct WinogradEpilogue {
+  float bias;
+  const float* residual;
+  float min, max;
+  bool clamp;
+};
+
+/// The output rows of tile rows [ty0, ty1) of one channel from its
+/// m[xi * point_stride + t] (16 readable floats past the last tile).
+void winograd_output_avx512(const Conv2dShape& s, int64_t tiles_w, const float* m,
+                            int64_t point_stride, int64_t ty0, int64_t ty1,
+                            const WinogradEpilogue& e, float* y);
+
 }  // namespace detail
 }  // namespace optimized
 }  // namespace torchedge

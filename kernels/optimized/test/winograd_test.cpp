@@ -341,6 +341,88 @@ TEST(Winograd, AppliesOnlyTo3x3Stride1SingleGroup) {
   EXPECT_FALSE(detail::winograd_applies(t));
 }
 
+// The AVX-512 transforms against the transforms' formulas in scalar float,
+// operation for operation (so bit for bit, as the AVX2 ones are): widths
+// with partial 16-tile groups, padding 0-2, rows past the plane, a residual
+// and a clamp; a NaN anywhere in the plane is reported.
+TEST(Winograd, Avx512TransformsMatchTheFormulasBitForBit) {
+#ifdef TORCHEDGE_NO_X86_SIMD
+  GTEST_SKIP() << "x86 only";
+#else
+  if (best_isa() != Isa::kAvx512) GTEST_SKIP() << "needs an AVX-512 CPU";
+  std::mt19937 rng(11);
+  struct Plane {
+    int h, w, pad;
+  };
+  for (const Plane& pl : {Plane{56, 56, 1}, Plane{28, 28, 1}, Plane{9, 37, 2}, Plane{6, 33, 0},
+                          Plane{5, 64, 1}}) {
+    const Conv2dShape s{1, 1, pl.h, pl.w, 1, pl.h + 2 * pl.pad - 2, pl.w + 2 * pl.pad - 2,
+                        3, 3, 1, 1, pl.pad, pl.pad, 1, 1, 1};
+    const int64_t tiles_h = (s.out_h + 1) / 2, tiles_w = (s.out_w + 1) / 2;
+    const int64_t tiles = tiles_h * tiles_w;
+    std::vector<float> x = random_floats(static_cast<size_t>(pl.h * pl.w), rng);
+    auto at = [&](int64_t iy, int64_t ix) {
+      return iy < 0 || iy >= pl.h || ix < 0 || ix >= pl.w ? 0.0f : x[iy * pl.w + ix];
+    };
+    // Input: V[xi][t], all tile rows as one band.
+    std::vector<float> v(static_cast<size_t>(16 * tiles + 16), -1.0f), want(v.size(), -1.0f);
+    ASSERT_TRUE(detail::winograd_input_avx512(s, tiles_w, x.data(), 0, tiles_h, v.data(), tiles));
+    for (int64_t ty = 0; ty < tiles_h; ++ty) {
+      for (int64_t tx = 0; tx < tiles_w; ++tx) {
+        float d[4][4], t[4][4];
+        for (int r = 0; r < 4; ++r) {
+          for (int c = 0; c < 4; ++c) d[r][c] = at(2 * ty - pl.pad + r, 2 * tx - pl.pad + c);
+        }
+        for (int c = 0; c < 4; ++c) {
+          t[0][c] = d[0][c] - d[2][c];
+          t[1][c] = d[1][c] + d[2][c];
+          t[2][c] = d[2][c] - d[1][c];
+          t[3][c] = d[1][c] - d[3][c];
+        }
+        for (int i = 0; i < 4; ++i) {
+          const float p[4] = {t[i][0] - t[i][2], t[i][1] + t[i][2], t[i][2] - t[i][1],
+                              t[i][1] - t[i][3]};
+          for (int j = 0; j < 4; ++j) want[(i * 4 + j) * tiles + ty * tiles_w + tx] = p[j];
+        }
+      }
+    }
+    EXPECT_EQ(std::memcmp(v.data(), want.data(), sizeof(float) * v.size()), 0)
+        << pl.h << "x" << pl.w << " pad " << pl.pad;
+    // Output: one channel from random M, + bias + residual, clamped.
+    std::vector<float> m = random_floats(static_cast<size_t>(16 * tiles + 16), rng);
+    std::vector<float> res = random_floats(static_cast<size_t>(s.out_h * s.out_w), rng);
+    std::vector<float> y(res.size(), 12345.0f), want_y(res.size(), 12345.0f);
+    const detail::WinogradEpilogue e{0.25f, res.data(), -1.5f, 1.75f, true};
+    detail::winograd_output_avx512(s, tiles_w, m.data(), tiles, 0, tiles_h, e, y.data());
+    for (int64_t ty = 0; ty < tiles_h; ++ty) {
+      for (int64_t tx = 0; tx < tiles_w; ++tx) {
+        float p[16], r[2][4];
+        for (int xi = 0; xi < 16; ++xi) p[xi] = m[xi * tiles + ty * tiles_w + tx];
+        for (int j = 0; j < 4; ++j) {
+          r[0][j] = p[j] + p[4 + j] + p[8 + j];
+          r[1][j] = p[4 + j] - p[8 + j] - p[12 + j];
+        }
+        for (int i = 0; i < 2; ++i) {
+          const float out[2] = {r[i][0] + r[i][1] + r[i][2], r[i][1] - r[i][2] - r[i][3]};
+          for (int j = 0; j < 2; ++j) {
+            const int64_t oy = 2 * ty + i, ox = 2 * tx + j;
+            if (oy >= s.out_h || ox >= s.out_w) continue;
+            float val = out[j] + e.bias + res[oy * s.out_w + ox];
+            val = std::fmin(e.max, std::fmax(e.min, val));
+            want_y[oy * s.out_w + ox] = val;
+          }
+        }
+      }
+    }
+    EXPECT_EQ(std::memcmp(y.data(), want_y.data(), sizeof(float) * y.size()), 0)
+        << pl.h << "x" << pl.w << " pad " << pl.pad;
+    x[x.size() / 2] = std::nanf("");
+    EXPECT_FALSE(
+        detail::winograd_input_avx512(s, tiles_w, x.data(), 0, tiles_h, v.data(), tiles));
+  }
+#endif
+}
+
 INSTANTIATE_TEST_SUITE_P(Threads, WinogradTest, ::testing::Values(1, 2));
 
 }  // namespace
