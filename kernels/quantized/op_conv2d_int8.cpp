@@ -8,7 +8,7 @@
 //                                  dequantize_per_channel(W), bias, ...)))
 // with act (identity / relu / relu6 / hardtanh) folded into [output_min,
 // output_max]. input int8 [N, Cin, H, W] (row-major), weight_panels int8
-// [groups, ceil(Cout_g / 6), round_up(K, 4) * 6] in the panel layout of
+// [groups, ceil(Cout_g / 6), ceil(K / 4), 6, 4] in the panel layout of
 // support/int8_conv.h (K = Cin/groups * KH * KW, PyTorch's (c, kh, kw)
 // order), weight_scales float32 [Cout] (Cout comes from here), bias float32
 // [Cout] or None, out int8 [N, Cout, OH, OW]. Numerics: support/int8_conv.h

@@ -254,15 +254,16 @@ def test_panels_round_trip_and_index_formula(cout, cin_g, kh, kw, groups):
     panels = ops.pack_conv_weight_panels(w, groups)
     k, cout_g = cin_g * kh * kw, cout // groups
     kq = -(-k // 4) * 4
-    assert list(panels.shape) == [groups, -(-cout_g // 6), kq * 6] and panels.dtype == torch.int8
+    assert list(panels.shape) == [groups, -(-cout_g // 6), kq // 4, 6, 4]
+    assert panels.dtype == torch.int8
     assert torch.equal(ops.unpack_conv_weight_panels(panels, cout, cin_g, (kh, kw), groups), w)
     flat = w.reshape(groups, cout_g, k)
     expected = torch.zeros_like(panels)
     for g in range(groups):
         for r in range(cout_g):
             for i in range(k):
-                # [g, r / 6, (k & ~3) * 6 + (r % 6) * 4 + (k & 3)], as in the contract
-                expected[g, r // 6, (i & ~3) * 6 + (r % 6) * 4 + (i & 3)] = flat[g, r, i]
+                # [g, r / 6, k / 4, r % 6, k % 4], as in the contract
+                expected[g, r // 6, i // 4, r % 6, i % 4] = flat[g, r, i]
                 assert ops.panel_index(r, i) == (r // 6, (i & ~3) * 6 + (r % 6) * 4 + (i & 3))
     assert torch.equal(panels, expected)  # and the padding (rows >= Cout_g, k >= K) is 0
 
@@ -288,7 +289,10 @@ def _conv_args(**change) -> dict:
 
 
 @pytest.mark.parametrize("change,message", [
-    (dict(weight_panels=torch.zeros(2, 1, 18, dtype=torch.int8)), "weight_panels must be int8"),
+    # K = 2 * 3 * 3 = 18: 5 quads per panel, not 4.
+    (dict(weight_panels=torch.zeros(2, 1, 4, 6, 4, dtype=torch.int8)), "weight_panels must be int8"),
+    # The same bytes in the earlier flat layout (a file from before the quads).
+    (dict(weight_panels=torch.zeros(2, 1, 20 * 6, dtype=torch.int8)), "rank 5"),
     (dict(groups=3), "groups"),
     (dict(output_min=5, output_max=4), "output_min"),
     (dict(output_zero_point=128), "output_zero_point"),

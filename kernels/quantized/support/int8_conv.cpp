@@ -131,15 +131,20 @@ Error prepare_int8_conv(const Int8ConvArgs& a, Int8ConvProblem* p, const char* o
                      "%s: K = Cin/groups * KH * KW = %lld exceeds %lld (int32 sums could overflow)",
                      op, static_cast<long long>(q.k()), static_cast<long long>(kMaxInt8ConvK));
   const Tensor& w = *a.weight_panels;
-  const int64_t panel_elements = q.panel_bytes();
-  TE_CHECK_OR_RETURN(w.dtype() == ScalarType::Char && w.dim() == 3 && w.size(0) == groups &&
-                         w.size(1) == q.panels() && w.size(2) == panel_elements,
+  // The layout is spelled out in the shape, so a file written with an
+  // earlier layout of the same bytes ([G, P, K * 6] rows of K) is rejected
+  // here instead of computing wrong values.
+  TE_CHECK_OR_RETURN(w.dtype() == ScalarType::Char && w.dim() == 5 && w.size(0) == groups &&
+                         w.size(1) == q.panels() && w.size(2) == q.k_quads() &&
+                         w.size(3) == kInt8ConvPanelRows && w.size(4) == 4,
                      Error::InvalidArgument,
-                     "%s: weight_panels must be int8 [%lld, %lld, %lld] (groups, ceil(Cout/groups "
-                     "/ 6), round_up(K, 4) * 6 with K = %lld), got %s %d-d",
+                     "%s: weight_panels must be int8 [%lld, %lld, %lld, %d, 4] (groups, "
+                     "ceil(Cout/groups / 6) panels of ceil(K / 4) quads of 6 rows x 4 inputs, "
+                     "K = %lld), got %s %d-d; a .pte written before this layout must be "
+                     "re-exported",
                      op, static_cast<long long>(groups), static_cast<long long>(q.panels()),
-                     static_cast<long long>(panel_elements), static_cast<long long>(q.k()),
-                     to_string(w.dtype()), w.dim());
+                     static_cast<long long>(q.k_quads()), static_cast<int>(kInt8ConvPanelRows),
+                     static_cast<long long>(q.k()), to_string(w.dtype()), w.dim());
   TE_RETURN_IF_ERROR(expect_row_major(w, "weight_panels", op));
   const int64_t sizes[4] = {q.batch, cout, q.out_height, q.out_width};
   TE_RETURN_IF_ERROR(resize_to(*a.out, {sizes, 4}));

@@ -11,7 +11,7 @@
 // for bit (NaN, from a NaN bias, gives 0 as eager's .to(int8) does).
 //
 // Weights come in the "panel layout" (int8 [groups, ceil(Cout_g / 6),
-// Kq * 6], int8_conv_weight_index): per group, the output channels in
+// ceil(K / 4), 6, 4], int8_conv_weight_index): per group, the output channels in
 // panels of 6 rows, K = Cin_g * KH * KW in quads (Kq: K rounded up to 4),
 // per quad the 6 rows, per row the quad's four k; padding rows and k >= K
 // hold 0. A row's quad is one vpdpbusd lane's 4 weights (AVX-512 VNNI reads

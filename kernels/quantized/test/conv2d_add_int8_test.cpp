@@ -48,7 +48,7 @@ Outputs run_kernels(const Geometry& g, const Quant& q, const AddQuant& aq, const
   TestTensor x(ScalarType::Char, {g.n, g.cin, g.h, g.w});
   x.fill(d.x);
   const int32_t cout_g = g.cout / g.groups;
-  TestTensor w(ScalarType::Char, {g.groups, (cout_g + 5) / 6, (g.k() + 3) / 4 * 4 * 6});
+  TestTensor w(ScalarType::Char, {g.groups, (cout_g + 5) / 6, (g.k() + 3) / 4, 6, 4});
   w.fill(to_panels(g, d.w));
   TestTensor s(ScalarType::Float, {g.cout}), b(ScalarType::Float, {g.cout});
   s.fill(d.scales);
@@ -186,7 +186,7 @@ Error run_with_residual(const AddQuant& aq, std::vector<int32_t> residual_shape,
   const Geometry g{1, 8, 6, 6, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1};
   const Data d = random_data(g, 1);
   TestTensor x(ScalarType::Char, {g.n, g.cin, g.h, g.w});
-  TestTensor w(ScalarType::Char, {1, 2, g.k() * 6});
+  TestTensor w(ScalarType::Char, {1, 2, (g.k() + 3) / 4, 6, 4});
   TestTensor s(ScalarType::Float, {g.cout}), b(ScalarType::Float, {g.cout});
   s.fill(d.scales);
   TestTensor r(residual_dtype, residual_shape);

@@ -64,8 +64,7 @@ Error run_kernel(const Geometry& g, const Quant& q, const Data& d, TestTensor& o
   x.fill(d.x);
   const std::vector<int8_t> panels = panels_override ? *panels_override : to_panels(g, d.w);
   const int32_t cout_g = g.cout / g.groups;
-  const int32_t kq6 = (g.k() + 3) / 4 * 4 * 6;
-  TestTensor w(ScalarType::Char, {g.groups, (cout_g + 5) / 6, kq6});
+  TestTensor w(ScalarType::Char, {g.groups, (cout_g + 5) / 6, (g.k() + 3) / 4, 6, 4});
   w.fill(panels);
   TestTensor s(ScalarType::Float, {g.cout}), b(ScalarType::Float, {g.cout});
   s.fill(d.scales);
@@ -274,7 +273,7 @@ Error run_default(const Geometry& g, const Quant& q, ScalarType x_dtype = Scalar
   const Data d = random_data(g, 1);
   TestTensor x(x_dtype, {g.n, g.cin, g.h, g.w});
   const int32_t cout_g = g.cout / std::max(1, g.groups);
-  if (w_shape.empty()) w_shape = {g.groups, (cout_g + 5) / 6, (g.k() + 3) / 4 * 4 * 6};
+  if (w_shape.empty()) w_shape = {g.groups, (cout_g + 5) / 6, (g.k() + 3) / 4, 6, 4};
   TestTensor w(ScalarType::Char, w_shape);
   TestTensor s(ScalarType::Float, {g.cout});
   s.fill(d.scales);
@@ -299,9 +298,13 @@ TEST(Conv2dInt8, RejectsBadArguments) {
   ASSERT_EQ(run_default(g, q), Error::Ok);
   EXPECT_EQ(run_default(g, q, ScalarType::Float), Error::InvalidArgument);  // input dtype
   EXPECT_EQ(run_default(g, q, ScalarType::Char, {}, ScalarType::Float), Error::InvalidType);
-  EXPECT_EQ(run_default(g, q, ScalarType::Char, {2, 1, 38 * 6}), Error::InvalidArgument);  // Kp
-  EXPECT_EQ(run_default(g, q, ScalarType::Char, {2, 2, 36}), Error::InvalidArgument);  // panels
-  EXPECT_EQ(run_default(g, q, ScalarType::Char, {1, 1, 36}), Error::InvalidArgument);  // groups
+  // K = 4 * 9 = 36: 9 quads, one panel of 6 rows per group.
+  EXPECT_EQ(run_default(g, q, ScalarType::Char, {2, 1, 10, 6, 4}), Error::InvalidArgument);  // K
+  EXPECT_EQ(run_default(g, q, ScalarType::Char, {2, 2, 9, 6, 4}), Error::InvalidArgument);  // panels
+  EXPECT_EQ(run_default(g, q, ScalarType::Char, {1, 1, 9, 6, 4}), Error::InvalidArgument);  // groups
+  EXPECT_EQ(run_default(g, q, ScalarType::Char, {2, 1, 9, 4, 6}), Error::InvalidArgument);  // order
+  // The same bytes in the earlier flat layout (a .pte from before the quads).
+  EXPECT_EQ(run_default(g, q, ScalarType::Char, {2, 1, 36 * 6}), Error::InvalidArgument);
   EXPECT_EQ(run_default(g, q, ScalarType::Char, {}, ScalarType::Char, size_t{16} << 20, 3),
             Error::InvalidArgument);  // groups does not divide Cin
   EXPECT_EQ(run_default(g, q, ScalarType::Char, {}, ScalarType::Char, size_t{16} << 20, -1),

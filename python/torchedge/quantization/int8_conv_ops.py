@@ -51,9 +51,10 @@ None; quantized_linear's input_q is int8 [..., K], weight_q the plain int8
 K = (Cin / groups) * KH * KW inputs in PyTorch's (c, kh, kw) order; rows in
 panels of 6, within a panel K in quads (K padded to a multiple of 4), within a
 quad the 6 rows, within a row the quad's four k: row r, input k of group g is
-at [g, r // 6, (k & ~3) * 6 + (r % 6) * 4 + (k & 3)] of an int8
-[groups, ceil(Cout_g / 6), Kq * 6] tensor (Kq = K rounded up to 4); padding
-holds 0. A quad row is the 4 bytes a VNNI vpdpbusd lane multiplies; the AVX2
+at [g, r // 6, k // 4, r % 6, k % 4] of an int8
+[groups, ceil(Cout_g / 6), ceil(K / 4), 6, 4] tensor; padding holds 0. The
+shape spells the layout out so that files written with the earlier flat
+[groups, panels, K * 6] form (same bytes, other order) are rejected at load. A quad row is the 4 bytes a VNNI vpdpbusd lane multiplies; the AVX2
 kernel splits it into its two int16 pairs.
 depthwise_conv2d_int8 (groups == Cin == Cout) reads the plain int8
 [C, 1, KH, KW] weight.
@@ -107,18 +108,23 @@ _library = torch.library.Library(NAMESPACE, "FRAGMENT")
 # -- the panel layout --------------------------------------------------------------
 
 def panel_shape(out_channels: int, k: int, groups: int) -> list:
-    """[groups, ceil(Cout_g / 6), Kq * 6] for Cout = out_channels, K inputs per row."""
-    cout_g, kq = out_channels // groups, -(-k // QUAD) * QUAD
-    return [groups, -(-cout_g // PANEL), kq * PANEL]
+    """[groups, ceil(Cout_g / 6), ceil(K / 4), 6, 4] for Cout = out_channels, K inputs per
+    row: each panel is K quads of 6 rows x 4 inputs. The layout is spelled out in the
+    shape (not flattened) so a file written with an earlier layout of the same bytes
+    is rejected at load, not silently misread."""
+    cout_g, quads = out_channels // groups, -(-k // QUAD)
+    return [groups, -(-cout_g // PANEL), quads, PANEL, QUAD]
 
 
 def panel_index(row: int, k: int) -> tuple:
-    """(panel, offset) of row `row`, input `k` of a group in the panel layout."""
+    """(panel, offset) of row `row`, input `k` of a group in the panel layout (the
+    offset into the panel's flattened [quads, 6, 4])."""
     return row // PANEL, (k & ~(QUAD - 1)) * PANEL + (row % PANEL) * QUAD + (k & (QUAD - 1))
 
 
 def pack_conv_weight_panels(weight_q: torch.Tensor, groups: int) -> torch.Tensor:
-    """int8 [Cout, Cin_g, KH, KW] -> the panel layout, int8 [groups, ceil(Cout_g / 6), Kq * 6]."""
+    """int8 [Cout, Cin_g, KH, KW] -> the panel layout, int8 [groups, ceil(Cout_g / 6),
+    ceil(K / 4), 6, 4]."""
     if weight_q.dtype != torch.int8 or weight_q.dim() != 4:
         raise ValueError(f"pack_conv_weight_panels: weight must be int8 [Cout, Cin/groups, KH, "
                          f"KW], got {weight_q.dtype} {list(weight_q.shape)}")
@@ -127,12 +133,10 @@ def pack_conv_weight_panels(weight_q: torch.Tensor, groups: int) -> torch.Tensor
         raise ValueError(f"pack_conv_weight_panels: groups ({groups}) must be >= 1 and divide "
                          f"Cout ({cout})")
     cout_g, k = cout // groups, math.prod(weight_q.shape[1:])
-    _, panels, width = panel_shape(cout, k, groups)
-    kq = width // PANEL
-    padded = torch.zeros(groups, panels * PANEL, kq, dtype=torch.int8)
+    _, panels, quads, _, _ = panel_shape(cout, k, groups)
+    padded = torch.zeros(groups, panels * PANEL, quads * QUAD, dtype=torch.int8)
     padded[:, :cout_g, :k] = weight_q.reshape(groups, cout_g, k)
-    return padded.reshape(groups, panels, PANEL, kq // QUAD, QUAD).permute(0, 1, 3, 2, 4).reshape(
-        groups, panels, width).contiguous()
+    return padded.reshape(groups, panels, PANEL, quads, QUAD).permute(0, 1, 3, 2, 4).contiguous()
 
 
 def unpack_conv_weight_panels(weight_panels: torch.Tensor, out_channels: int,
@@ -147,10 +151,9 @@ def unpack_conv_weight_panels(weight_panels: torch.Tensor, out_channels: int,
                          f"Cout = {out_channels}, Cin/groups = {in_channels_per_group}, "
                          f"kernel {list(kernel_size)}, groups = {groups}, got "
                          f"{weight_panels.dtype} {list(weight_panels.shape)}")
-    _, panels, width = expected
-    kq = width // PANEL
-    full = weight_panels.reshape(groups, panels, kq // QUAD, PANEL, QUAD).permute(0, 1, 3, 2, 4)
-    rows = full.reshape(groups, panels * PANEL, kq)[:, :out_channels // groups, :k]
+    _, panels, quads, _, _ = expected
+    full = weight_panels.permute(0, 1, 3, 2, 4)  # [groups, panels, 6, quads, 4]
+    rows = full.reshape(groups, panels * PANEL, quads * QUAD)[:, :out_channels // groups, :k]
     return rows.reshape(out_channels, in_channels_per_group, kh, kw)
 
 
@@ -219,7 +222,7 @@ def _check_conv(where, out_prefix, input, input_scale, input_zero_point, weight_
                 output_zero_point, output_min, output_max) -> list:
     """check_conv2d_int8 for op `where`, its output quantization named out_prefix*."""
     _check_int8(where, "input", input, 4)
-    _check_int8(where, "weight_panels", weight_panels, 3)
+    _check_int8(where, "weight_panels", weight_panels, 5)
     if weight_scales.dtype != torch.float32 or weight_scales.dim() != 1:
         raise ValueError(f"{where}: weight_scales must be float32 [Cout], got "
                          f"{weight_scales.dtype} {list(weight_scales.shape)}")
