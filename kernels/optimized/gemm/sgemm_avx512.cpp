@@ -37,14 +37,17 @@ struct Avx512Kernel {
 
   // sgemm_driver.h's wide-tile contract: `rows` <= kMr rows, `strips` <= 2
   // strips; element (k, j) of strip s at pb[s * strip_stride + k * ldb + j].
-  // B packed by the driver or ahead of time is 64-byte aligned (ldb = kNr);
-  // a B read in place (ldb != kNr) is not, and each k step prefetches the
-  // same row of the next tile's strips (kc separate streams the hardware
-  // prefetcher does not follow).
+  // B packed by the driver or ahead of time is 64-byte aligned with ldb =
+  // kNr: aligned loads. Otherwise (a B read in place, whose rows may be 16
+  // floats apart too: a transposed A with N = 16) unaligned loads, and each
+  // k step prefetches the same row of the next tile's strips (kc separate
+  // streams the hardware prefetcher does not follow).
   static void micro_strips(int rows, int strips, int64_t kc, const float* pa, const float* pb,
                            int64_t strip_stride, int64_t ldb, float* c, int64_t ldc,
                            bool accumulate, const TileEpilogue* epi) {
-    if (ldb == kNr) {
+    const bool aligned = ldb == kNr && reinterpret_cast<uintptr_t>(pb) % 64 == 0 &&
+                         (strips == 1 || strip_stride % kNr == 0);
+    if (aligned) {
       if (strips == 2) return tile_rows<2, true>(rows, kc, pa, pb, strip_stride, ldb, c, ldc, accumulate, epi);
       return tile_rows<1, true>(rows, kc, pa, pb, strip_stride, ldb, c, ldc, accumulate, epi);
     }

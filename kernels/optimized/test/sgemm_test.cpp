@@ -160,6 +160,43 @@ void pack_k_minus_n(const void*, int64_t k0, int64_t kc, int64_t n0, int64_t nc,
   }
 }
 
+// B read in place with rows exactly one 16-float strip apart and not
+// 64-byte aligned (a transposed A rules out reading A in place, so the
+// driver reads B in place): no kernel may take it for an aligned packed strip.
+TEST(Sgemm, InPlaceBWithSixteenColumnsAtAnyAlignment) {
+  std::mt19937 rng(5);
+  const int64_t m = 20, n = 16, k = 40;
+  const std::vector<float> a = random_vector(static_cast<size_t>(k * m), rng);  // [k, m]
+  std::vector<float> storage = random_vector(static_cast<size_t>(k * n + 16), rng);
+  for (Isa isa : runnable_isas()) {
+    for (int64_t offset : {0, 1, 4, 15}) {
+      const float* b = storage.data() + offset;
+      std::vector<float> c(static_cast<size_t>(m * n), -1.0f);
+      SgemmProblem p;
+      p.m = m, p.n = n, p.k = k;
+      p.a = MatrixView{a.data(), 1, m};
+      p.b = MatrixView{b, n, 1};
+      p.c = c.data();
+      p.ldc = n;
+      std::vector<uint8_t> temp(size_t{4} << 20);
+      MemoryAllocator allocator(temp.data(), temp.size());
+      KernelContext ctx(&allocator);
+      ASSERT_EQ(sgemm_with_isa(ctx, p, isa), Error::Ok);
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          double sum = 0, mag = 0;
+          for (int64_t kk = 0; kk < k; ++kk) {
+            sum += double{a[kk * m + i]} * b[kk * n + j];
+            mag += std::fabs(double{a[kk * m + i]} * b[kk * n + j]);
+          }
+          ASSERT_NEAR(c[i * n + j], sum, 1e-5 + 1e-4 * mag)
+              << isa_name(isa) << " offset " << offset << " at (" << i << ", " << j << ")";
+        }
+      }
+    }
+  }
+}
+
 TEST(Sgemm, CustomPackerAndErrors) {
   const int64_t m = 9, n = 37, k = 300;
   std::vector<float> a(m * k, 0.0f), c(m * n);
