@@ -10,7 +10,7 @@ torch exports F.scaled_dot_product_attention's softmax as
 torchedge::safe_softmax(x, dim) (safe_softmax_op.py): one pass over the
 scores instead of six, and no boolean or zero-filled temporaries (ViT-Tiny:
 seven ops per layer, ~5 % of its time at 1 thread). Floating x of the
-softmax kernels' dtypes only; the nodes the match leaves unused are
+softmax kernels' dtypes only; the pattern's nodes nothing else reads are
 dropped. Runs at to_pte time on a copy of each method with the activation
 fusion (PteOptions.fuse_activations: upstream's runtime lacks the kernel);
 the EdgeProgram stays core ATen.
@@ -90,12 +90,18 @@ def _rewrite_in(gm: torch.fx.GraphModule, apply: bool) -> int:
         if not apply:
             continue
         # The where node becomes the call (keeping its name, which the
-        # signature may reference, and its meta).
+        # signature may reference, and its meta); the pattern's other nodes
+        # go when nothing else reads them (the softmax may have other users).
+        cond, zeros, softmax = node.args
+        any_ = cond.args[0]
+        not_eq = any_.args[0]
         node.target = SAFE_SOFTMAX
         node.args = found
         node.kwargs = {}
+        for dead in (zeros, cond, any_, not_eq, not_eq.args[0], softmax):
+            if not dead.users:
+                graph.erase_node(dead)
     if apply and count:
-        graph.eliminate_dead_code()
         graph.lint()
         gm.recompile()
     return count
