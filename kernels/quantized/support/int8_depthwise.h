@@ -100,10 +100,13 @@ size_t int8_depthwise_avx2_worker_bytes(const Int8DepthwiseProblem& p);
 void int8_depthwise_avx2(const Int8DepthwiseProblem& p, int64_t plane_begin, int64_t plane_end,
                          void* worker_scratch);
 
-/// Maps at least this wide (and never the AVX2 path's two-rows-per-vector
-/// narrow maps) take their taps 32 pixels at a time with AVX-512 VNNI when
-/// quant_isa() has it; narrower ones would waste most of the 32 lanes.
+/// With AVX-512 VNNI (quant_isa()), maps at least kInt8DepthwiseVnniMinWidth
+/// wide take their taps 32 pixels at a time, and maps wider than 8 (the AVX2
+/// path's own two-rows-per-vector maps) but at most
+/// kInt8DepthwiseVnniTwoRowsMaxWidth two output rows per 32 lanes; widths
+/// in between stay on AVX2 (32 lanes would be mostly idle).
 constexpr int64_t kInt8DepthwiseVnniMinWidth = 24;
+constexpr int64_t kInt8DepthwiseVnniTwoRowsMaxWidth = 16;
 
 /// One (image, channel) plane as the AVX2 path widened it: padded row r at
 /// rows + r * row_elems, tap t of output row oh at rows + oh * stride_h *

@@ -25,9 +25,10 @@
 // layers) put two output rows in the 16 lanes (each 128-bit half loads its
 // own row), so half the lanes are not wasted. 16-byte output stores may run
 // ahead into rows written later, never past the plane.
-// With AVX-512 VNNI, maps at least kInt8DepthwiseVnniMinWidth wide take
-// steps 2-3 from int8_depthwise_avx512vnni.cpp instead (32 pixels a step;
-// MobileNetV2's 112- and 56-wide layers 10-30 % faster, `--profile`).
+// With AVX-512 VNNI, maps at least kInt8DepthwiseVnniMinWidth wide, or 9 to
+// 16 wide (two output rows per 32 lanes), take steps 2-3 from
+// int8_depthwise_avx512vnni.cpp instead (MobileNetV2's 112- and 56-wide
+// layers 10-30 % faster, its seven 14-wide ones ~18 %, `--profile`).
 // Compiled with -mavx2 -mfma (and -ffp-contract=off: no fused epilogue).
 #include <immintrin.h>
 
@@ -452,7 +453,8 @@ void int8_depthwise_avx2(const Int8DepthwiseProblem& p, int64_t plane_begin, int
   }
   if (taps < 2 * l.pairs) w.tap_offsets[taps] = w.tap_offsets[taps - 1];
   const bool vnni = quant_isa() == QuantIsa::kAvx512Vnni && !l.narrow &&
-                    p.out_width >= kInt8DepthwiseVnniMinWidth;
+                    (p.out_width >= kInt8DepthwiseVnniMinWidth ||
+                     p.out_width <= kInt8DepthwiseVnniTwoRowsMaxWidth);
   for (int64_t plane = plane_begin; plane < plane_end; ++plane) {
     const int64_t c = plane % p.channels;
     const int8_t* k = p.weight + c * taps;

@@ -1,8 +1,8 @@
 // AVX-512 VNNI rows of the int8 depthwise convolution (contract:
 // support/int8_depthwise.h). The AVX2 path (int8_depthwise_avx2.cpp)
 // widens each plane into its int16 buffer and, for maps at least
-// kInt8DepthwiseVnniMinWidth wide, hands the taps to this file: 32 output
-// pixels per step instead of 16, each tap pair interleaved per 128-bit
+// kInt8DepthwiseVnniMinWidth wide (or 9 to 16 wide: two output rows per
+// step), hands the taps to this file: 32 output pixels per step instead of 16, each tap pair interleaved per 128-bit
 // lane (unpacklo/hi) and accumulated with vpdpwssd (the vpmaddwd + vpaddd
 // pair of the AVX2 path in one instruction; exact int32 sums of two
 // products each, |x - zx| <= 255, |w| <= 128). Lanes come out as pixels
@@ -74,7 +74,14 @@ struct Epilogue {
   }
 };
 
-template <int kPairs, bool kBias, bool kBounded>
+// 32 int16 lanes: 16 from `a` (lanes 0-15) and 16 from `b` (lanes 16-31).
+inline __m512i two_halves(const int16_t* a, const int16_t* b) {
+  const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a));
+  const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
+  return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+}
+
+template <int kPairs, bool kBias, bool kBounded, bool kTwoRows>
 void plane_vnni(const Int8DepthwiseProblem& p, const Int8DepthwisePlane& w, int8_t* out,
                 int64_t c) {
   const Epilogue ep(p, c);
@@ -89,6 +96,32 @@ void plane_vnni(const Int8DepthwiseProblem& p, const Int8DepthwisePlane& w, int8
   const int64_t* off = kPairs > 0 ? offsets : w.tap_offsets;
   const int64_t pairs = kPairs > 0 ? kPairs : w.pairs;
   const int64_t ow_total = p.out_width;
+  if (kTwoRows) {
+    // Rows of at most 16 pixels: row oh in lanes 0-15, row oh + 1 in lanes
+    // 16-31 (the same taps, one input row stride further down), so a
+    // 14-wide map (MobileNetV2) fills 28 of the 32 lanes, not 14.
+    const __mmask16 row_mask = static_cast<__mmask16>((1u << ow_total) - 1u);
+    const int64_t next = p.stride_h * w.row_elems;
+    for (int64_t oh = 0; oh < p.out_height; oh += 2) {
+      const bool second = oh + 1 < p.out_height;
+      const int16_t* row_a = w.rows + oh * next;
+      const int16_t* row_b = second ? row_a + next : row_a;
+      __m512i acc_lo = _mm512_setzero_si512(), acc_hi = _mm512_setzero_si512();
+      for (int64_t i = 0; i < pairs; ++i) {
+        const __m512i a = two_halves(row_a + off[2 * i], row_b + off[2 * i]);
+        const __m512i b = two_halves(row_a + off[2 * i + 1], row_b + off[2 * i + 1]);
+        const __m512i wab = _mm512_set1_epi32(wt[i]);
+        acc_lo = _mm512_dpwssd_epi32(acc_lo, _mm512_unpacklo_epi16(a, b), wab);
+        acc_hi = _mm512_dpwssd_epi32(acc_hi, _mm512_unpackhi_epi16(a, b), wab);
+      }
+      const __m256i v = ep.thirty_two<kBias, kBounded>(acc_lo, acc_hi);
+      _mm_mask_storeu_epi8(out + oh * ow_total, row_mask, _mm256_castsi256_si128(v));
+      if (second) {
+        _mm_mask_storeu_epi8(out + (oh + 1) * ow_total, row_mask, _mm256_extracti128_si256(v, 1));
+      }
+    }
+    return;
+  }
   for (int64_t oh = 0; oh < p.out_height; ++oh) {
     const int16_t* in_row = w.rows + oh * p.stride_h * w.row_elems;
     int8_t* row = out + oh * ow_total;
@@ -109,26 +142,35 @@ void plane_vnni(const Int8DepthwiseProblem& p, const Int8DepthwisePlane& w, int8
   }
 }
 
-template <int kPairs>
+template <int kPairs, bool kTwoRows>
 void plane_dispatch(const Int8DepthwiseProblem& p, const Int8DepthwisePlane& w, int8_t* out,
                     int64_t c, bool bounded) {
   if (p.bias != nullptr) {
-    if (bounded) return plane_vnni<kPairs, true, true>(p, w, out, c);
-    return plane_vnni<kPairs, true, false>(p, w, out, c);
+    if (bounded) return plane_vnni<kPairs, true, true, kTwoRows>(p, w, out, c);
+    return plane_vnni<kPairs, true, false, kTwoRows>(p, w, out, c);
   }
-  if (bounded) return plane_vnni<kPairs, false, true>(p, w, out, c);
-  return plane_vnni<kPairs, false, false>(p, w, out, c);
+  if (bounded) return plane_vnni<kPairs, false, true, kTwoRows>(p, w, out, c);
+  return plane_vnni<kPairs, false, false, kTwoRows>(p, w, out, c);
+}
+
+template <bool kTwoRows>
+void pairs_dispatch(const Int8DepthwiseProblem& p, const Int8DepthwisePlane& w, int8_t* out,
+                    int64_t c, bool bounded) {
+  switch (w.pairs) {
+    case 5: return plane_dispatch<5, kTwoRows>(p, w, out, c, bounded);    // 3x3
+    case 13: return plane_dispatch<13, kTwoRows>(p, w, out, c, bounded);  // 5x5
+    default: return plane_dispatch<0, kTwoRows>(p, w, out, c, bounded);
+  }
 }
 
 }  // namespace
 
 void int8_depthwise_plane_avx512vnni(const Int8DepthwiseProblem& p, const Int8DepthwisePlane& w,
                                      int8_t* out, int64_t c, bool bounded) {
-  switch (w.pairs) {
-    case 5: return plane_dispatch<5>(p, w, out, c, bounded);    // 3x3
-    case 13: return plane_dispatch<13>(p, w, out, c, bounded);  // 5x5
-    default: return plane_dispatch<0>(p, w, out, c, bounded);
+  if (p.out_width <= kInt8DepthwiseVnniTwoRowsMaxWidth) {
+    return pairs_dispatch<true>(p, w, out, c, bounded);
   }
+  pairs_dispatch<false>(p, w, out, c, bounded);
 }
 
 }  // namespace quantized
