@@ -346,7 +346,8 @@ struct Scratch {
   float* b;
 };
 
-// Up to this many rows of C per rectangle, a kernel with micro_direct_b
+// Up to this many rows of C per rectangle, a kernel with micro_direct_b (or
+// a wide-tile kernel, whose micro_strips takes B in place too)
 // reads a unit-column-stride B (a 1x1 convolution's input planes) in place
 // instead of packing it: a packed B element would feed only 2 * M flops, and
 // packing it (a strided read and a write) cost a third of the time of
