@@ -83,6 +83,16 @@ Error conv2d_depthwise(KernelContext& ctx, const Conv2dShape& s, const float* x,
                        const float* bias, float* y, const Conv2dClamp& clamp = {});
 
 namespace detail {
+// plane + off for an offset that may point before the plane (a padded
+// row's first columns): only masked loads whose lanes at such addresses are
+// off go through it (they touch no memory there), and the address is formed
+// as an integer so no out-of-range pointer arithmetic happens in C++ terms.
+// Used by the SIMD im2col packer and Winograd transforms.
+static inline const float* masked_base(const float* plane, int64_t off) {
+  return reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(plane) +
+                                        static_cast<uintptr_t>(off * 4));
+}
+
 // The per-ISA builds of conv2d_depthwise (conv/depthwise_<isa>.cpp).
 Error conv2d_depthwise_avx2(KernelContext& ctx, const Conv2dShape& s, const float* x,
                             const float* w, const float* bias, float* y,

@@ -54,15 +54,6 @@ static inline __m256 even_floats(__m256 a, __m256 b) {
   return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), _MM_SHUFFLE(3, 1, 2, 0)));
 }
 
-// plane + off for an offset that may point before the plane: only masked
-// loads whose lanes at such addresses are off go through it (they do not
-// touch memory there), and the address is formed as an integer so no
-// out-of-range pointer arithmetic happens in C++ terms.
-static inline const float* masked_base(const float* plane, int64_t off) {
-  return reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(plane) +
-                                        static_cast<uintptr_t>(off * 4));
-}
-
 static void setup_chunk(const Conv2dShape& s, int64_t p, int64_t valid, Chunk* c) {
   alignas(32) int32_t base[8];
   for (int kh = 0; kh < s.kernel_h; ++kh) c->row_bits[kh] = 0;

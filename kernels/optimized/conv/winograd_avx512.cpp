@@ -29,15 +29,6 @@ inline __mmask16 lane_range(int64_t lo, int64_t hi) {
   return static_cast<__mmask16>(((1u << (hi - lo)) - 1u) << lo);
 }
 
-// plane + off for an offset that may lie before the plane: only masked
-// loads whose lanes at such addresses are off go through it (they touch no
-// memory there); formed as an integer, so no out-of-range pointer
-// arithmetic happens in C++ terms.
-inline const float* masked_base(const float* plane, int64_t off) {
-  return reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(plane) +
-                                        static_cast<uintptr_t>(off * 4));
-}
-
 // Infinities and NaNs (fpclass: QNaN, +inf, -inf, SNaN).
 constexpr int kNonFiniteClasses = 0x01 | 0x08 | 0x10 | 0x80;
 

@@ -47,12 +47,19 @@ struct Avx512Kernel {
                            bool accumulate, const TileEpilogue* epi) {
     const bool aligned = ldb == kNr && reinterpret_cast<uintptr_t>(pb) % 64 == 0 &&
                          (strips == 1 || strip_stride % kNr == 0);
-    if (aligned) {
-      if (strips == 2) return tile_rows<2, true>(rows, kc, pa, pb, strip_stride, ldb, c, ldc, accumulate, epi);
-      return tile_rows<1, true>(rows, kc, pa, pb, strip_stride, ldb, c, ldc, accumulate, epi);
+    if (aligned) return by_strips<true>(rows, strips, kc, pa, pb, strip_stride, ldb, c, ldc,
+                                        accumulate, epi);
+    by_strips<false>(rows, strips, kc, pa, pb, strip_stride, ldb, c, ldc, accumulate, epi);
+  }
+
+  template <bool kPacked>
+  static void by_strips(int rows, int strips, int64_t kc, const float* pa, const float* pb,
+                        int64_t strip_stride, int64_t ldb, float* c, int64_t ldc,
+                        bool accumulate, const TileEpilogue* epi) {
+    if (strips == 2) {
+      return tile_rows<2, kPacked>(rows, kc, pa, pb, strip_stride, ldb, c, ldc, accumulate, epi);
     }
-    if (strips == 2) return tile_rows<2, false>(rows, kc, pa, pb, strip_stride, ldb, c, ldc, accumulate, epi);
-    return tile_rows<1, false>(rows, kc, pa, pb, strip_stride, ldb, c, ldc, accumulate, epi);
+    tile_rows<1, kPacked>(rows, kc, pa, pb, strip_stride, ldb, c, ldc, accumulate, epi);
   }
 
   // tile<rows> for a run-time row count in [1, kMr].
@@ -141,24 +148,22 @@ struct Avx512Kernel {
   // rows of a unit-column-stride A: 8 k at a time, rows 0-7 and 8-11
   // through two 8 x 8 transposes, each column stored as 8 + 4 floats.
   static void pack_a_strip(const float* a, int64_t lda, int64_t rows, int64_t kc, float* out) {
-    static_assert(kMr >= 8 && kMr <= 16, "one or two 8-row transposes");
+    static_assert(kMr > 8 && kMr <= 16, "two 8-row transposes");
     const __m256 zero = _mm256_setzero_ps();
     constexpr __mmask8 kHighRows = static_cast<__mmask8>((1u << (kMr - 8)) - 1);
     int64_t k = 0;
     for (; k + 8 <= kc; k += 8) {
       __m256 lo[8], hi[8];
-      for (int i = 0; i < 8; ++i) lo[i] = i < rows ? _mm256_loadu_ps(a + i * lda + k) : zero;
-      transpose8(lo);
-      if constexpr (kMr > 8) {
-        for (int i = 0; i < 8; ++i) {
-          hi[i] = i + 8 < rows && i + 8 < kMr ? _mm256_loadu_ps(a + (i + 8) * lda + k) : zero;
-        }
-        transpose8(hi);
+      for (int i = 0; i < 8; ++i) {
+        lo[i] = i < rows ? _mm256_loadu_ps(a + i * lda + k) : zero;
+        hi[i] = i + 8 < rows && i + 8 < kMr ? _mm256_loadu_ps(a + (i + 8) * lda + k) : zero;
       }
+      transpose8(lo);
+      transpose8(hi);
       float* o = out + k * kMr;
       for (int t = 0; t < 8; ++t) {
         _mm256_storeu_ps(o + t * kMr, lo[t]);
-        if constexpr (kMr > 8) _mm256_mask_storeu_ps(o + t * kMr + 8, kHighRows, hi[t]);
+        _mm256_mask_storeu_ps(o + t * kMr + 8, kHighRows, hi[t]);
       }
     }
     for (; k < kc; ++k) {
