@@ -1,0 +1,183 @@
+"""torchedge's channel-blocked float32 convolution and its layout changes.
+
+A blocked activation (NCHW16c, ONNX Runtime calls it NCHWc) is a 5-d float32
+[N, C / 16, H, W, 16] tensor: element (n, c, h, w) of the NCHW tensor sits at
+[n, c // 16, h, w, c % 16], so the 16 channels of one pixel are one 64-byte
+vector. Only C % 16 == 0 is blocked (no padding lanes to keep defined).
+
+    torchedge::to_blocked(Tensor input) -> Tensor
+        [N, C, H, W] -> [N, C / 16, H, W, 16]
+    torchedge::from_blocked(Tensor input) -> Tensor
+        [N, C / 16, H, W, 16] -> [N, C, H, W]
+    torchedge::conv2d_blocked(Tensor input, Tensor weight_packed, Tensor? bias,
+        Tensor? residual, int out_channels, int[] stride, int[] padding,
+        float output_min, float output_max) -> Tensor
+
+conv2d_blocked is from_blocked^-1 of clamp(conv2d(from_blocked(input), w,
+bias, stride, padding) (+ from_blocked(residual)), output_min, output_max),
+one group, no dilation, Cin and Cout multiples of 16: input, residual and the
+result are blocked, and weight_packed holds the [Cout, Cin, KH, KW] filters
+w as [ceil(Cout / 64), Cin / 16, KH, KW, 1024]: element (co, ci, kh, kw) at
+[co // 64, ci // 16, kh, kw, (ci % 16) * 64 + co % 64], zeros past Cout. So
+for one input channel and tap, the filters of 64 output channels (four
+blocks) are 256 contiguous bytes: the optimized kernel broadcasts an input
+value and multiplies it into four 16-wide weight vectors
+(kernels/optimized/conv/conv2d_blocked.h). Rounding: ((sum + bias) +
+residual), then the clamp (NaN stays NaN), as conv2d_add_clamp; the sums run
+in another order than the NCHW kernels'.
+
+The `.out` overloads (same arguments, then `*, Tensor(a!) out`) are the
+runtime kernels "torchedge::to_blocked.out", "torchedge::from_blocked.out"
+and "torchedge::conv2d_blocked.out". Only blocked_layout.py makes these
+calls, at to_pte time; the EdgeProgram itself stays core ATen.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Optional, Sequence
+
+import torch
+import torch.nn.functional as F
+
+from torchedge.passes.custom_ops import define_out_op
+
+NAMESPACE = "torchedge"
+CONV_OP_NAME = "conv2d_blocked"
+TO_OP_NAME = "to_blocked"
+FROM_OP_NAME = "from_blocked"
+BLOCK = 16  # channels per vector
+GROUP = 64  # output channels per packed weight group (four blocks)
+_CONV_ARGUMENTS = ("Tensor input, Tensor weight_packed, Tensor? bias, Tensor? residual, "
+                   "int out_channels, int[] stride, int[] padding, float output_min, "
+                   "float output_max")
+
+
+def pack_weight(weight: torch.Tensor) -> torch.Tensor:
+    """[Cout, Cin, KH, KW] float32 (Cout, Cin multiples of 16) -> the packed
+    [ceil(Cout / 64), Cin / 16, KH, KW, 1024] layout (contiguous)."""
+    if weight.dim() != 4 or weight.dtype != torch.float32 or weight.shape[0] % BLOCK \
+            or weight.shape[1] % BLOCK:
+        raise ValueError(f"{NAMESPACE}::{CONV_OP_NAME}: filters must be float32 [Cout, Cin, KH, "
+                         f"KW] with Cout and Cin multiples of {BLOCK}, got {weight.dtype} "
+                         f"{list(weight.shape)}")
+    cout, cin, kh, kw = weight.shape
+    groups = (cout + GROUP - 1) // GROUP
+    w = torch.zeros(groups * GROUP, cin, kh, kw, dtype=torch.float32)
+    w[:cout] = weight.detach()
+    # [g, 64 co, cin/16, 16 ci, kh, kw] -> [g, cin/16, kh, kw, 16 ci, 64 co]
+    w = w.reshape(groups, GROUP, cin // BLOCK, BLOCK, kh, kw).permute(0, 2, 4, 5, 3, 1)
+    return w.reshape(groups, cin // BLOCK, kh, kw, BLOCK * GROUP).contiguous()
+
+
+def unpack_weight(weight_packed: torch.Tensor, out_channels: int) -> torch.Tensor:
+    """The inverse of pack_weight: [Cout, Cin, KH, KW] (Cout given: the packed
+    form rounds it up to 64)."""
+    groups, cin_blocks, kh, kw, _ = weight_packed.shape
+    w = weight_packed.reshape(groups, cin_blocks, kh, kw, BLOCK, GROUP).permute(0, 5, 1, 4, 2, 3)
+    return w.reshape(groups * GROUP, cin_blocks * BLOCK, kh, kw)[:out_channels].contiguous()
+
+
+def to_blocked_reference(input: torch.Tensor) -> torch.Tensor:
+    _check_nchw(input, TO_OP_NAME)
+    n, c, h, w = input.shape
+    return input.reshape(n, c // BLOCK, BLOCK, h, w).permute(0, 1, 3, 4, 2).contiguous()
+
+
+def from_blocked_reference(input: torch.Tensor) -> torch.Tensor:
+    _check_blocked(input, "input", FROM_OP_NAME)
+    n, cb, h, w, _ = input.shape
+    return input.permute(0, 1, 4, 2, 3).reshape(n, cb * BLOCK, h, w).contiguous()
+
+
+def _check_nchw(input: torch.Tensor, op: str) -> None:
+    if input.dim() != 4 or input.dtype != torch.float32 or input.shape[1] % BLOCK:
+        raise ValueError(f"{NAMESPACE}::{op}: input must be float32 [N, C, H, W] with C a "
+                         f"multiple of {BLOCK}, got {input.dtype} {list(input.shape)}")
+
+
+def _check_blocked(t: torch.Tensor, name: str, op: str) -> None:
+    if t.dim() != 5 or t.dtype != torch.float32 or t.shape[4] != BLOCK:
+        raise ValueError(f"{NAMESPACE}::{op}: {name} must be blocked float32 [N, C/{BLOCK}, H, "
+                         f"W, {BLOCK}], got {t.dtype} {list(t.shape)}")
+
+
+def _pair(values: Sequence[int], name: str, minimum: int) -> list[int]:
+    pair = list(values) * 2 if len(values) == 1 else list(values)
+    if len(pair) != 2 or min(pair) < minimum:
+        raise ValueError(f"{NAMESPACE}::{CONV_OP_NAME}: {name} must be 1 or 2 ints >= {minimum}, "
+                         f"got {list(values)}")
+    return pair
+
+
+def _check_conv(input, weight_packed, bias, residual, out_channels, stride, padding,
+                output_min, output_max) -> tuple[list[int], list[int], list[int]]:
+    """(stride, padding, output shape [N, Cout/16, OH, OW, 16]) of a valid call."""
+    where = f"{NAMESPACE}::{CONV_OP_NAME}"
+    _check_blocked(input, "input", CONV_OP_NAME)
+    groups = (out_channels + GROUP - 1) // GROUP
+    if out_channels < BLOCK or out_channels % BLOCK:
+        raise ValueError(f"{where}: out_channels must be a positive multiple of {BLOCK}, got "
+                         f"{out_channels}")
+    if weight_packed.dim() != 5 or weight_packed.dtype != torch.float32 \
+            or weight_packed.shape[0] != groups or weight_packed.shape[1] != input.shape[1] \
+            or weight_packed.shape[4] != BLOCK * GROUP:
+        raise ValueError(f"{where}: weight_packed must be float32 [{groups}, {input.shape[1]}, "
+                         f"KH, KW, {BLOCK * GROUP}], got {weight_packed.dtype} "
+                         f"{list(weight_packed.shape)}")
+    st, pad = _pair(stride, "stride", 1), _pair(padding, "padding", 0)
+    kh, kw = weight_packed.shape[2], weight_packed.shape[3]
+    oh = (input.shape[2] + 2 * pad[0] - kh) // st[0] + 1
+    ow = (input.shape[3] + 2 * pad[1] - kw) // st[1] + 1
+    if oh < 1 or ow < 1:
+        raise ValueError(f"{where}: the padded input {list(input.shape)} is smaller than the "
+                         f"{kh}x{kw} filter")
+    if bias is not None and (bias.dtype != torch.float32 or list(bias.shape) != [out_channels]):
+        raise ValueError(f"{where}: bias must be float32 [{out_channels}], got {bias.dtype} "
+                         f"{list(bias.shape)}")
+    shape = [input.shape[0], out_channels // BLOCK, oh, ow, BLOCK]
+    if residual is not None and (residual.dtype != torch.float32
+                                 or list(residual.shape) != shape):
+        raise ValueError(f"{where}: residual must be float32 {shape} (the convolution's "
+                         f"output), got {residual.dtype} {list(residual.shape)}")
+    if math.isnan(output_min) or math.isnan(output_max) or output_min > output_max:
+        raise ValueError(f"{where}: need output_min <= output_max, got {output_min} and "
+                         f"{output_max}")
+    return st, pad, shape
+
+
+def conv2d_blocked_reference(input: torch.Tensor, weight_packed: torch.Tensor,
+                             bias: Optional[torch.Tensor], residual: Optional[torch.Tensor],
+                             out_channels: int, stride: Sequence[int], padding: Sequence[int],
+                             output_min: float, output_max: float) -> torch.Tensor:
+    st, pad, _ = _check_conv(input, weight_packed, bias, residual, out_channels, stride, padding,
+                             output_min, output_max)
+    weight = unpack_weight(weight_packed, out_channels)
+    y = F.conv2d(from_blocked_reference(input), weight, bias, st, pad)
+    if residual is not None:
+        y = y + from_blocked_reference(residual)
+    return to_blocked_reference(torch.clamp(y, output_min, output_max))
+
+
+def _fake_conv(input, weight_packed, bias, residual, out_channels, stride, padding, output_min,
+               output_max):
+    _, _, shape = _check_conv(input, weight_packed, bias, residual, out_channels, stride,
+                              padding, output_min, output_max)
+    return input.new_empty(shape)
+
+
+def _fake_to(input):
+    _check_nchw(input, TO_OP_NAME)
+    n, c, h, w = input.shape
+    return input.new_empty((n, c // BLOCK, h, w, BLOCK))
+
+
+def _fake_from(input):
+    _check_blocked(input, "input", FROM_OP_NAME)
+    n, cb, h, w, _ = input.shape
+    return input.new_empty((n, cb * BLOCK, h, w))
+
+
+define_out_op(NAMESPACE, CONV_OP_NAME, _CONV_ARGUMENTS, conv2d_blocked_reference, _fake_conv)
+define_out_op(NAMESPACE, TO_OP_NAME, "Tensor input", to_blocked_reference, _fake_to)
+define_out_op(NAMESPACE, FROM_OP_NAME, "Tensor input", from_blocked_reference, _fake_from)
