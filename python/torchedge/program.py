@@ -43,6 +43,11 @@ class PteOptions:
     # filters stored transformed (16/9 of their bytes; passes/winograd_filters.py). False
     # for a smaller file or for upstream's runtime, which lacks that kernel.
     winograd_filters: bool = True
+    # Chains of float32 convolutions with channel counts divisible by 16 (ResNets) ->
+    # torchedge::conv2d_blocked on NCHW16c activations, the filters stored packed for it and
+    # layout changes where a chain starts and ends (passes/blocked_layout.py). False for
+    # upstream's runtime, which lacks those kernels.
+    blocked_convolutions: bool = True
 
     def __post_init__(self) -> None:
         for name in ("segment_alignment", "constant_tensor_alignment", "memory_alignment"):
@@ -178,6 +183,7 @@ def _lowered_for_runtime(ep: "ExportedProgram", options: PteOptions,
     import torch
 
     from torchedge.passes.activation_fusion import count_conv_activations, fuse_conv_activations
+    from torchedge.passes.blocked_layout import count_blocked_candidates, use_blocked_layout
     from torchedge.passes.pool_indices import count_unused_pool_indices, drop_unused_pool_indices
     from torchedge.passes.safe_softmax import count_safe_softmax, fuse_safe_softmax
     from torchedge.passes.weight_prepacking import (
@@ -197,7 +203,10 @@ def _lowered_for_runtime(ep: "ExportedProgram", options: PteOptions,
                                          or count_safe_softmax(ep.graph_module) > 0)
     prepack = options.prepack_weights and count_prepackable_linears(ep, keep) > 0
     winograd = options.winograd_filters and count_winograd_convolutions(ep, keep) > 0
-    if not fuse and not prepack and not winograd:
+    # Which convolutions form chains is known only after the fusion (a relu
+    # between two convolutions joins the first); here, whether any could.
+    blocked = options.blocked_convolutions and count_blocked_candidates(ep, keep) > 0
+    if not fuse and not prepack and not winograd and not blocked:
         return ep, False
     ep = copy.deepcopy(ep)
     if fuse:
@@ -206,6 +215,8 @@ def _lowered_for_runtime(ep: "ExportedProgram", options: PteOptions,
         fuse_safe_softmax(ep.graph_module)
     if prepack:
         prepack_linear_weights(ep, keep)
+    if blocked:
+        blocked = use_blocked_layout(ep, keep) > 0
     if winograd:
         transform_winograd_filters(ep, keep)
-    return ep, prepack or winograd
+    return ep, prepack or winograd or blocked

@@ -12,6 +12,7 @@ import torch.nn.functional as F
 
 import torchedge.passes.conv2d_clamp_op  # noqa: F401  (defines torchedge::conv2d_clamp)
 import torchedge.passes.linear_prepacked_op  # noqa: F401  (defines torchedge::linear_prepacked)
+from torchedge.passes.conv2d_blocked_op import pack_weight  # defines conv2d_blocked and the layouts
 from torchedge.passes.conv2d_winograd_op import transform_filters  # defines conv2d_winograd
 import torchedge.passes.max_pool2d_op  # noqa: F401  (defines torchedge::max_pool2d)
 import torchedge.passes.safe_softmax_op  # noqa: F401  (defines torchedge::safe_softmax)
@@ -182,11 +183,65 @@ CONV2D_WINOGRAD = OpSpec("torchedge::conv2d_winograd.out", _conv2d_winograd, _ro
      lambda x, u, b: _conv2d_winograd(x, u, b, None, [1, 1], 0.0, 6.0), (0,)),
 ), dtypes=(torch.float32,), kind=REDUCTION)
 
+# torchedge::conv2d_blocked (to_pte's blocked_layout) called directly on
+# NCHW16c activations [N, C/16, H, W, 16]: weight_packed is pack_weight of
+# random [Cout, Cin, KH, KW] filters (zeros past Cout when Cout is not a
+# multiple of 64); eager's reference unblocks, convolves and blocks again.
+# The filters are uniform in +-1/sqrt(fan-in), as trained ones are of that
+# size: with make's N(0, 2) filters the 300-800-term sums reach ~70 and
+# cancel to small outputs whose float32 rounding (any summation order)
+# exceeds the conv tolerance.
+_conv2d_blocked = torch.ops.torchedge.conv2d_blocked.default
+
+
+def _packed(cout: int, cin: int, kh: int, kw: int) -> Callable[[torch.dtype], torch.Tensor]:
+    bound = 1.0 / math.sqrt(cin * kh * kw)
+    return lambda dtype: pack_weight(
+        make((cout, cin, kh, kw), torch.float32, low=-bound, high=bound)).to(dtype)
+
+
+CONV2D_BLOCKED = OpSpec("torchedge::conv2d_blocked.out", _conv2d_blocked, _rows(
+    ("1x1_relu", _inputs(m(1, 2, 7, 7, 16), _packed(64, 32, 1, 1), m(64)),
+     lambda x, w, b: _conv2d_blocked(x, w, b, None, 64, [1, 1], [0, 0], 0.0, math.inf), ()),
+    ("3x3_pad1_residual_relu6_batch2", _inputs(m(2, 1, 7, 7, 16), _packed(48, 16, 3, 3), m(48),
+                                                m(2, 3, 7, 7, 16)),
+     lambda x, w, b, r: _conv2d_blocked(x, w, b, r, 48, [1, 1], [1, 1], 0.0, 6.0), ()),
+    ("3x3_stride2_pad1_no_bias_open", _inputs(m(1, 2, 8, 9, 16), _packed(80, 32, 3, 3)),
+     lambda x, w: _conv2d_blocked(x, w, None, None, 80, [2, 2], [1, 1], -math.inf, math.inf),
+     ()),
+    ("1x1_stride2_residual_clamp", _inputs(m(2, 2, 7, 7, 16), _packed(16, 32, 1, 1), m(16),
+                                           m(2, 1, 4, 4, 16)),
+     lambda x, w, b, r: _conv2d_blocked(x, w, b, r, 16, [2], [0], -0.5, 2.0), ()),
+    ("7x7_stride2_pad3_two_groups", _inputs(m(1, 1, 11, 6, 16), _packed(128, 16, 7, 7), m(128)),
+     lambda x, w, b: _conv2d_blocked(x, w, b, None, 128, [2, 2], [3, 3], 0.0, math.inf), ()),
+    ("3x2_stride_2_1_padding_1_0_residual_no_bias",
+     _inputs(m(1, 3, 5, 6, 16), _packed(144, 48, 3, 2), m(1, 9, 3, 5, 16)),
+     lambda x, w, r: _conv2d_blocked(x, w, None, r, 144, [2, 1], [1, 0], -math.inf, 6.0), ()),
+    ("3x3_pad1_relu_7x7_map", _inputs(m(2, 4, 7, 7, 16), _packed(64, 64, 3, 3), m(64),
+                                      m(2, 4, 7, 7, 16)),
+     lambda x, w, b, r: _conv2d_blocked(x, w, b, r, 64, [1, 1], [1, 1], 0.0, math.inf), ()),
+), dtypes=(torch.float32,), kind=REDUCTION)
+
+TO_BLOCKED = OpSpec("torchedge::to_blocked.out", torch.ops.torchedge.to_blocked.default, _rows(
+    ("regular", _inputs(m(2, 32, 3, 5)), None, ()),
+    ("one_block_one_pixel", _inputs(m(1, 16, 1, 1)), None, ()),
+    ("channels_last", _inputs(m(2, 48, 4, 3)), None, (0,)),
+), dtypes=(torch.float32,))
+
+_from_blocked = torch.ops.torchedge.from_blocked.default
+FROM_BLOCKED = OpSpec("torchedge::from_blocked.out", _from_blocked, _rows(
+    ("regular", _inputs(m(2, 2, 3, 5, 16)), None, ()),
+    ("one_block", _inputs(m(1, 1, 4, 1, 16)), None, ()),
+), dtypes=(torch.float32,))
+
 MATMUL = [
     CONV,
     CONV2D_CLAMP,
     CONV2D_ADD_CLAMP,
     CONV2D_WINOGRAD,
+    CONV2D_BLOCKED,
+    TO_BLOCKED,
+    FROM_BLOCKED,
     LINEAR_PREPACKED,
     OpSpec("aten::mm.out", torch.mm, _matmul_rows("mm"), kind=REDUCTION),
     OpSpec("aten::bmm.out", torch.bmm, _matmul_rows("bmm"), kind=REDUCTION),

@@ -1,5 +1,7 @@
 // conv_bench: the optimized float convolution on ResNet's 3x3 stride-1
-// layers, im2col SGEMM vs Winograd F(2x2, 3x3) (conv/winograd.h), best of
+// layers, im2col SGEMM vs Winograd F(2x2, 3x3) (conv/winograd.h), and on
+// ResNet-50's layers of every kind, NCHW (conv2d_gemm: Winograd where it
+// applies, else im2col) vs channel-blocked (conv/conv2d_blocked.h); best of
 // repeated runs (not a test; run by hand).
 //
 //   conv_bench [--threads N] [--seconds S] [--filter TEXT]
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "kernels/optimized/conv/conv2d.h"
+#include "kernels/optimized/conv/conv2d_blocked.h"
 #include "kernels/optimized/conv/winograd.h"
 #include "kernels/optimized/threadpool/threadpool.h"
 #include "runtime/core/memory_allocator.h"
@@ -85,6 +88,56 @@ int main(int argc, char** argv) {
            l.name, flops / t_im2col * 1e-9, t_im2col * 1e6, flops / t_winograd * 1e-9,
            t_winograd * 1e6, t_im2col / t_winograd,
            detail::winograd_applies(s) ? "" : "  (conv2d_gemm keeps im2col here)");
+  }
+  struct Conv {
+    const char* name;
+    int64_t cin, cout, size, kernel, stride;
+    bool residual;
+  };
+  const Conv convs[] = {
+      {"r50 1x1 64->256 @56 +add", 64, 256, 56, 1, 1, true},
+      {"r50 1x1 256->64 @56", 256, 64, 56, 1, 1, false},
+      {"r50 1x1 256->128 @56", 256, 128, 56, 1, 1, false},
+      {"r50 1x1 128->512 @28 +add", 128, 512, 28, 1, 1, true},
+      {"r50 1x1 1024->256 @14", 1024, 256, 14, 1, 1, false},
+      {"r50 1x1 2048->512 @7", 2048, 512, 7, 1, 1, false},
+      {"r50 1x1 512->2048 @7 +add", 512, 2048, 7, 1, 1, true},
+      {"r50 1x1 s2 1024->2048 @14", 1024, 2048, 14, 1, 2, false},
+      {"r50 3x3 s2 128 @56", 128, 128, 56, 3, 2, false},
+      {"r50 3x3 s2 512 @14", 512, 512, 14, 3, 2, false},
+      {"r50 3x3 64 @56", 64, 64, 56, 3, 1, false},
+      {"r50 3x3 256 @14", 256, 256, 14, 3, 1, false},
+      {"r50 3x3 512 @7", 512, 512, 7, 3, 1, false},
+  };
+  for (const Conv& l : convs) {
+    if (filter != nullptr && strstr(l.name, filter) == nullptr) continue;
+    const int64_t pad = l.kernel / 2, out = (l.size + 2 * pad - l.kernel) / l.stride + 1;
+    Conv2dShape s{1, l.cin, l.size, l.size, l.cout, out, out, l.kernel, l.kernel,
+                  l.stride, l.stride, pad, pad, 1, 1, 1};
+    // The same values in either layout: the timing does not depend on where they sit.
+    std::vector<float> x(l.cin * l.size * l.size, 0.5f), w(l.cout * l.cin * l.kernel * l.kernel, 0.01f);
+    std::vector<float> wb(((l.cout + 63) / 64) * 64 * l.cin * l.kernel * l.kernel, 0.01f);
+    std::vector<float> b(l.cout, 0.1f), r(l.cout * out * out, 0.2f), y(r.size());
+    Conv2dClamp relu;
+    relu.min = 0.0f;
+    auto run = [&](bool blocked) {
+      MemoryAllocator allocator(temp.data(), temp.size());
+      KernelContext ctx(&allocator);
+      const float* residual = l.residual ? r.data() : nullptr;
+      return blocked ? conv2d_blocked(ctx, s, x.data(), wb.data(), b.data(), residual, y.data(), relu)
+                     : conv2d_gemm(ctx, s, x.data(), w.data(), b.data(), y.data(), relu, residual);
+    };
+    const double flops = 2.0 * l.cout * l.cin * l.kernel * l.kernel * out * out;
+    double t_nchw = 1e30, t_blocked = 1e30;
+    for (int round = 0; round < 4; ++round) {  // alternating: both see the same host phases
+      const double a = best_seconds(budget / 4, [&] { return run(false); });
+      const double c = best_seconds(budget / 4, [&] { return run(true); });
+      t_nchw = a < t_nchw ? a : t_nchw;
+      t_blocked = c < t_blocked ? c : t_blocked;
+    }
+    printf("%-27s nchw %7.1f GFLOP/s %8.1f us   blocked %7.1f GFLOP/s %8.1f us   %.2fx\n", l.name,
+           flops / t_nchw * 1e-9, t_nchw * 1e6, flops / t_blocked * 1e-9, t_blocked * 1e6,
+           t_nchw / t_blocked);
   }
   return 0;
 }

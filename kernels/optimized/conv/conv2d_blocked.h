@@ -1,0 +1,63 @@
+// torchedge/kernels/optimized/conv/conv2d_blocked.h
+//
+// Float32 2-D convolution on channel-blocked activations (NCHW16c, the
+// layout of torchedge::conv2d_blocked; python/torchedge/passes/
+// conv2d_blocked_op.py is the definition):
+//
+//   input    [N, Cin / 16, H, W, 16]     (channel c of pixel (h, w) at
+//   residual [N, Cout / 16, OH, OW, 16]   [c / 16][h][w][c % 16])
+//   output   [N, Cout / 16, OH, OW, 16]
+//   weights  [ceil(Cout / 64), Cin / 16, KH, KW, 16 ci, 64 co] (zeros past Cout)
+//
+// One group, no dilation, Cin and Cout multiples of 16, any kernel size,
+// stride and padding. Why this layout (ONNX Runtime's NCHWc): the NCHW
+// kernels compute a convolution as a GEMM whose vectors run along pixels,
+// which makes them pack the activations (im2col, or the B panel of a 1x1
+// convolution) on every call, waste lanes on 7x7 and 14x14 maps (49 and 196
+// pixels in 16-wide strips) and write their output through dozens of
+// row streams. Here the vectors run along 16 output channels: each input
+// value is broadcast from where it lies into four 16-wide weight vectors
+// (64 output channels), a tile of up to 6 output pixels x 64 channels lives
+// in 24 zmm accumulators, and a tile's output is 6 x 4 contiguous 64-byte
+// vectors. Padding is a zero-bordered copy of the input (scratch); bias,
+// residual and clamp are applied to the accumulators of the last block of
+// input channels, ((sum + bias) + residual) then min(max, max(min, v)),
+// NaN kept. ResNet-50's layers, 1 thread (Ice Lake class Xeon): 1.1-1.9x
+// the im2col / Winograd NCHW path (kernels/optimized/bench/conv_bench.cpp
+// --blocked).
+//
+// Returns MemoryAllocationFailed when ctx's temp allocator cannot hold the
+// padded input copy (the output is then untouched: the caller falls back to
+// the portable kernel) and NotSupported where no SIMD build applies (a CPU
+// below AVX2, or a non-x86 build).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/optimized/conv/conv2d.h"
+#include "runtime/core/error.h"
+#include "runtime/kernel/kernel_context.h"
+
+namespace torchedge {
+namespace optimized {
+
+constexpr int64_t kConvBlock = 16;       // channels per vector
+constexpr int64_t kConvBlockGroup = 64;  // output channels per packed weight group
+
+// in_channels and out_channels are multiples of kConvBlock; groups and the
+// dilations are 1 (checked by the caller).
+Error conv2d_blocked(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
+                     const float* bias, const float* residual, float* y,
+                     const Conv2dClamp& clamp = {});
+
+namespace detail {
+Error conv2d_blocked_avx512(KernelContext& ctx, const Conv2dShape& s, const float* x,
+                            const float* w, const float* bias, const float* residual, float* y,
+                            const Conv2dClamp& clamp);
+Error conv2d_blocked_avx2(KernelContext& ctx, const Conv2dShape& s, const float* x,
+                          const float* w, const float* bias, const float* residual, float* y,
+                          const Conv2dClamp& clamp);
+}  // namespace detail
+
+}  // namespace optimized
+}  // namespace torchedge

@@ -1,0 +1,115 @@
+// conv2d_blocked's AVX2 micro-kernel (conv/conv2d_blocked.h): up to 6
+// output pixels x one block of 16 output channels (two ymm halves) in 12
+// accumulators, 2 weight vectors and a broadcast: 15 of the 16 ymm. The
+// blocks of a 64-channel group run one after another (their input pixels
+// are then in L1). Compiled with -mavx2 -mfma; entered when best_isa() is
+// kAvx2 (AVX-512 hosts take conv2d_blocked_avx512.cpp).
+#include <immintrin.h>
+
+#include "kernels/optimized/conv/conv2d_blocked_driver.h"
+
+namespace torchedge {
+namespace optimized {
+namespace {
+
+using conv2d_blocked_driver::BlockedTile;
+
+struct Avx2Tile {
+  static constexpr int kMaxPixels = 6;
+
+  static void compute(int pixels, int blocks, int stride, const BlockedTile& a) {
+    for (int b = 0; b < blocks; ++b) {
+      if (stride == 1) {
+        by_pixels<1>(pixels, b, a);
+      } else {
+        by_pixels<2>(pixels, b, a);
+      }
+    }
+  }
+
+  template <int kS>
+  static void by_pixels(int pixels, int b, const BlockedTile& a) {
+    switch (pixels) {
+      case 1: return tile<1, kS>(a, b);
+      case 2: return tile<2, kS>(a, b);
+      case 3: return tile<3, kS>(a, b);
+      case 4: return tile<4, kS>(a, b);
+      case 5: return tile<5, kS>(a, b);
+      default: return tile<6, kS>(a, b);
+    }
+  }
+
+  // kP pixels (kS * 16 floats apart in the input) x block `b` of the group
+  // (two 8-lane halves); pixel p's broadcast is one displacement off the
+  // tap's base pointer.
+  template <int kP, int kS>
+  static void tile(const BlockedTile& a, int b) {
+    const int64_t block_stride = a.x_block_stride, row_stride = a.x_row_stride;
+    const int64_t tap_stride = a.x_tap_stride;
+    const int64_t kernel_h = a.kernel_h, kernel_w = a.kernel_w, cin_blocks = a.cin_blocks;
+    float* y = a.y + b * a.y_block_stride;
+    __m256 acc[kP][2];
+#pragma GCC unroll 8
+    for (int p = 0; p < kP; ++p) {
+#pragma GCC unroll 2
+      for (int h = 0; h < 2; ++h) {
+        acc[p][h] = a.accumulate ? _mm256_loadu_ps(y + p * 16 + h * 8) : _mm256_setzero_ps();
+      }
+    }
+    const float* wp = a.w + b * 16;
+    for (int64_t c = 0; c < cin_blocks; ++c) {
+      for (int64_t r = 0; r < kernel_h; ++r) {
+        const float* tap = a.x + c * block_stride + r * row_stride;
+        for (int64_t s = 0; s < kernel_w; ++s, tap += tap_stride, wp += 1024) {
+#pragma GCC unroll 16
+          for (int ci = 0; ci < 16; ++ci) {
+            const __m256 w0 = _mm256_loadu_ps(wp + ci * 64);
+            const __m256 w1 = _mm256_loadu_ps(wp + ci * 64 + 8);
+#pragma GCC unroll 8
+            for (int p = 0; p < kP; ++p) {
+              const __m256 v = _mm256_broadcast_ss(tap + p * 16 * kS + ci);
+              acc[p][0] = _mm256_fmadd_ps(v, w0, acc[p][0]);
+              acc[p][1] = _mm256_fmadd_ps(v, w1, acc[p][1]);
+            }
+          }
+        }
+      }
+    }
+    if (!a.finish) {
+#pragma GCC unroll 8
+      for (int p = 0; p < kP; ++p) {
+        _mm256_storeu_ps(y + p * 16, acc[p][0]);
+        _mm256_storeu_ps(y + p * 16 + 8, acc[p][1]);
+      }
+      return;
+    }
+    const __m256 lo = _mm256_set1_ps(a.lo), hi = _mm256_set1_ps(a.hi);
+    const float* residual = a.residual == nullptr ? nullptr : a.residual + b * a.y_block_stride;
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; ++h) {
+      const __m256 bias =
+          a.bias == nullptr ? _mm256_setzero_ps() : _mm256_loadu_ps(a.bias + b * 16 + h * 8);
+#pragma GCC unroll 8
+      for (int p = 0; p < kP; ++p) {
+        __m256 v = acc[p][h];
+        if (a.bias != nullptr) v = _mm256_add_ps(v, bias);
+        if (residual != nullptr) v = _mm256_add_ps(v, _mm256_loadu_ps(residual + p * 16 + h * 8));
+        // max/min take v second so a NaN stays NaN.
+        _mm256_storeu_ps(y + p * 16 + h * 8, _mm256_min_ps(hi, _mm256_max_ps(lo, v)));
+      }
+    }
+  }
+};
+
+}  // namespace
+
+namespace detail {
+Error conv2d_blocked_avx2(KernelContext& ctx, const Conv2dShape& s, const float* x,
+                          const float* w, const float* bias, const float* residual, float* y,
+                          const Conv2dClamp& clamp) {
+  return conv2d_blocked_driver::run<Avx2Tile>(ctx, s, x, w, bias, residual, y, clamp);
+}
+}  // namespace detail
+
+}  // namespace optimized
+}  // namespace torchedge

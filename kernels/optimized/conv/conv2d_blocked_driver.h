@@ -1,0 +1,239 @@
+// torchedge/kernels/optimized/conv/conv2d_blocked_driver.h
+//
+// The loop nest of conv2d_blocked (conv2d_blocked.h) as a template over one
+// ISA's micro-kernel:
+//
+//   struct Tile {
+//     static constexpr int kMaxPixels;   // pixels per tile (<= 8)
+//     // `pixels` (1..kMaxPixels) output pixels of one row x `blocks` (1..4)
+//     // blocks of 16 output channels: pixel p's first tap in input channel
+//     // block 0 at a.x + p * 16 * stride (stride 1 or 2; see BlockedTile).
+//     static void compute(int pixels, int blocks, int stride, const BlockedTile& a);
+//   };
+//
+// Why one base pointer and a compile-time pixel stride: with a pointer per
+// pixel GCC ran out of general registers, parked pointers in vector ones
+// and spilled accumulators (the tiles ran ~1.5x slower).
+//
+// Include this header ONLY from one ISA's translation unit
+// (conv2d_blocked_<isa>.cpp) and instantiate it with a Tile in that file's
+// anonymous namespace (the rule of gemm/sgemm_driver.h: every function here
+// is a template or static, so each ISA gets its own copies).
+//
+// Per image: pad the input into scratch (zero borders) when the
+// convolution pads; then tasks of (64-channel weight group, band of output
+// pixels), threaded. Within a task, input channels go in chunks whose
+// weights (<= ~192 KiB) stay in L2 while the band's tiles reuse them; the
+// accumulators of a tile start from zero in the first chunk, from the
+// partial sums stored in the output otherwise, and get the epilogue in the
+// last. Which loop is outer follows the larger operand: when the weights
+// outweigh the input (ResNet's 7x7 and 14x14 layers), each group's weights
+// stream once over a few wide bands; otherwise (the 56x56 layers) a band of
+// 48 pixels stays cached while every group passes over it.
+#pragma once
+
+#include <cstring>
+
+#include "kernels/optimized/conv/conv2d_blocked.h"
+#include "kernels/optimized/threadpool/threadpool.h"
+#include "runtime/core/error_message.h"
+
+namespace torchedge {
+namespace optimized {
+namespace conv2d_blocked_driver {
+
+// One tile call's operands (pointers already at the tile's group, chunk and
+// first pixel).
+struct BlockedTile {
+  const float* x;          // input (padded): the tile's first pixel's first tap in the
+                           // chunk's first channel block
+  int64_t x_block_stride;  // floats between input channel blocks
+  int64_t x_row_stride;    // floats between input rows (kernel rows)
+  int64_t x_tap_stride;    // floats between kernel columns: 16, or P * 16 gathered
+  const float* w;          // packed weights at (group, the chunk's first block)
+  int64_t cin_blocks;      // input channel blocks in this chunk
+  int64_t kernel_h, kernel_w;
+  float* y;                // output at (the group's first block, first pixel)
+  int64_t y_block_stride;  // floats between output channel blocks
+  const float* bias;       // at the group's first channel, or null
+  const float* residual;   // laid out as y, or null
+  float lo, hi;
+  bool accumulate;         // start from y's partial sums, not zeros
+  bool finish;             // the last chunk: bias, residual, clamp
+};
+
+static inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+// Weights per chunk of input channels: about 192 KiB (L2 holds it beside
+// the band's input and output).
+constexpr int64_t kChunkWeightFloats = 48 * 1024;
+// Output pixels per band when the input is the larger operand.
+constexpr int64_t kBandPixels = 48;
+
+// Output rows narrower than this are gathered (below): row-by-row tiles
+// of a 7-pixel row are 4 + 3 pixels wide, gathered ones 6 or 5.
+constexpr int64_t kGatherBelowWidth = 16;
+
+// Copies one image's taps into [Cb, KH, KW, OH * OW, 16]: element (c, r, s,
+// q) is the input pixel tap (r, s) of output pixel q reads (zero in the
+// padding), so the tiles read every tap as one flat row of pixels.
+static void gather_taps(const Conv2dShape& s, const float* x, float* out) {
+  const int64_t cb = s.in_channels / kConvBlock, pixels = s.out_h * s.out_w;
+  parallel_for(0, cb, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t c = begin; c < end; ++c) {
+      const float* plane = x + c * s.in_h * s.in_w * kConvBlock;
+      float* dst = out + c * s.kernel_h * s.kernel_w * pixels * kConvBlock;
+      for (int64_t r = 0; r < s.kernel_h; ++r) {
+        for (int64_t t = 0; t < s.kernel_w; ++t, dst += pixels * kConvBlock) {
+          for (int64_t oh = 0; oh < s.out_h; ++oh) {
+            const int64_t ih = oh * s.stride_h - s.pad_h + r;
+            float* row = dst + oh * s.out_w * kConvBlock;
+            for (int64_t ow = 0; ow < s.out_w; ++ow) {
+              const int64_t iw = ow * s.stride_w - s.pad_w + t;
+              if (ih < 0 || ih >= s.in_h || iw < 0 || iw >= s.in_w) {
+                std::memset(row + ow * kConvBlock, 0, sizeof(float) * kConvBlock);
+              } else {
+                std::memcpy(row + ow * kConvBlock, plane + (ih * s.in_w + iw) * kConvBlock,
+                            sizeof(float) * kConvBlock);
+              }
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
+// Whether the driver handles this convolution's strides (the tiles take a
+// compile-time pixel stride of 1 or 2; the op falls back otherwise).
+static inline bool strides_supported(const Conv2dShape& s) {
+  return s.stride_h >= 1 && (s.stride_w == 1 || s.stride_w == 2);
+}
+
+// Copies one image's [Cb, H, W, 16] input into [Cb, H + 2 ph, W + 2 pw, 16]
+// with zero borders.
+static void pad_input(const Conv2dShape& s, const float* x, float* out) {
+  const int64_t cb = s.in_channels / kConvBlock;
+  const int64_t ph = s.in_h + 2 * s.pad_h, pw = s.in_w + 2 * s.pad_w;
+  parallel_for(0, cb, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t c = begin; c < end; ++c) {
+      float* plane = out + c * ph * pw * kConvBlock;
+      const float* src = x + c * s.in_h * s.in_w * kConvBlock;
+      std::memset(plane, 0, sizeof(float) * s.pad_h * pw * kConvBlock);
+      for (int64_t h = 0; h < s.in_h; ++h) {
+        float* row = plane + (s.pad_h + h) * pw * kConvBlock;
+        std::memset(row, 0, sizeof(float) * s.pad_w * kConvBlock);
+        std::memcpy(row + s.pad_w * kConvBlock, src + h * s.in_w * kConvBlock,
+                    sizeof(float) * s.in_w * kConvBlock);
+        std::memset(row + (s.pad_w + s.in_w) * kConvBlock, 0,
+                    sizeof(float) * s.pad_w * kConvBlock);
+      }
+      std::memset(plane + (s.pad_h + s.in_h) * pw * kConvBlock, 0,
+                  sizeof(float) * s.pad_h * pw * kConvBlock);
+    }
+  });
+}
+
+template <typename Tile>
+Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
+          const float* bias, const float* residual, float* y, const Conv2dClamp& clamp) {
+  if (!strides_supported(s)) return Error::NotSupported;
+  const int64_t cin_blocks = s.in_channels / kConvBlock;
+  const int64_t cout_blocks = s.out_channels / kConvBlock;
+  const int64_t groups = ceil_div(s.out_channels, kConvBlockGroup);
+  const int64_t taps = s.kernel_h * s.kernel_w;
+  const bool padded = s.pad_h != 0 || s.pad_w != 0;
+  const int64_t ph = s.in_h + 2 * s.pad_h, pw = s.in_w + 2 * s.pad_w;
+  const int64_t pixels = s.out_h * s.out_w;
+  // How the tiles read the input: a 1x1 stride-1 convolution as one flat
+  // row of all pixels; narrow maps gathered per tap (gather_taps), then
+  // flat too; the others row by row from a zero-padded copy (a tile never
+  // spans two rows).
+  const bool direct = taps == 1 && s.stride_h == 1 && s.stride_w == 1 && !padded;
+  const bool gathered = !direct && s.out_w < kGatherBelowWidth;
+  const bool flat = direct || gathered;
+  const int64_t plane = gathered ? taps * pixels * kConvBlock : ph * pw * kConvBlock;
+  float* scratch = nullptr;
+  if (gathered || padded) {
+    const size_t bytes = sizeof(float) * static_cast<size_t>(cin_blocks * plane);
+    scratch = static_cast<float*>(ctx.allocate_temp(bytes, 64));
+    TE_CHECK_OR_RETURN(scratch != nullptr, Error::MemoryAllocationFailed,
+                       "conv2d_blocked: no room for the %zu-byte %s input", bytes,
+                       gathered ? "gathered" : "padded");
+  }
+  const int64_t rows = flat ? 1 : s.out_h, row_pixels = flat ? pixels : s.out_w;
+  const int64_t chunk = max64(1, kChunkWeightFloats / (taps * kConvBlock * kConvBlockGroup));
+  const int64_t weight_floats = groups * cin_blocks * taps * kConvBlock * kConvBlockGroup;
+  const bool groups_outer = weight_floats > cin_blocks * (gathered ? ph * pw * kConvBlock : plane);
+  const int64_t threads = static_cast<int64_t>(num_threads());
+  // A band: a range of pixels of the flat row, or of output rows.
+  const int64_t units = flat ? pixels : rows;
+  const int64_t bands = groups_outer ? min64(units, max64(1, ceil_div(4 * threads, groups)))
+                        : flat       ? ceil_div(pixels, kBandPixels)
+                                     : ceil_div(rows, max64(1, kBandPixels / row_pixels));
+  const int64_t band_units = ceil_div(units, bands);
+  const int64_t y_block_stride = pixels * kConvBlock;
+  const int stride = flat ? 1 : static_cast<int>(s.stride_w);
+  for (int64_t n = 0; n < s.batch; ++n) {
+    const float* xn = x + n * cin_blocks * s.in_h * s.in_w * kConvBlock;
+    if (gathered) {
+      gather_taps(s, xn, scratch);
+      xn = scratch;
+    } else if (padded) {
+      pad_input(s, xn, scratch);
+      xn = scratch;
+    }
+    float* yn = y + n * cout_blocks * y_block_stride;
+    const float* rn = residual == nullptr ? nullptr : residual + n * cout_blocks * y_block_stride;
+    parallel_for(0, groups * bands, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t t = begin; t < end; ++t) {
+        const int64_t g = groups_outer ? t / bands : t % groups;
+        const int64_t band = groups_outer ? t % bands : t / groups;
+        const int64_t u_begin = band * band_units, u_end = min64(units, u_begin + band_units);
+        if (u_begin >= u_end) continue;
+        const int blocks = static_cast<int>(min64(4, cout_blocks - g * 4));
+        for (int64_t c0 = 0; c0 < cin_blocks; c0 += chunk) {
+          BlockedTile a;
+          a.x_block_stride = plane;
+          a.x_row_stride = gathered ? s.kernel_w * pixels * kConvBlock : pw * kConvBlock;
+          a.x_tap_stride = gathered ? pixels * kConvBlock : kConvBlock;
+          a.w = w + (g * cin_blocks + c0) * taps * kConvBlock * kConvBlockGroup;
+          a.cin_blocks = min64(chunk, cin_blocks - c0);
+          a.kernel_h = s.kernel_h;
+          a.kernel_w = s.kernel_w;
+          a.y_block_stride = y_block_stride;
+          a.bias = bias == nullptr ? nullptr : bias + g * kConvBlockGroup;
+          a.lo = clamp.min;
+          a.hi = clamp.max;
+          a.accumulate = c0 > 0;
+          a.finish = c0 + a.cin_blocks == cin_blocks;
+          // The flat row's pixel range [q0, q1), or whole output rows.
+          const int64_t row_begin = flat ? 0 : u_begin, row_end = flat ? 1 : u_end;
+          for (int64_t r = row_begin; r < row_end; ++r) {
+            const int64_t q0 = flat ? u_begin : 0, count = flat ? u_end - u_begin : row_pixels;
+            // Near-equal tiles (56 pixels: 6 x 6 + 4 x 5, not 9 x 6 + 2).
+            const int64_t tiles = ceil_div(count, Tile::kMaxPixels);
+            int64_t q = q0;
+            for (int64_t i = 0; i < tiles; ++i) {
+              const int64_t size = count / tiles + (i < count % tiles ? 1 : 0);
+              a.x = xn + c0 * plane +
+                    (flat ? q : r * s.stride_h * pw + q * stride) * kConvBlock;
+              const int64_t out_offset = g * 4 * y_block_stride + (r * row_pixels + q) * kConvBlock;
+              a.y = yn + out_offset;
+              a.residual = rn == nullptr ? nullptr : rn + out_offset;
+              Tile::compute(static_cast<int>(size), blocks, stride, a);
+              q += size;
+            }
+          }
+        }
+      }
+    });
+  }
+  return Error::Ok;
+}
+
+}  // namespace conv2d_blocked_driver
+}  // namespace optimized
+}  // namespace torchedge

@@ -1,0 +1,112 @@
+// torchedge::conv2d_blocked.out(Tensor input, Tensor weight_packed, Tensor? bias,
+//     Tensor? residual, int out_channels, int[] stride, int[] padding,
+//     float output_min, float output_max, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Optimized: the channel-blocked direct convolution (conv/conv2d_blocked.h)
+// with bias, residual and clamp on its accumulators. The portable kernel
+// takes every call the fast path declines: no AVX2, non-contiguous or
+// overlapping operands, malformed arguments (it reports them) and short temp
+// memory for the padded input copy.
+#include "kernels/optimized/conv/conv2d_blocked.h"
+#include "kernels/optimized/portable_fallback.h"
+#include "kernels/portable/support/kernel_args.h"
+
+namespace torchedge {
+namespace optimized {
+namespace {
+
+constexpr size_t kOut = 9;
+
+bool dense_float(const Tensor& t) {
+  return t.dtype() == ScalarType::Float && t.is_contiguous() && (t.numel() == 0 || t.data());
+}
+
+// The fast path's geometry, clamp and operands, or false (the portable
+// kernel then takes the call, and reports it if it is malformed).
+struct FastCall {
+  Conv2dShape s;
+  Conv2dClamp clamp;
+  const float* bias = nullptr;
+  const float* residual = nullptr;
+};
+
+bool fast_call(Span<EValue*> args, FastCall* f) {
+  for (size_t i : {size_t{0}, size_t{1}, kOut}) {
+    if (!args[i]->is_tensor()) return false;
+  }
+  const Tensor& x = args[0]->to_tensor();
+  const Tensor& w = args[1]->to_tensor();
+  if (!dense_float(x) || !dense_float(w) || x.dim() != 5 || x.size(4) != kConvBlock ||
+      w.dim() != 5 || w.size(1) != x.size(1) || w.size(4) != kConvBlock * kConvBlockGroup) {
+    return false;
+  }
+  Result<int64_t> cout = int_arg(args, 4, "out_channels");
+  Result<Span<const int64_t>> stride = int_list_arg(args, 5, "stride");
+  Result<Span<const int64_t>> padding = int_list_arg(args, 6, "padding");
+  Result<double> lo = double_arg(args, 7, "output_min");
+  Result<double> hi = double_arg(args, 8, "output_max");
+  if (!cout.ok() || !stride.ok() || !padding.ok() || !lo.ok() || !hi.ok() ||
+      !(lo.get() <= hi.get()) || (stride->size() != 1 && stride->size() != 2) ||
+      (padding->size() != 1 && padding->size() != 2)) {
+    return false;
+  }
+  const int64_t co = cout.get();
+  if (co < kConvBlock || co % kConvBlock != 0 ||
+      w.size(0) != (co + kConvBlockGroup - 1) / kConvBlockGroup) {
+    return false;
+  }
+  const int64_t sh = (*stride)[0], sw = (*stride)[stride->size() - 1];
+  const int64_t ph = (*padding)[0], pw = (*padding)[padding->size() - 1];
+  const int64_t kh = w.size(2), kw = w.size(3);
+  if (sh < 1 || sw < 1 || ph < 0 || pw < 0 || kh < 1 || kw < 1) return false;
+  Conv2dShape& s = f->s;
+  s = Conv2dShape{x.size(0), x.size(1) * kConvBlock, x.size(2), x.size(3), co,
+                  (x.size(2) + 2 * ph - kh) / sh + 1, (x.size(3) + 2 * pw - kw) / sw + 1,
+                  kh, kw, sh, sw, ph, pw, 1, 1, 1};
+  if (x.size(2) + 2 * ph < kh || x.size(3) + 2 * pw < kw) return false;
+  f->clamp.min = static_cast<float>(lo.get());
+  f->clamp.max = static_cast<float>(hi.get());
+  if (!args[2]->is_none()) {
+    if (!args[2]->is_tensor()) return false;
+    const Tensor& b = args[2]->to_tensor();
+    if (!dense_float(b) || b.dim() != 1 || b.size(0) != co) return false;
+    f->bias = b.data_as<float>();
+  }
+  if (!args[3]->is_none()) {
+    if (!args[3]->is_tensor()) return false;
+    const Tensor& r = args[3]->to_tensor();
+    const int64_t sizes[] = {s.batch, co / kConvBlock, s.out_h, s.out_w, kConvBlock};
+    if (!dense_float(r) || r.dim() != 5) return false;
+    for (int d = 0; d < 5; ++d) {
+      if (r.size(d) != sizes[d]) return false;
+    }
+    if (bytes_overlap(r, args[kOut]->to_tensor())) return false;
+    f->residual = r.data_as<float>();
+  }
+  return true;
+}
+
+}  // namespace
+
+Error conv2d_blocked_out(KernelContext& ctx, Span<EValue*> args) {
+  FastCall f;
+  if (args.size() != kOut + 1 || !fast_call(args, &f)) return native::conv2d_blocked_out(ctx, args);
+  Tensor& out = args[kOut]->to_tensor();
+  const int64_t sizes[] = {f.s.batch, f.s.out_channels / kConvBlock, f.s.out_h, f.s.out_w,
+                           kConvBlock};
+  if (out.dtype() != ScalarType::Float || resize_to(out, {sizes, 5}) != Error::Ok ||
+      !out.is_contiguous() || bytes_overlap(out, args[0]->to_tensor())) {
+    return native::conv2d_blocked_out(ctx, args);
+  }
+  if (out.numel() == 0) return Error::Ok;
+  const Error err = conv2d_blocked(ctx, f.s, args[0]->to_tensor().data_as<float>(),
+                                   args[1]->to_tensor().data_as<float>(), f.bias, f.residual,
+                                   out.mutable_data_as<float>(), f.clamp);
+  if (err == Error::MemoryAllocationFailed || err == Error::NotSupported) {
+    return native::conv2d_blocked_out(ctx, args);
+  }
+  return err;
+}
+
+}  // namespace optimized
+}  // namespace torchedge

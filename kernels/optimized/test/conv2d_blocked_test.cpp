@@ -1,0 +1,207 @@
+// conv2d_blocked (conv/conv2d_blocked.h) against a double-precision direct
+// convolution in NCHW at conv2d_gemm's tolerance (1e-5 + 1e-4 relative to
+// the sum of |terms|): 1x1 (stride 1 and 2), 3x3 (padding 0 / 1, stride
+// 1 / 2), 7x7 stride 2 padding 3 and a non-square 5x3 filter; output
+// channels that fill 1-4 blocks of the last 64-channel group; maps whose
+// pixel counts split into uneven tiles (7x7, 14x14, 1x1, 5x9); more input
+// channels than one weight chunk (1x1 with 1024, 3x3 with 192: partial sums
+// through the output); a batch; bias or none; the fused residual and clamp;
+// 1 and 2 threads. NaN in the input stays NaN through the clamp. Under
+// TORCHEDGE_ISA=scalar (ctest's third run) no SIMD build applies: the
+// kernel must say NotSupported (the op then takes the portable kernel).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "kernels/optimized/conv/conv2d_blocked.h"
+#include "kernels/optimized/cpu/cpu_features.h"
+#include "kernels/optimized/threadpool/threadpool.h"
+#include "runtime/core/memory_allocator.h"
+
+namespace torchedge {
+namespace optimized {
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+struct Case {
+  int n, cin, h, w, cout, kh, kw, stride, pad;
+  bool bias, residual;
+  float lo, hi;
+};
+
+const Case kCases[] = {
+    {1, 16, 8, 8, 16, 1, 1, 1, 0, true, false, -kInf, kInf},     // one block each way
+    {2, 32, 7, 7, 48, 3, 3, 1, 1, true, true, 0.0f, kInf},       // batch 2, 3 blocks, residual
+    {1, 64, 14, 14, 80, 3, 3, 2, 1, false, false, -kInf, kInf},  // stride 2, 5 blocks, no bias
+    {1, 32, 9, 5, 64, 1, 1, 2, 0, true, true, 0.0f, 6.0f},       // 1x1 stride 2, relu6
+    {1, 1024, 7, 7, 32, 1, 1, 1, 0, true, false, -kInf, kInf},   // several input chunks
+    {1, 192, 6, 6, 96, 3, 3, 1, 0, true, true, -0.5f, 2.0f},     // chunks, unpadded 3x3
+    {1, 16, 23, 17, 64, 7, 7, 2, 3, true, false, 0.0f, kInf},    // 7x7 stride 2 pad 3
+    {1, 48, 5, 9, 128, 5, 3, 1, 2, true, true, -kInf, kInf},     // 5x3 filter, 2 groups
+    {1, 64, 1, 1, 16, 1, 1, 1, 0, true, false, -kInf, kInf},     // a single pixel
+};
+
+Conv2dShape shape_of(const Case& c) {
+  const int64_t oh = (c.h + 2 * c.pad - c.kh) / c.stride + 1;
+  const int64_t ow = (c.w + 2 * c.pad - c.kw) / c.stride + 1;
+  return Conv2dShape{c.n, c.cin, c.h, c.w, c.cout, oh, ow, c.kh, c.kw,
+                     c.stride, c.stride, c.pad, c.pad, 1, 1, 1};
+}
+
+// Index of NCHW element (n, c, h, w) in the blocked [N, C/16, H, W, 16] layout.
+int64_t blocked_index(int64_t n, int64_t c, int64_t h, int64_t w, int64_t channels, int64_t height,
+                      int64_t width) {
+  return (((n * (channels / 16) + c / 16) * height + h) * width + w) * 16 + c % 16;
+}
+
+std::vector<float> pack_weights(const std::vector<float>& w, const Conv2dShape& s) {
+  const int64_t groups = (s.out_channels + 63) / 64, cb = s.in_channels / 16;
+  std::vector<float> packed(static_cast<size_t>(groups * cb * s.kernel_h * s.kernel_w * 1024), 0.0f);
+  for (int64_t co = 0; co < s.out_channels; ++co) {
+    for (int64_t ci = 0; ci < s.in_channels; ++ci) {
+      for (int64_t r = 0; r < s.kernel_h; ++r) {
+        for (int64_t q = 0; q < s.kernel_w; ++q) {
+          const int64_t at = (((co / 64 * cb + ci / 16) * s.kernel_h + r) * s.kernel_w + q) * 1024 +
+                             (ci % 16) * 64 + co % 64;
+          packed[static_cast<size_t>(at)] =
+              w[static_cast<size_t>(((co * s.in_channels + ci) * s.kernel_h + r) * s.kernel_w + q)];
+        }
+      }
+    }
+  }
+  return packed;
+}
+
+struct Operands {
+  std::vector<float> x, w, bias, residual;  // NCHW inputs
+  std::vector<float> xb, wb, rb, y;         // blocked / packed operands, blocked output
+};
+
+Operands make_run(const Case& c, uint32_t seed) {
+  const Conv2dShape s = shape_of(c);
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  Operands r;
+  r.x.resize(static_cast<size_t>(s.batch * s.in_channels * s.in_h * s.in_w));
+  r.w.resize(static_cast<size_t>(s.out_channels * s.in_channels * s.kernel_h * s.kernel_w));
+  r.bias.resize(static_cast<size_t>(s.out_channels));
+  r.residual.resize(static_cast<size_t>(s.batch * s.out_channels * s.out_h * s.out_w));
+  for (std::vector<float>* v : {&r.x, &r.w, &r.bias, &r.residual}) {
+    for (float& e : *v) e = dist(gen);
+  }
+  r.xb.resize(r.x.size());
+  for (int64_t n = 0; n < s.batch; ++n)
+    for (int64_t ch = 0; ch < s.in_channels; ++ch)
+      for (int64_t h = 0; h < s.in_h; ++h)
+        for (int64_t w = 0; w < s.in_w; ++w)
+          r.xb[blocked_index(n, ch, h, w, s.in_channels, s.in_h, s.in_w)] =
+              r.x[((n * s.in_channels + ch) * s.in_h + h) * s.in_w + w];
+  r.rb.resize(r.residual.size());
+  for (int64_t n = 0; n < s.batch; ++n)
+    for (int64_t ch = 0; ch < s.out_channels; ++ch)
+      for (int64_t h = 0; h < s.out_h; ++h)
+        for (int64_t w = 0; w < s.out_w; ++w)
+          r.rb[blocked_index(n, ch, h, w, s.out_channels, s.out_h, s.out_w)] =
+              r.residual[((n * s.out_channels + ch) * s.out_h + h) * s.out_w + w];
+  r.wb = pack_weights(r.w, s);
+  r.y.assign(r.residual.size(), 0.0f);
+  return r;
+}
+
+// Checks r.y (blocked) against direct double sums of the NCHW operands.
+void expect_matches(const Case& c, const Operands& r) {
+  const Conv2dShape s = shape_of(c);
+  for (int64_t n = 0; n < s.batch; ++n) {
+    for (int64_t co = 0; co < s.out_channels; ++co) {
+      for (int64_t oh = 0; oh < s.out_h; ++oh) {
+        for (int64_t ow = 0; ow < s.out_w; ++ow) {
+          double sum = c.bias ? r.bias[co] : 0.0, scale = std::fabs(sum);
+          for (int64_t ci = 0; ci < s.in_channels; ++ci) {
+            for (int64_t kr = 0; kr < s.kernel_h; ++kr) {
+              for (int64_t kq = 0; kq < s.kernel_w; ++kq) {
+                const int64_t ih = oh * s.stride_h - s.pad_h + kr, iw = ow * s.stride_w - s.pad_w + kq;
+                if (ih < 0 || ih >= s.in_h || iw < 0 || iw >= s.in_w) continue;
+                const double t = double{r.x[((n * s.in_channels + ci) * s.in_h + ih) * s.in_w + iw]} *
+                                 r.w[((co * s.in_channels + ci) * s.kernel_h + kr) * s.kernel_w + kq];
+                sum += t;
+                scale += std::fabs(t);
+              }
+            }
+          }
+          if (c.residual) {
+            const double v = r.residual[((n * s.out_channels + co) * s.out_h + oh) * s.out_w + ow];
+            sum += v;
+            scale += std::fabs(v);
+          }
+          sum = std::min<double>(c.hi, std::max<double>(c.lo, sum));
+          const float got = r.y[blocked_index(n, co, oh, ow, s.out_channels, s.out_h, s.out_w)];
+          ASSERT_NEAR(got, sum, 1e-5 + 1e-4 * scale)
+              << "n " << n << " co " << co << " (" << oh << ", " << ow << ")";
+        }
+      }
+    }
+  }
+}
+
+Error run_kernel(const Case& c, Operands& r, size_t temp_bytes = size_t{16} << 20) {
+  std::vector<uint8_t> temp(temp_bytes);
+  MemoryAllocator allocator(temp.data(), temp.size());
+  KernelContext ctx(&allocator);
+  Conv2dClamp clamp;
+  clamp.min = c.lo;
+  clamp.max = c.hi;
+  return conv2d_blocked(ctx, shape_of(c), r.xb.data(), r.wb.data(), c.bias ? r.bias.data() : nullptr,
+                        c.residual ? r.rb.data() : nullptr, r.y.data(), clamp);
+}
+
+bool simd() { return best_isa() != Isa::kScalar; }
+
+TEST(Conv2dBlocked, MatchesDirectSumsAtOneAndTwoThreads) {
+  for (size_t threads : {size_t{1}, size_t{2}}) {
+    ASSERT_EQ(set_num_threads(threads), Error::Ok);
+    uint32_t seed = 1;
+    for (const Case& c : kCases) {
+      SCOPED_TRACE(testing::Message() << "case cin " << c.cin << " cout " << c.cout << " " << c.kh
+                                      << "x" << c.kw << " stride " << c.stride << " threads "
+                                      << threads);
+      Operands r = make_run(c, seed++);
+      const Error err = run_kernel(c, r);
+      if (!simd()) {
+        EXPECT_EQ(err, Error::NotSupported);
+        continue;
+      }
+      ASSERT_EQ(err, Error::Ok);
+      expect_matches(c, r);
+    }
+  }
+  ASSERT_EQ(set_num_threads(1), Error::Ok);
+}
+
+TEST(Conv2dBlocked, NanStaysNanThroughTheClamp) {
+  if (!simd()) return;  // NotSupported: checked above
+  const Case c{1, 16, 4, 4, 16, 1, 1, 1, 0, true, false, 0.0f, 6.0f};
+  Operands r = make_run(c, 7);
+  r.xb[5 * 16 + 3] = std::numeric_limits<float>::quiet_NaN();  // pixel 5, channel 3
+  ASSERT_EQ(run_kernel(c, r), Error::Ok);
+  for (int64_t co = 0; co < 16; ++co) {
+    EXPECT_TRUE(std::isnan(r.y[5 * 16 + co])) << co;  // every output channel of pixel 5
+    EXPECT_FALSE(std::isnan(r.y[4 * 16 + co])) << co;
+  }
+}
+
+TEST(Conv2dBlocked, TooLittleTempMemoryLeavesTheOutputAlone) {
+  if (!simd()) return;
+  const Case c{1, 32, 14, 14, 32, 3, 3, 1, 1, true, false, -kInf, kInf};
+  Operands r = make_run(c, 9);
+  r.y.assign(r.y.size(), 42.0f);
+  EXPECT_EQ(run_kernel(c, r, 1024), Error::MemoryAllocationFailed);
+  for (float v : r.y) ASSERT_EQ(v, 42.0f);
+}
+
+}  // namespace
+}  // namespace optimized
+}  // namespace torchedge

@@ -1,0 +1,204 @@
+// torchedge::conv2d_blocked.out(Tensor input, Tensor weight_packed, Tensor? bias,
+//     Tensor? residual, int out_channels, int[] stride, int[] padding,
+//     float output_min, float output_max, *, Tensor(a!) out) -> Tensor(a!)
+//
+// out = clamp(conv2d(input, w, bias, stride, padding) (+ residual),
+// output_min, output_max) in the channel-blocked layout (NCHW16c,
+// python/torchedge/passes/conv2d_blocked_op.py, the op's definition): input,
+// residual and out are float32 [N, C / 16, H, W, 16], element (n, c, h, w)
+// at [n, c / 16, h, w, c % 16]; weight_packed holds the [Cout, Cin, KH, KW]
+// filters w as [ceil(Cout / 64), Cin / 16, KH, KW, 1024], element
+// (co, ci, kh, kw) at [co / 64, ci / 16, kh, kw, (ci % 16) * 64 + co % 64].
+// One group, no dilation. This reference sums the direct convolution of
+// each output pixel in float32, then rounds as conv2d_add_clamp does:
+// ((sum + bias) + residual), then the clamp (NaN stays NaN). The optimized
+// kernel sums in another order and comes here for what it declines.
+// Errors: non-float32 or wrongly shaped tensors (named), out_channels not a
+// positive multiple of 16, stride not 1 or 2 values >= 1, padding not 1 or
+// 2 values >= 0, a padded input smaller than the filter, a NaN bound or
+// output_min > output_max, input or residual overlapping out.
+#include <cmath>
+
+#include "kernels/portable/support/elementwise.h"
+#include "kernels/portable/support/kernel_args.h"
+#include "runtime/kernel/kernel_context.h"
+
+namespace torchedge {
+namespace native {
+namespace {
+
+constexpr int64_t kBlock = 16;  // channels per blocked vector
+constexpr int64_t kGroup = 64;  // output channels per packed weight group
+constexpr const char* kOp = "conv2d_blocked.out";
+
+struct Arguments {
+  const Tensor* x = nullptr;
+  const Tensor* w = nullptr;
+  const Tensor* bias = nullptr;
+  const Tensor* residual = nullptr;
+  int64_t cout = 0;
+  int64_t stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;
+  float lo = 0.0f, hi = 0.0f;
+  Tensor* out = nullptr;
+};
+
+// A 1- or 2-value int[] argument as (h, w), each >= minimum.
+Error read_pair(Span<const int64_t> values, const char* name, int64_t minimum, int64_t* h,
+                int64_t* w) {
+  TE_CHECK_OR_RETURN(values.size() == 1 || values.size() == 2, Error::InvalidArgument,
+                     "%s: %s must have 1 or 2 values, got %zu", kOp, name, values.size());
+  *h = values[0];
+  *w = values[values.size() - 1];
+  TE_CHECK_OR_RETURN(*h >= minimum && *w >= minimum, Error::InvalidArgument,
+                     "%s: %s must be >= %lld, got [%lld, %lld]", kOp, name,
+                     static_cast<long long>(minimum), static_cast<long long>(*h),
+                     static_cast<long long>(*w));
+  return Error::Ok;
+}
+
+Error check_input_and_weight(const Arguments& a) {
+  const Tensor& x = *a.x;
+  TE_RETURN_IF_ERROR(expect_dtype(x, ScalarType::Float, "conv2d_blocked.out: input"));
+  TE_CHECK_OR_RETURN(x.dim() == 5 && x.size(4) == kBlock, Error::InvalidArgument,
+                     "%s: input must be blocked [N, C/16, H, W, 16], got %d dims (last %lld)",
+                     kOp, x.dim(), static_cast<long long>(x.dim() > 0 ? x.size(x.dim() - 1) : 0));
+  TE_CHECK_OR_RETURN(a.cout >= kBlock && a.cout % kBlock == 0, Error::InvalidArgument,
+                     "%s: out_channels must be a positive multiple of 16, got %lld", kOp,
+                     static_cast<long long>(a.cout));
+  const Tensor& w = *a.w;
+  const int64_t groups = (a.cout + kGroup - 1) / kGroup;
+  TE_RETURN_IF_ERROR(expect_dtype(w, ScalarType::Float, "conv2d_blocked.out: weight_packed"));
+  TE_CHECK_OR_RETURN(w.dim() == 5 && w.size(0) == groups && w.size(1) == x.size(1) &&
+                         w.size(2) >= 1 && w.size(3) >= 1 && w.size(4) == kBlock * kGroup &&
+                         w.is_contiguous(),
+                     Error::InvalidArgument,
+                     "%s: weight_packed must be a contiguous [%lld, %lld, KH, KW, 1024] "
+                     "(ceil(out_channels / 64), the input's channel blocks)",
+                     kOp, static_cast<long long>(groups), static_cast<long long>(x.size(1)));
+  return Error::Ok;
+}
+
+Error check_output_operands(const Arguments& a, const int64_t sizes[5]) {
+  TE_CHECK_OR_RETURN(a.out->is_contiguous(), Error::InvalidArgument,
+                     "%s: out must be contiguous", kOp);
+  TE_CHECK_OR_RETURN(!bytes_overlap(*a.x, *a.out), Error::InvalidArgument,
+                     "%s: input must not overlap out", kOp);
+  if (a.residual == nullptr) return Error::Ok;
+  const Tensor& r = *a.residual;
+  TE_RETURN_IF_ERROR(expect_dtype(r, ScalarType::Float, "conv2d_blocked.out: residual"));
+  bool same = r.dim() == 5 && r.is_contiguous();
+  for (int d = 0; same && d < 5; ++d) same = r.size(d) == sizes[d];
+  TE_CHECK_OR_RETURN(same, Error::InvalidArgument,
+                     "%s: residual must be a contiguous [%lld, %lld, %lld, %lld, 16] (the output)",
+                     kOp, static_cast<long long>(sizes[0]), static_cast<long long>(sizes[1]),
+                     static_cast<long long>(sizes[2]), static_cast<long long>(sizes[3]));
+  TE_CHECK_OR_RETURN(!bytes_overlap(r, *a.out), Error::InvalidArgument,
+                     "%s: residual must not overlap out", kOp);
+  return Error::Ok;
+}
+
+Error read_arguments(Span<EValue*> args, Arguments* a) {
+  TE_RETURN_IF_ERROR(expect_arg_count(args, 10));
+  TE_ASSIGN_OR_RETURN(a->x, tensor_arg(args, 0, "input"));
+  TE_ASSIGN_OR_RETURN(a->w, tensor_arg(args, 1, "weight_packed"));
+  TE_ASSIGN_OR_RETURN(a->bias, optional_tensor_arg(args, 2, "bias"));
+  TE_ASSIGN_OR_RETURN(a->residual, optional_tensor_arg(args, 3, "residual"));
+  TE_ASSIGN_OR_RETURN(a->cout, int_arg(args, 4, "out_channels"));
+  TE_ASSIGN_OR_RETURN(Span<const int64_t> stride, int_list_arg(args, 5, "stride"));
+  TE_ASSIGN_OR_RETURN(Span<const int64_t> padding, int_list_arg(args, 6, "padding"));
+  TE_ASSIGN_OR_RETURN(double lo, double_arg(args, 7, "output_min"));
+  TE_ASSIGN_OR_RETURN(double hi, double_arg(args, 8, "output_max"));
+  TE_ASSIGN_OR_RETURN(a->out, tensor_arg(args, 9, "out"));
+  TE_RETURN_IF_ERROR(check_input_and_weight(*a));
+  TE_RETURN_IF_ERROR(read_pair(stride, "stride", 1, &a->stride_h, &a->stride_w));
+  TE_RETURN_IF_ERROR(read_pair(padding, "padding", 0, &a->pad_h, &a->pad_w));
+  const Tensor& x = *a->x;
+  const int64_t kh = a->w->size(2), kw = a->w->size(3);
+  TE_CHECK_OR_RETURN(x.size(2) + 2 * a->pad_h >= kh && x.size(3) + 2 * a->pad_w >= kw,
+                     Error::InvalidArgument,
+                     "%s: the padded input (%lld x %lld) is smaller than the %lld x %lld filter",
+                     kOp, static_cast<long long>(x.size(2) + 2 * a->pad_h),
+                     static_cast<long long>(x.size(3) + 2 * a->pad_w), static_cast<long long>(kh),
+                     static_cast<long long>(kw));
+  if (a->bias != nullptr) {
+    TE_RETURN_IF_ERROR(expect_dtype(*a->bias, ScalarType::Float, "conv2d_blocked.out: bias"));
+    TE_CHECK_OR_RETURN(a->bias->dim() == 1 && a->bias->size(0) == a->cout,
+                       Error::InvalidArgument, "%s: bias must be [%lld] (out_channels)", kOp,
+                       static_cast<long long>(a->cout));
+  }
+  TE_CHECK_OR_RETURN(!std::isnan(lo) && !std::isnan(hi) && lo <= hi, Error::InvalidArgument,
+                     "%s: need output_min <= output_max, got %g and %g", kOp, lo, hi);
+  a->lo = static_cast<float>(lo);
+  a->hi = static_cast<float>(hi);
+  TE_RETURN_IF_ERROR(expect_dtype(*a->out, ScalarType::Float, "conv2d_blocked.out: out"));
+  const int64_t sizes[5] = {x.size(0), a->cout / kBlock,
+                            (x.size(2) + 2 * a->pad_h - kh) / a->stride_h + 1,
+                            (x.size(3) + 2 * a->pad_w - kw) / a->stride_w + 1, kBlock};
+  TE_RETURN_IF_ERROR(resize_to(*a->out, {sizes, 5}));
+  return check_output_operands(*a, sizes);
+}
+
+// The 16 sums of output block `cob` at pixel (oh, ow) of image n.
+void sum_pixel(const Arguments& a, int64_t n, int64_t cob, int64_t oh, int64_t ow,
+               float acc[kBlock]) {
+  const Tensor& x = *a.x;
+  const int64_t cin_blocks = x.size(1), in_h = x.size(2), in_w = x.size(3);
+  const int64_t kh_size = a.w->size(2), kw_size = a.w->size(3);
+  const float* xd = x.data_as<float>();
+  // This block's 16 filters start at lane (cob % 4) * 16 of its group's 64.
+  const float* wg = a.w->data_as<float>() + (cob * kBlock / kGroup) * a.w->stride(0) +
+                    (cob * kBlock) % kGroup;
+  for (int64_t i = 0; i < kBlock; ++i) acc[i] = 0.0f;
+  for (int64_t cib = 0; cib < cin_blocks; ++cib) {
+    for (int64_t kh = 0; kh < kh_size; ++kh) {
+      const int64_t ih = oh * a.stride_h + kh - a.pad_h;
+      if (ih < 0 || ih >= in_h) continue;
+      for (int64_t kw = 0; kw < kw_size; ++kw) {
+        const int64_t iw = ow * a.stride_w + kw - a.pad_w;
+        if (iw < 0 || iw >= in_w) continue;
+        const float* xp = xd + n * x.stride(0) + cib * x.stride(1) + ih * x.stride(2) +
+                          iw * x.stride(3);
+        const float* wp = wg + cib * a.w->stride(1) + kh * a.w->stride(2) + kw * a.w->stride(3);
+        for (int64_t ci = 0; ci < kBlock; ++ci) {
+          const float v = xp[ci * x.stride(4)];
+          const float* wc = wp + ci * kGroup;
+          for (int64_t co = 0; co < kBlock; ++co) acc[co] += v * wc[co];
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Error conv2d_blocked_out(KernelContext& ctx, Span<EValue*> args) {
+  (void)ctx;
+  Arguments a;
+  TE_RETURN_IF_ERROR(read_arguments(args, &a));
+  const int64_t batch = a.out->size(0), cout_blocks = a.out->size(1);
+  const int64_t out_h = a.out->size(2), out_w = a.out->size(3);
+  const float* bias = a.bias == nullptr ? nullptr : a.bias->data_as<float>();
+  const float* residual = a.residual == nullptr ? nullptr : a.residual->data_as<float>();
+  float* yd = a.out->mutable_data_as<float>();
+  for (int64_t n = 0; n < batch; ++n) {
+    for (int64_t cob = 0; cob < cout_blocks; ++cob) {
+      for (int64_t oh = 0; oh < out_h; ++oh) {
+        for (int64_t ow = 0; ow < out_w; ++ow) {
+          float acc[kBlock];
+          sum_pixel(a, n, cob, oh, ow, acc);
+          const int64_t at = (((n * cout_blocks + cob) * out_h + oh) * out_w + ow) * kBlock;
+          for (int64_t i = 0; i < kBlock; ++i) {
+            float v = acc[i];
+            if (bias != nullptr) v += bias[(cob * kBlock + i) * a.bias->stride(0)];
+            if (residual != nullptr) v += residual[at + i];
+            yd[at + i] = min_propagate_nan(max_propagate_nan(v, a.lo), a.hi);
+          }
+        }
+      }
+    }
+  }
+  return Error::Ok;
+}
+
+}  // namespace native
+}  // namespace torchedge

@@ -1,0 +1,248 @@
+// Tests of the channel-blocked (NCHW16c) kernels: torchedge::to_blocked,
+// from_blocked and conv2d_blocked (python/torchedge/passes/
+// conv2d_blocked_op.py is the definition). The values check the layout
+// mapping, the weight packing and the rounding / clamp order; every
+// argument error is checked by name. The Python harness
+// (tests/ops/op_table_nn.py) compares the kernels with eager on random data.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kernels/portable/test/nn_test_harness.h"
+#include "runtime/core/error_message.h"
+
+namespace torchedge {
+namespace {
+
+constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// The kernel fails with `expected` and its message contains `words`.
+void expect_error(Error got, Error expected, const char* words) {
+  EXPECT_EQ(got, expected);
+  EXPECT_NE(std::string(last_error_message()).find(words), std::string::npos)
+      << "message: " << last_error_message();
+}
+
+TEST(BlockedLayout, ToBlockedPlacesChannelsLastAndBack) {
+  TestTensor x(ScalarType::Float, {1, 32, 1, 2});
+  x.fill(arange(64));  // x[0, c, 0, w] = 2 c + w
+  TestTensor blocked(ScalarType::Float, {1, 2, 1, 2, 16});
+  ASSERT_EQ(Args().t(x).t(blocked).run(native::to_blocked_out), Error::Ok);
+  EXPECT_EQ(blocked.shape(), (std::vector<int32_t>{1, 2, 1, 2, 16}));
+  std::vector<float> want(64);
+  for (int cb = 0; cb < 2; ++cb) {
+    for (int w = 0; w < 2; ++w) {
+      for (int c = 0; c < 16; ++c) want[(cb * 2 + w) * 16 + c] = 2.0f * (cb * 16 + c) + w;
+    }
+  }
+  EXPECT_EQ(blocked.values<float>(), want);
+  TestTensor back(ScalarType::Float, {1, 32, 1, 2});
+  ASSERT_EQ(Args().t(blocked).t(back).run(native::from_blocked_out), Error::Ok);
+  EXPECT_EQ(back.values<float>(), arange(64));
+}
+
+TEST(BlockedLayout, ChannelsLastInput) {
+  TestTensor x(ScalarType::Float, {1, 16, 2, 1}, {0, 2, 3, 1});
+  x.fill(arange(32));  // logical order, whatever the dim order
+  TestTensor blocked(ScalarType::Float, {1, 1, 2, 1, 16});
+  ASSERT_EQ(Args().t(x).t(blocked).run(native::to_blocked_out), Error::Ok);
+  std::vector<float> want(32);
+  for (int h = 0; h < 2; ++h) {
+    for (int c = 0; c < 16; ++c) want[h * 16 + c] = static_cast<float>(c * 2 + h);
+  }
+  EXPECT_EQ(blocked.values<float>(), want);
+}
+
+TEST(BlockedLayout, Errors) {
+  TestTensor odd(ScalarType::Float, {1, 24, 2, 2});
+  TestTensor out5(ScalarType::Float, {1, 2, 2, 2, 16});
+  expect_error(Args().t(odd).t(out5).run(native::to_blocked_out), Error::InvalidArgument,
+               "C a multiple of 16");
+  TestTensor ints(ScalarType::Int, {1, 16, 2, 2});
+  expect_error(Args().t(ints).t(out5).run(native::to_blocked_out), Error::InvalidType,
+               "to_blocked.out: input");
+  TestTensor nchw(ScalarType::Float, {1, 16, 2, 2});
+  TestTensor last8(ScalarType::Float, {1, 2, 2, 2, 8});
+  TestTensor out4(ScalarType::Float, {1, 32, 2, 2});
+  expect_error(Args().t(last8).t(out4).run(native::from_blocked_out), Error::InvalidArgument,
+               "input must be blocked");
+  expect_error(Args().t(nchw).t(out4).run(native::from_blocked_out), Error::InvalidArgument,
+               "input must be blocked");
+}
+
+// One image [1, 1, 2, 2, 16] (cin 16) and 1x1 filters for cout 16 that
+// copy input channel c to output channel c, scaled by `scale`.
+struct IdentityConv {
+  TestTensor x{ScalarType::Float, {1, 1, 2, 2, 16}};
+  TestTensor w{ScalarType::Float, {1, 1, 1, 1, 1024}};
+  TestTensor out{ScalarType::Float, {1, 1, 2, 2, 16}};
+
+  explicit IdentityConv(float scale) {
+    x.fill(arange(64, 1.0f, -8.0f));
+    std::vector<float> packed(1024, 0.0f);
+    for (int c = 0; c < 16; ++c) packed[c * 64 + c] = scale;  // (ci % 16) * 64 + co % 64
+    w.fill(packed);
+  }
+};
+
+TEST(Conv2dBlocked, IdentityFiltersBiasResidualClamp) {
+  IdentityConv conv(2.0f);
+  TestTensor bias(ScalarType::Float, {16});
+  bias.fill(arange(16, 0.5f));
+  TestTensor residual(ScalarType::Float, {1, 1, 2, 2, 16});
+  residual.fill(std::vector<float>(64, 1.0f));
+  ASSERT_EQ(Args().t(conv.x).t(conv.w).t(bias).t(residual).i(16).ints({1, 1}).ints({0, 0})
+                .d(0.0).d(20.0).t(conv.out).run(native::conv2d_blocked_out),
+            Error::Ok);
+  std::vector<float> want(64);
+  for (int i = 0; i < 64; ++i) {
+    const float v = 2.0f * (i - 8.0f) + 0.5f * (i % 16) + 1.0f;
+    want[i] = std::fmin(20.0f, std::fmax(0.0f, v));
+  }
+  EXPECT_EQ(conv.out.values<float>(), want);
+}
+
+TEST(Conv2dBlocked, NanStaysNan) {
+  IdentityConv conv(1.0f);
+  conv.x.at<float>(53) = kNan;  // pixel 3, channel 5: 0 * NaN reaches all 16 outputs
+  ASSERT_EQ(Args().t(conv.x).t(conv.w).none().none().i(16).ints({1}).ints({0}).d(0.0).d(6.0)
+                .t(conv.out).run(native::conv2d_blocked_out),
+            Error::Ok);
+  for (size_t i = 48; i < 64; ++i) EXPECT_TRUE(std::isnan(conv.out.at<float>(i))) << i;
+  EXPECT_EQ(conv.out.at<float>(4), 0.0f);   // -4 clamped
+  EXPECT_EQ(conv.out.at<float>(20), 6.0f);  // 12 clamped
+}
+
+TEST(Conv2dBlocked, StridePaddingAndPartialGroup) {
+  // cout 80 (two groups, the second a quarter full); every filter reads
+  // input channel 0 only, all nine taps weighing co + 1. Stride 2 and
+  // padding 1 over a 3x3 map holding 1..9 on channel 0: output (oh, ow) of
+  // channel co is (co + 1) times the sum of its four in-bounds taps.
+  TestTensor x(ScalarType::Float, {1, 1, 3, 3, 16});
+  std::vector<float> image(9 * 16, 0.0f);
+  for (int p = 0; p < 9; ++p) image[p * 16] = static_cast<float>(p + 1);
+  x.fill(image);
+  TestTensor w(ScalarType::Float, {2, 1, 3, 3, 1024});
+  std::vector<float> packed(2 * 9 * 1024, 0.0f);
+  for (int co = 0; co < 80; ++co) {
+    for (int tap = 0; tap < 9; ++tap) packed[((co / 64) * 9 + tap) * 1024 + co % 64] = co + 1.0f;
+  }
+  w.fill(packed);
+  TestTensor out(ScalarType::Float, {1, 5, 2, 2, 16});
+  ASSERT_EQ(Args().t(x).t(w).none().none().i(80).ints({2, 2}).ints({1, 1}).d(-kInf).d(kInf)
+                .t(out).run(native::conv2d_blocked_out),
+            Error::Ok);
+  EXPECT_EQ(out.shape(), (std::vector<int32_t>{1, 5, 2, 2, 16}));
+  const float sums[4] = {1 + 2 + 4 + 5, 2 + 3 + 5 + 6, 4 + 5 + 7 + 8, 5 + 6 + 8 + 9};
+  std::vector<float> want(5 * 4 * 16);
+  for (size_t i = 0; i < want.size(); ++i) {
+    const size_t co = (i / 64) * 16 + i % 16, pixel = (i / 16) % 4;
+    want[i] = (co + 1.0f) * sums[pixel];
+  }
+  EXPECT_EQ(out.values<float>(), want);
+}
+
+// A valid call (3x3, padding 1, cout 16 on a 4x4 map); each error case
+// replaces one argument through `edit`.
+struct Call {
+  TestTensor x{ScalarType::Float, {1, 1, 4, 4, 16}};
+  TestTensor w{ScalarType::Float, {1, 1, 3, 3, 1024}};
+  TestTensor out{ScalarType::Float, {1, 1, 4, 4, 16}};
+  TestTensor* input = &x;
+  TestTensor* weight = &w;
+  TestTensor* bias = nullptr;
+  TestTensor* residual = nullptr;
+  int64_t cout = 16;
+  std::vector<int64_t> stride{1, 1}, padding{1, 1};
+  double lo = 0.0, hi = 6.0;
+  TestTensor* output = &out;
+};
+
+template <typename Edit>
+Error run_call(Edit edit) {
+  Call c;
+  edit(c);
+  Args args;
+  args.t(*c.input).t(*c.weight);
+  if (c.bias == nullptr) {
+    args.none();
+  } else {
+    args.t(*c.bias);
+  }
+  if (c.residual == nullptr) {
+    args.none();
+  } else {
+    args.t(*c.residual);
+  }
+  return args.i(c.cout).ints(c.stride).ints(c.padding).d(c.lo).d(c.hi).t(*c.output)
+      .run(native::conv2d_blocked_out);
+}
+
+TEST(Conv2dBlocked, TensorErrors) {
+  EXPECT_EQ(run_call([](Call&) {}), Error::Ok);
+  TestTensor nchw(ScalarType::Float, {1, 16, 4, 4});
+  expect_error(run_call([&](Call& c) { c.input = &nchw; }), Error::InvalidArgument,
+               "input must be blocked");
+  TestTensor ints(ScalarType::Int, {1, 1, 4, 4, 16});
+  expect_error(run_call([&](Call& c) { c.input = &ints; }), Error::InvalidType,
+               "conv2d_blocked.out: input");
+  for (int64_t bad : {24, 0, -16}) {
+    expect_error(run_call([&](Call& c) { c.cout = bad; }), Error::InvalidArgument,
+                 "out_channels must be a positive multiple of 16");
+  }
+  expect_error(run_call([](Call& c) { c.cout = 80; }),  // needs two packed groups
+               Error::InvalidArgument, "weight_packed must be a contiguous [2, 1, KH, KW, 1024]");
+  TestTensor w_cin32(ScalarType::Float, {1, 2, 3, 3, 1024});
+  TestTensor w_lanes(ScalarType::Float, {1, 1, 3, 3, 256});
+  TestTensor w_4d(ScalarType::Float, {1, 1, 3, 1024});
+  for (TestTensor* bad : {&w_cin32, &w_lanes, &w_4d}) {
+    expect_error(run_call([&](Call& c) { c.weight = bad; }), Error::InvalidArgument,
+                 "weight_packed must be");
+  }
+  TestTensor bias32(ScalarType::Float, {32});
+  expect_error(run_call([&](Call& c) { c.bias = &bias32; }), Error::InvalidArgument,
+               "bias must be [16]");
+  TestTensor small(ScalarType::Float, {1, 1, 2, 2, 16});
+  expect_error(run_call([&](Call& c) { c.residual = &small; }), Error::InvalidArgument,
+               "residual must be a contiguous [1, 1, 4, 4, 16]");
+  expect_error(run_call([](Call& c) { c.residual = &c.out; }), Error::InvalidArgument,
+               "residual must not overlap out");
+  expect_error(run_call([](Call& c) { c.output = &c.x; }), Error::InvalidArgument,
+               "input must not overlap out");
+}
+
+TEST(Conv2dBlocked, GeometryAndBoundErrors) {
+  struct Case {
+    std::vector<int64_t> stride, padding;
+    const char* words;
+  };
+  for (const Case& bad : {Case{{0, 1}, {1}, "stride must be >= 1"},
+                          Case{{1, 1, 1}, {1}, "stride must have 1 or 2 values"},
+                          Case{{1}, {-1}, "padding must be >= 0"},
+                          Case{{1}, {}, "padding must have 1 or 2 values"}}) {
+    expect_error(run_call([&](Call& c) {
+                   c.stride = bad.stride;
+                   c.padding = bad.padding;
+                 }),
+                 Error::InvalidArgument, bad.words);
+  }
+  TestTensor tiny(ScalarType::Float, {1, 1, 1, 4, 16});
+  expect_error(run_call([&](Call& c) {
+                 c.input = &tiny;
+                 c.padding = {0};
+               }),
+               Error::InvalidArgument, "is smaller than the 3 x 3 filter");
+  const double nan = std::nan("");
+  expect_error(run_call([](Call& c) { c.lo = 6.5; }), Error::InvalidArgument,
+               "need output_min <= output_max");
+  expect_error(run_call([&](Call& c) { c.lo = nan; }), Error::InvalidArgument,
+               "need output_min <= output_max");
+  expect_error(run_call([&](Call& c) { c.hi = nan; }), Error::InvalidArgument,
+               "need output_min <= output_max");
+}
+
+}  // namespace
+}  // namespace torchedge
