@@ -13,12 +13,18 @@ vector. Only C % 16 == 0 is blocked (no padding lanes to keep defined).
         Tensor? residual, int out_channels, int[] stride, int[] padding,
         float output_min, float output_max) -> Tensor
 
+    torchedge::max_pool2d_blocked(Tensor self, int[2] kernel_size, int[2] stride,
+        int[2] padding, int[2] dilation, bool ceil_mode) -> Tensor
+
 conv2d_blocked is from_blocked^-1 of clamp(conv2d(from_blocked(input), w,
 bias, stride, padding) (+ from_blocked(residual)), output_min, output_max),
-one group, no dilation, Cin and Cout multiples of 16: input, residual and the
-result are blocked, and weight_packed holds the [Cout, Cin, KH, KW] filters
-w as [ceil(Cout / 64), Cin / 16, KH, KW, 1024]: element (co, ci, kh, kw) at
-[co // 64, ci // 16, kh, kw, (ci % 16) * 64 + co % 64], zeros past Cout. So
+one group, no dilation, Cout a multiple of 16: residual and the result are
+blocked; the input is blocked with Cin a multiple of 16, or (a network's
+first layer, Cin < 16: RGB images) a plain NCHW [N, Cin, H, W] tensor read
+as it is. weight_packed holds the [Cout, Cin, KH, KW] filters w as
+[ceil(Cout / 64), ceil(Cin / 16), KH, KW, 1024]: element (co, ci, kh, kw) at
+[co // 64, ci // 16, kh, kw, (ci % 16) * 64 + co % 64], zeros past Cout and
+Cin. So
 for one input channel and tap, the filters of 64 output channels (four
 blocks) are 256 contiguous bytes: the optimized kernel broadcasts an input
 value and multiplies it into four 16-wide weight vectors
@@ -26,9 +32,12 @@ value and multiplies it into four 16-wide weight vectors
 residual), then the clamp (NaN stays NaN), as conv2d_add_clamp; the sums run
 in another order than the NCHW kernels'.
 
-The `.out` overloads (same arguments, then `*, Tensor(a!) out`) are the
-runtime kernels "torchedge::to_blocked.out", "torchedge::from_blocked.out"
-and "torchedge::conv2d_blocked.out". Only blocked_layout.py makes these
+max_pool2d_blocked is torchedge::max_pool2d (max_pool2d_op.py: NaN wins,
+windows clipped to the input, no indices) on a blocked tensor, which it
+returns blocked. The `.out` overloads (same arguments, then `*, Tensor(a!)
+out`) are the runtime kernels "torchedge::to_blocked.out",
+"torchedge::from_blocked.out", "torchedge::conv2d_blocked.out" and
+"torchedge::max_pool2d_blocked.out". Only blocked_layout.py makes these
 calls, at to_pte time; the EdgeProgram itself stays core ATen.
 """
 
@@ -46,6 +55,7 @@ NAMESPACE = "torchedge"
 CONV_OP_NAME = "conv2d_blocked"
 TO_OP_NAME = "to_blocked"
 FROM_OP_NAME = "from_blocked"
+POOL_OP_NAME = "max_pool2d_blocked"
 BLOCK = 16  # channels per vector
 GROUP = 64  # output channels per packed weight group (four blocks)
 _CONV_ARGUMENTS = ("Tensor input, Tensor weight_packed, Tensor? bias, Tensor? residual, "
@@ -54,28 +64,32 @@ _CONV_ARGUMENTS = ("Tensor input, Tensor weight_packed, Tensor? bias, Tensor? re
 
 
 def pack_weight(weight: torch.Tensor) -> torch.Tensor:
-    """[Cout, Cin, KH, KW] float32 (Cout, Cin multiples of 16) -> the packed
-    [ceil(Cout / 64), Cin / 16, KH, KW, 1024] layout (contiguous)."""
+    """[Cout, Cin, KH, KW] float32 (Cout a multiple of 16, Cin too or below
+    16) -> the packed [ceil(Cout / 64), ceil(Cin / 16), KH, KW, 1024] layout
+    (contiguous)."""
     if weight.dim() != 4 or weight.dtype != torch.float32 or weight.shape[0] % BLOCK \
-            or weight.shape[1] % BLOCK:
+            or (weight.shape[1] % BLOCK and weight.shape[1] > BLOCK):
         raise ValueError(f"{NAMESPACE}::{CONV_OP_NAME}: filters must be float32 [Cout, Cin, KH, "
-                         f"KW] with Cout and Cin multiples of {BLOCK}, got {weight.dtype} "
-                         f"{list(weight.shape)}")
-    cout, cin, kh, kw = weight.shape
+                         f"KW] with Cout a multiple of {BLOCK} and Cin too or below {BLOCK}, got "
+                         f"{weight.dtype} {list(weight.shape)}")
+    cout, cin_used, kh, kw = weight.shape
+    cin = (cin_used + BLOCK - 1) // BLOCK * BLOCK
     groups = (cout + GROUP - 1) // GROUP
     w = torch.zeros(groups * GROUP, cin, kh, kw, dtype=torch.float32)
-    w[:cout] = weight.detach()
+    w[:cout, :cin_used] = weight.detach()
     # [g, 64 co, cin/16, 16 ci, kh, kw] -> [g, cin/16, kh, kw, 16 ci, 64 co]
     w = w.reshape(groups, GROUP, cin // BLOCK, BLOCK, kh, kw).permute(0, 2, 4, 5, 3, 1)
     return w.reshape(groups, cin // BLOCK, kh, kw, BLOCK * GROUP).contiguous()
 
 
-def unpack_weight(weight_packed: torch.Tensor, out_channels: int) -> torch.Tensor:
-    """The inverse of pack_weight: [Cout, Cin, KH, KW] (Cout given: the packed
-    form rounds it up to 64)."""
+def unpack_weight(weight_packed: torch.Tensor, out_channels: int,
+                  in_channels: Optional[int] = None) -> torch.Tensor:
+    """The inverse of pack_weight: [Cout, Cin, KH, KW] (Cout given, and Cin
+    below 16: the packed form rounds them up)."""
     groups, cin_blocks, kh, kw, _ = weight_packed.shape
     w = weight_packed.reshape(groups, cin_blocks, kh, kw, BLOCK, GROUP).permute(0, 5, 1, 4, 2, 3)
-    return w.reshape(groups * GROUP, cin_blocks * BLOCK, kh, kw)[:out_channels].contiguous()
+    w = w.reshape(groups * GROUP, cin_blocks * BLOCK, kh, kw)[:out_channels]
+    return (w if in_channels is None else w[:, :in_channels]).contiguous()
 
 
 def to_blocked_reference(input: torch.Tensor) -> torch.Tensor:
@@ -114,15 +128,23 @@ def _check_conv(input, weight_packed, bias, residual, out_channels, stride, padd
                 output_min, output_max) -> tuple[list[int], list[int], list[int]]:
     """(stride, padding, output shape [N, Cout/16, OH, OW, 16]) of a valid call."""
     where = f"{NAMESPACE}::{CONV_OP_NAME}"
-    _check_blocked(input, "input", CONV_OP_NAME)
+    plain = input.dim() == 4
+    if plain:
+        if input.dtype != torch.float32 or not 0 < input.shape[1] < BLOCK:
+            raise ValueError(f"{where}: a plain NCHW input must be float32 with fewer than "
+                             f"{BLOCK} channels (else blocked), got {input.dtype} "
+                             f"{list(input.shape)}")
+    else:
+        _check_blocked(input, "input", CONV_OP_NAME)
+    cin_blocks = 1 if plain else input.shape[1]
     groups = (out_channels + GROUP - 1) // GROUP
     if out_channels < BLOCK or out_channels % BLOCK:
         raise ValueError(f"{where}: out_channels must be a positive multiple of {BLOCK}, got "
                          f"{out_channels}")
     if weight_packed.dim() != 5 or weight_packed.dtype != torch.float32 \
-            or weight_packed.shape[0] != groups or weight_packed.shape[1] != input.shape[1] \
+            or weight_packed.shape[0] != groups or weight_packed.shape[1] != cin_blocks \
             or weight_packed.shape[4] != BLOCK * GROUP:
-        raise ValueError(f"{where}: weight_packed must be float32 [{groups}, {input.shape[1]}, "
+        raise ValueError(f"{where}: weight_packed must be float32 [{groups}, {cin_blocks}, "
                          f"KH, KW, {BLOCK * GROUP}], got {weight_packed.dtype} "
                          f"{list(weight_packed.shape)}")
     st, pad = _pair(stride, "stride", 1), _pair(padding, "padding", 0)
@@ -152,8 +174,9 @@ def conv2d_blocked_reference(input: torch.Tensor, weight_packed: torch.Tensor,
                              output_min: float, output_max: float) -> torch.Tensor:
     st, pad, _ = _check_conv(input, weight_packed, bias, residual, out_channels, stride, padding,
                              output_min, output_max)
-    weight = unpack_weight(weight_packed, out_channels)
-    y = F.conv2d(from_blocked_reference(input), weight, bias, st, pad)
+    plain = input.dim() == 4
+    weight = unpack_weight(weight_packed, out_channels, input.shape[1] if plain else None)
+    y = F.conv2d(input if plain else from_blocked_reference(input), weight, bias, st, pad)
     if residual is not None:
         y = y + from_blocked_reference(residual)
     return to_blocked_reference(torch.clamp(y, output_min, output_max))
@@ -178,6 +201,30 @@ def _fake_from(input):
     return input.new_empty((n, cb * BLOCK, h, w))
 
 
+_POOL_ARGUMENTS = ("Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, "
+                   "int[2] dilation, bool ceil_mode")
+
+
+def max_pool2d_blocked_reference(self: torch.Tensor, kernel_size: Sequence[int],
+                                 stride: Sequence[int], padding: Sequence[int],
+                                 dilation: Sequence[int], ceil_mode: bool) -> torch.Tensor:
+    _check_blocked(self, "self", POOL_OP_NAME)
+    y = torch.ops.aten.max_pool2d_with_indices.default(
+        from_blocked_reference(self), list(kernel_size), list(stride), list(padding),
+        list(dilation), ceil_mode)[0]
+    return to_blocked_reference(y)
+
+
+def _fake_pool(self, kernel_size, stride, padding, dilation, ceil_mode):
+    _check_blocked(self, "self", POOL_OP_NAME)
+    n, cb, h, w, _ = self.shape
+    y = torch.ops.aten.max_pool2d_with_indices.default(
+        self.new_empty((n, cb * BLOCK, h, w)), list(kernel_size), list(stride), list(padding),
+        list(dilation), ceil_mode)[0]
+    return self.new_empty((n, cb, y.shape[2], y.shape[3], BLOCK))
+
+
+define_out_op(NAMESPACE, POOL_OP_NAME, _POOL_ARGUMENTS, max_pool2d_blocked_reference, _fake_pool)
 define_out_op(NAMESPACE, CONV_OP_NAME, _CONV_ARGUMENTS, conv2d_blocked_reference, _fake_conv)
 define_out_op(NAMESPACE, TO_OP_NAME, "Tensor input", to_blocked_reference, _fake_to)
 define_out_op(NAMESPACE, FROM_OP_NAME, "Tensor input", from_blocked_reference, _fake_from)
