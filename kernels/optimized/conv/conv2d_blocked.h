@@ -9,8 +9,11 @@
 //   output   [N, Cout / 16, OH, OW, 16]
 //   weights  [ceil(Cout / 64), Cin / 16, KH, KW, 16 ci, 64 co] (zeros past Cout)
 //
-// One group, no dilation, Cin and Cout multiples of 16, any kernel size,
-// stride and padding. Why this layout (ONNX Runtime's NCHWc): the NCHW
+// One group, no dilation, Cout a multiple of 16, Cin too or (a network's
+// first layer) below 16 with a plain NCHW input [N, Cin, H, W] and the
+// weights of one block of 16 input channels, zeros past Cin; any kernel
+// size and padding, strides of 1 or 2 along the width (others:
+// NotSupported). Why this layout (ONNX Runtime's NCHWc): the NCHW
 // kernels compute a convolution as a GEMM whose vectors run along pixels,
 // which makes them pack the activations (im2col, or the B panel of a 1x1
 // convolution) on every call, waste lanes on 7x7 and 14x14 maps (49 and 196
@@ -44,8 +47,8 @@ namespace optimized {
 constexpr int64_t kConvBlock = 16;       // channels per vector
 constexpr int64_t kConvBlockGroup = 64;  // output channels per packed weight group
 
-// in_channels and out_channels are multiples of kConvBlock; groups and the
-// dilations are 1 (checked by the caller).
+// out_channels is a multiple of kConvBlock, in_channels too or below it
+// (plain input); groups and the dilations are 1 (checked by the caller).
 Error conv2d_blocked(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
                      const float* bias, const float* residual, float* y,
                      const Conv2dClamp& clamp = {});

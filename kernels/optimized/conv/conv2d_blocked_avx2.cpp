@@ -18,35 +18,33 @@ struct Avx2Tile {
   static constexpr int kMaxPixels = 6;
 
   static void compute(int pixels, int blocks, int stride, const BlockedTile& a) {
+    const bool plain = a.plain_channels != 0;  // pixels `stride` floats apart
     for (int b = 0; b < blocks; ++b) {
-      if (stride == 1) {
-        by_pixels<1>(pixels, b, a);
+      if (plain) {
+        stride == 1 ? by_pixels<1, true>(pixels, b, a) : by_pixels<2, true>(pixels, b, a);
       } else {
-        by_pixels<2>(pixels, b, a);
+        stride == 1 ? by_pixels<16, false>(pixels, b, a) : by_pixels<32, false>(pixels, b, a);
       }
     }
   }
 
-  template <int kS>
+  template <int kStep, bool kPlain>
   static void by_pixels(int pixels, int b, const BlockedTile& a) {
     switch (pixels) {
-      case 1: return tile<1, kS>(a, b);
-      case 2: return tile<2, kS>(a, b);
-      case 3: return tile<3, kS>(a, b);
-      case 4: return tile<4, kS>(a, b);
-      case 5: return tile<5, kS>(a, b);
-      default: return tile<6, kS>(a, b);
+      case 1: return tile<1, kStep, kPlain>(a, b);
+      case 2: return tile<2, kStep, kPlain>(a, b);
+      case 3: return tile<3, kStep, kPlain>(a, b);
+      case 4: return tile<4, kStep, kPlain>(a, b);
+      case 5: return tile<5, kStep, kPlain>(a, b);
+      default: return tile<6, kStep, kPlain>(a, b);
     }
   }
 
-  // kP pixels (kS * 16 floats apart in the input) x block `b` of the group
+  // kP pixels (kStep floats apart in the input) x block `b` of the group
   // (two 8-lane halves); pixel p's broadcast is one displacement off the
   // tap's base pointer.
-  template <int kP, int kS>
+  template <int kP, int kStep, bool kPlain>
   static void tile(const BlockedTile& a, int b) {
-    const int64_t block_stride = a.x_block_stride, row_stride = a.x_row_stride;
-    const int64_t tap_stride = a.x_tap_stride;
-    const int64_t kernel_h = a.kernel_h, kernel_w = a.kernel_w, cin_blocks = a.cin_blocks;
     float* y = a.y + b * a.y_block_stride;
     __m256 acc[kP][2];
 #pragma GCC unroll 8
@@ -57,24 +55,48 @@ struct Avx2Tile {
       }
     }
     const float* wp = a.w + b * 16;
-    for (int64_t c = 0; c < cin_blocks; ++c) {
+    const int64_t row_stride = a.x_row_stride, kernel_h = a.kernel_h, kernel_w = a.kernel_w;
+    if constexpr (kPlain) {  // a first layer's NCHW planes, x_block_stride apart
+      const int64_t plane = a.x_block_stride, channels = a.plain_channels;
       for (int64_t r = 0; r < kernel_h; ++r) {
-        const float* tap = a.x + c * block_stride + r * row_stride;
-        for (int64_t s = 0; s < kernel_w; ++s, tap += tap_stride, wp += 1024) {
-#pragma GCC unroll 16
-          for (int ci = 0; ci < 16; ++ci) {
-            const __m256 w0 = _mm256_loadu_ps(wp + ci * 64);
-            const __m256 w1 = _mm256_loadu_ps(wp + ci * 64 + 8);
-#pragma GCC unroll 8
-            for (int p = 0; p < kP; ++p) {
-              const __m256 v = _mm256_broadcast_ss(tap + p * 16 * kS + ci);
-              acc[p][0] = _mm256_fmadd_ps(v, w0, acc[p][0]);
-              acc[p][1] = _mm256_fmadd_ps(v, w1, acc[p][1]);
-            }
+        const float* tap = a.x + r * row_stride;
+        for (int64_t s = 0; s < kernel_w; ++s, ++tap, wp += 1024) {
+          for (int64_t ci = 0; ci < channels; ++ci) {
+            fma_channel<kP, kStep>(tap + ci * plane, wp + ci * 64, acc);
+          }
+        }
+      }
+    } else {
+      const int64_t block_stride = a.x_block_stride, tap_stride = a.x_tap_stride;
+      for (int64_t c = 0; c < a.cin_blocks; ++c) {
+        for (int64_t r = 0; r < kernel_h; ++r) {
+          const float* tap = a.x + c * block_stride + r * row_stride;
+          for (int64_t s = 0; s < kernel_w; ++s, tap += tap_stride, wp += 1024) {
+#pragma GCC unroll 2
+            for (int ci = 0; ci < 16; ++ci) fma_channel<kP, kStep>(tap + ci, wp + ci * 64, acc);
           }
         }
       }
     }
+    store<kP>(a, b, y, acc);
+  }
+
+  template <int kP, int kStep>
+  __attribute__((always_inline)) static inline void fma_channel(const float* x, const float* wp,
+                                                                __m256 (&acc)[kP][2]) {
+    const __m256 w0 = _mm256_loadu_ps(wp);
+    const __m256 w1 = _mm256_loadu_ps(wp + 8);
+#pragma GCC unroll 8
+    for (int p = 0; p < kP; ++p) {
+      const __m256 v = _mm256_broadcast_ss(x + p * kStep);
+      acc[p][0] = _mm256_fmadd_ps(v, w0, acc[p][0]);
+      acc[p][1] = _mm256_fmadd_ps(v, w1, acc[p][1]);
+    }
+  }
+
+  // Partial sums back to y, or (the last chunk) bias, residual and clamp.
+  template <int kP>
+  static inline void store(const BlockedTile& a, int b, float* y, __m256 (&acc)[kP][2]) {
     if (!a.finish) {
 #pragma GCC unroll 8
       for (int p = 0; p < kP; ++p) {

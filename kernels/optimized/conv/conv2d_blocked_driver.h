@@ -60,6 +60,9 @@ struct BlockedTile {
   float lo, hi;
   bool accumulate;         // start from y's partial sums, not zeros
   bool finish;             // the last chunk: bias, residual, clamp
+  int64_t plain_channels;  // 0, or a plain NCHW input's channels (< 16): then x is
+                           // channel 0's plane, x_block_stride floats per plane,
+                           // pixels `stride` floats apart
 };
 
 static inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -115,26 +118,24 @@ static inline bool strides_supported(const Conv2dShape& s) {
   return s.stride_h >= 1 && (s.stride_w == 1 || s.stride_w == 2);
 }
 
-// Copies one image's [Cb, H, W, 16] input into [Cb, H + 2 ph, W + 2 pw, 16]
-// with zero borders.
-static void pad_input(const Conv2dShape& s, const float* x, float* out) {
-  const int64_t cb = s.in_channels / kConvBlock;
+// Copies one image's `planes` x [H, W, `lanes`] input (blocked: Cb planes
+// of 16 lanes; plain: Cin planes of 1) into planes of [H + 2 ph, W + 2 pw,
+// lanes] with zero borders.
+static void pad_input(const Conv2dShape& s, int64_t planes, int64_t lanes, const float* x,
+                      float* out) {
   const int64_t ph = s.in_h + 2 * s.pad_h, pw = s.in_w + 2 * s.pad_w;
-  parallel_for(0, cb, 1, [&](int64_t begin, int64_t end) {
+  parallel_for(0, planes, 1, [&](int64_t begin, int64_t end) {
     for (int64_t c = begin; c < end; ++c) {
-      float* plane = out + c * ph * pw * kConvBlock;
-      const float* src = x + c * s.in_h * s.in_w * kConvBlock;
-      std::memset(plane, 0, sizeof(float) * s.pad_h * pw * kConvBlock);
+      float* plane = out + c * ph * pw * lanes;
+      const float* src = x + c * s.in_h * s.in_w * lanes;
+      std::memset(plane, 0, sizeof(float) * s.pad_h * pw * lanes);
       for (int64_t h = 0; h < s.in_h; ++h) {
-        float* row = plane + (s.pad_h + h) * pw * kConvBlock;
-        std::memset(row, 0, sizeof(float) * s.pad_w * kConvBlock);
-        std::memcpy(row + s.pad_w * kConvBlock, src + h * s.in_w * kConvBlock,
-                    sizeof(float) * s.in_w * kConvBlock);
-        std::memset(row + (s.pad_w + s.in_w) * kConvBlock, 0,
-                    sizeof(float) * s.pad_w * kConvBlock);
+        float* row = plane + (s.pad_h + h) * pw * lanes;
+        std::memset(row, 0, sizeof(float) * s.pad_w * lanes);
+        std::memcpy(row + s.pad_w * lanes, src + h * s.in_w * lanes, sizeof(float) * s.in_w * lanes);
+        std::memset(row + (s.pad_w + s.in_w) * lanes, 0, sizeof(float) * s.pad_w * lanes);
       }
-      std::memset(plane + (s.pad_h + s.in_h) * pw * kConvBlock, 0,
-                  sizeof(float) * s.pad_h * pw * kConvBlock);
+      std::memset(plane + (s.pad_h + s.in_h) * pw * lanes, 0, sizeof(float) * s.pad_h * pw * lanes);
     }
   });
 }
@@ -143,7 +144,12 @@ template <typename Tile>
 Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
           const float* bias, const float* residual, float* y, const Conv2dClamp& clamp) {
   if (!strides_supported(s)) return Error::NotSupported;
-  const int64_t cin_blocks = s.in_channels / kConvBlock;
+  // A first layer's plain NCHW input (fewer than 16 channels, one block of
+  // packed weights): lanes of 1 float instead of 16.
+  const bool plain = s.in_channels < kConvBlock;
+  const int64_t lanes = plain ? 1 : kConvBlock;
+  const int64_t cin_blocks = plain ? 1 : s.in_channels / kConvBlock;
+  const int64_t planes = plain ? s.in_channels : cin_blocks;
   const int64_t cout_blocks = s.out_channels / kConvBlock;
   const int64_t groups = ceil_div(s.out_channels, kConvBlockGroup);
   const int64_t taps = s.kernel_h * s.kernel_w;
@@ -155,12 +161,12 @@ Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const float*
   // flat too; the others row by row from a zero-padded copy (a tile never
   // spans two rows).
   const bool direct = taps == 1 && s.stride_h == 1 && s.stride_w == 1 && !padded;
-  const bool gathered = !direct && s.out_w < kGatherBelowWidth;
+  const bool gathered = !direct && !plain && s.out_w < kGatherBelowWidth;
   const bool flat = direct || gathered;
-  const int64_t plane = gathered ? taps * pixels * kConvBlock : ph * pw * kConvBlock;
+  const int64_t plane = gathered ? taps * pixels * kConvBlock : ph * pw * lanes;
   float* scratch = nullptr;
   if (gathered || padded) {
-    const size_t bytes = sizeof(float) * static_cast<size_t>(cin_blocks * plane);
+    const size_t bytes = sizeof(float) * static_cast<size_t>(planes * plane);
     scratch = static_cast<float*>(ctx.allocate_temp(bytes, 64));
     TE_CHECK_OR_RETURN(scratch != nullptr, Error::MemoryAllocationFailed,
                        "conv2d_blocked: no room for the %zu-byte %s input", bytes,
@@ -169,7 +175,7 @@ Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const float*
   const int64_t rows = flat ? 1 : s.out_h, row_pixels = flat ? pixels : s.out_w;
   const int64_t chunk = max64(1, kChunkWeightFloats / (taps * kConvBlock * kConvBlockGroup));
   const int64_t weight_floats = groups * cin_blocks * taps * kConvBlock * kConvBlockGroup;
-  const bool groups_outer = weight_floats > cin_blocks * (gathered ? ph * pw * kConvBlock : plane);
+  const bool groups_outer = weight_floats > planes * ph * pw * lanes;
   const int64_t threads = static_cast<int64_t>(num_threads());
   // A band: a range of pixels of the flat row, or of output rows.
   const int64_t units = flat ? pixels : rows;
@@ -180,12 +186,12 @@ Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const float*
   const int64_t y_block_stride = pixels * kConvBlock;
   const int stride = flat ? 1 : static_cast<int>(s.stride_w);
   for (int64_t n = 0; n < s.batch; ++n) {
-    const float* xn = x + n * cin_blocks * s.in_h * s.in_w * kConvBlock;
+    const float* xn = x + n * planes * s.in_h * s.in_w * lanes;
     if (gathered) {
       gather_taps(s, xn, scratch);
       xn = scratch;
     } else if (padded) {
-      pad_input(s, xn, scratch);
+      pad_input(s, planes, lanes, xn, scratch);
       xn = scratch;
     }
     float* yn = y + n * cout_blocks * y_block_stride;
@@ -200,8 +206,9 @@ Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const float*
         for (int64_t c0 = 0; c0 < cin_blocks; c0 += chunk) {
           BlockedTile a;
           a.x_block_stride = plane;
-          a.x_row_stride = gathered ? s.kernel_w * pixels * kConvBlock : pw * kConvBlock;
-          a.x_tap_stride = gathered ? pixels * kConvBlock : kConvBlock;
+          a.x_row_stride = gathered ? s.kernel_w * pixels * kConvBlock : pw * lanes;
+          a.x_tap_stride = gathered ? pixels * kConvBlock : lanes;
+          a.plain_channels = plain ? s.in_channels : 0;
           a.w = w + (g * cin_blocks + c0) * taps * kConvBlock * kConvBlockGroup;
           a.cin_blocks = min64(chunk, cin_blocks - c0);
           a.kernel_h = s.kernel_h;
@@ -221,8 +228,7 @@ Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const float*
             int64_t q = q0;
             for (int64_t i = 0; i < tiles; ++i) {
               const int64_t size = count / tiles + (i < count % tiles ? 1 : 0);
-              a.x = xn + c0 * plane +
-                    (flat ? q : r * s.stride_h * pw + q * stride) * kConvBlock;
+              a.x = xn + c0 * plane + (flat ? q : r * s.stride_h * pw + q * stride) * lanes;
               const int64_t out_offset = g * 4 * y_block_stride + (r * row_pixels + q) * kConvBlock;
               a.y = yn + out_offset;
               a.residual = rn == nullptr ? nullptr : rn + out_offset;

@@ -36,10 +36,17 @@ bool fast_call(Span<EValue*> args, FastCall* f) {
   }
   const Tensor& x = args[0]->to_tensor();
   const Tensor& w = args[1]->to_tensor();
-  if (!dense_float(x) || !dense_float(w) || x.dim() != 5 || x.size(4) != kConvBlock ||
-      w.dim() != 5 || w.size(1) != x.size(1) || w.size(4) != kConvBlock * kConvBlockGroup) {
+  // Blocked [N, Cin / 16, H, W, 16], or a first layer's plain [N, Cin < 16, H, W].
+  const bool plain = x.dim() == 4;
+  if (!dense_float(x) || !dense_float(w) || w.dim() != 5 ||
+      w.size(4) != kConvBlock * kConvBlockGroup) {
     return false;
   }
+  if (plain ? !(x.size(1) > 0 && x.size(1) < kConvBlock && w.size(1) == 1)
+            : !(x.dim() == 5 && x.size(4) == kConvBlock && w.size(1) == x.size(1))) {
+    return false;
+  }
+  const int64_t cin = plain ? x.size(1) : x.size(1) * kConvBlock;
   Result<int64_t> cout = int_arg(args, 4, "out_channels");
   Result<Span<const int64_t>> stride = int_list_arg(args, 5, "stride");
   Result<Span<const int64_t>> padding = int_list_arg(args, 6, "padding");
@@ -60,7 +67,7 @@ bool fast_call(Span<EValue*> args, FastCall* f) {
   const int64_t kh = w.size(2), kw = w.size(3);
   if (sh < 1 || sw < 1 || ph < 0 || pw < 0 || kh < 1 || kw < 1) return false;
   Conv2dShape& s = f->s;
-  s = Conv2dShape{x.size(0), x.size(1) * kConvBlock, x.size(2), x.size(3), co,
+  s = Conv2dShape{x.size(0), cin, x.size(2), x.size(3), co,
                   (x.size(2) + 2 * ph - kh) / sh + 1, (x.size(3) + 2 * pw - kw) / sw + 1,
                   kh, kw, sh, sw, ph, pw, 1, 1, 1};
   if (x.size(2) + 2 * ph < kh || x.size(3) + 2 * pw < kw) return false;

@@ -2,11 +2,15 @@
 // convolution in NCHW at conv2d_gemm's tolerance (1e-5 + 1e-4 relative to
 // the sum of |terms|): 1x1 (stride 1 and 2), 3x3 (padding 0 / 1, stride
 // 1 / 2), 7x7 stride 2 padding 3 and a non-square 5x3 filter; output
-// channels that fill 1-4 blocks of the last 64-channel group; maps whose
+// channels that fill 1-4 blocks of the last 64-channel group; output rows
+// of at least 16 (read row by row from a zero-padded copy) and narrower
+// ones (gathered per tap); maps whose
 // pixel counts split into uneven tiles (7x7, 14x14, 1x1, 5x9); more input
 // channels than one weight chunk (1x1 with 1024, 3x3 with 192: partial sums
 // through the output); a batch; bias or none; the fused residual and clamp;
-// 1 and 2 threads. NaN in the input stays NaN through the clamp. Under
+// 1 and 2 threads; a first layer's plain NCHW input (3 channels, 7x7
+// stride 2 like ResNet's stem; 1 channel; a 1x1 one read flat). NaN in the
+// input stays NaN through the clamp. Under
 // TORCHEDGE_ISA=scalar (ctest's third run) no SIMD build applies: the
 // kernel must say NotSupported (the op then takes the portable kernel).
 #include <gtest/gtest.h>
@@ -43,7 +47,16 @@ const Case kCases[] = {
     {1, 16, 23, 17, 64, 7, 7, 2, 3, true, false, 0.0f, kInf},    // 7x7 stride 2 pad 3
     {1, 48, 5, 9, 128, 5, 3, 1, 2, true, true, -kInf, kInf},     // 5x3 filter, 2 groups
     {1, 64, 1, 1, 16, 1, 1, 1, 0, true, false, -kInf, kInf},     // a single pixel
+    {1, 32, 20, 18, 48, 3, 3, 1, 1, true, true, 0.0f, kInf},     // rows of 18: padded copy
+    {1, 16, 40, 34, 32, 3, 3, 2, 1, true, false, -kInf, kInf},   // rows of 17, stride 2
+    {2, 32, 33, 32, 16, 1, 1, 2, 0, false, true, -kInf, kInf},   // 1x1 stride 2, rows of 16
+    {1, 3, 23, 19, 64, 7, 7, 2, 3, true, false, 0.0f, kInf},     // plain input: a stem
+    {2, 1, 9, 9, 80, 3, 3, 1, 1, true, true, -kInf, kInf},       // plain, 1 channel, batch 2
+    {1, 3, 6, 5, 32, 1, 1, 1, 0, false, false, -kInf, kInf},     // plain 1x1: read flat
 };
+
+// A plain NCHW input (a first layer) has fewer than 16 channels.
+bool plain(const Case& c) { return c.cin < 16; }
 
 Conv2dShape shape_of(const Case& c) {
   const int64_t oh = (c.h + 2 * c.pad - c.kh) / c.stride + 1;
@@ -59,7 +72,7 @@ int64_t blocked_index(int64_t n, int64_t c, int64_t h, int64_t w, int64_t channe
 }
 
 std::vector<float> pack_weights(const std::vector<float>& w, const Conv2dShape& s) {
-  const int64_t groups = (s.out_channels + 63) / 64, cb = s.in_channels / 16;
+  const int64_t groups = (s.out_channels + 63) / 64, cb = (s.in_channels + 15) / 16;
   std::vector<float> packed(static_cast<size_t>(groups * cb * s.kernel_h * s.kernel_w * 1024), 0.0f);
   for (int64_t co = 0; co < s.out_channels; ++co) {
     for (int64_t ci = 0; ci < s.in_channels; ++ci) {
@@ -94,7 +107,8 @@ Operands make_run(const Case& c, uint32_t seed) {
     for (float& e : *v) e = dist(gen);
   }
   r.xb.resize(r.x.size());
-  for (int64_t n = 0; n < s.batch; ++n)
+  if (plain(c)) r.xb = r.x;
+  for (int64_t n = 0; n < s.batch && !plain(c); ++n)
     for (int64_t ch = 0; ch < s.in_channels; ++ch)
       for (int64_t h = 0; h < s.in_h; ++h)
         for (int64_t w = 0; w < s.in_w; ++w)
