@@ -7,16 +7,20 @@
 // python/torchedge/passes/conv2d_blocked_op.py, the op's definition): input,
 // residual and out are float32 [N, C / 16, H, W, 16], element (n, c, h, w)
 // at [n, c / 16, h, w, c % 16]; weight_packed holds the [Cout, Cin, KH, KW]
-// filters w as [ceil(Cout / 64), Cin / 16, KH, KW, 1024], element
+// filters w as [ceil(Cout / 64), ceil(Cin / 16), KH, KW, 1024], element
 // (co, ci, kh, kw) at [co / 64, ci / 16, kh, kw, (ci % 16) * 64 + co % 64].
-// One group, no dilation. This reference sums the direct convolution of
-// each output pixel in float32, then rounds as conv2d_add_clamp does:
-// ((sum + bias) + residual), then the clamp (NaN stays NaN). The optimized
-// kernel sums in another order and comes here for what it declines.
-// Errors: non-float32 or wrongly shaped tensors (named), out_channels not a
-// positive multiple of 16, stride not 1 or 2 values >= 1, padding not 1 or
-// 2 values >= 0, a padded input smaller than the filter, a NaN bound or
-// output_min > output_max, input or residual overlapping out.
+// The input may instead be a plain float32 [N, Cin, H, W] with 0 < Cin < 16
+// (a network's first layer: RGB), read as it is, with one packed input
+// block (its lanes from Cin on are zeros and never read). One group, no
+// dilation. This reference sums the direct convolution of each output pixel
+// in float32, then rounds as conv2d_add_clamp does: ((sum + bias) +
+// residual), then the clamp (NaN stays NaN). The optimized kernel sums in
+// another order and comes here for what it declines.
+// Errors: non-float32 or wrongly shaped tensors (named; a 4-d input of 16
+// or more channels must be blocked), out_channels not a positive multiple
+// of 16, stride not 1 or 2 values >= 1, padding not 1 or 2 values >= 0, a
+// padded input smaller than the filter, a NaN bound or output_min >
+// output_max, input or residual overlapping out.
 #include <cmath>
 
 #include "kernels/portable/support/elementwise.h"
@@ -59,22 +63,31 @@ Error read_pair(Span<const int64_t> values, const char* name, int64_t minimum, i
 Error check_input_and_weight(const Arguments& a) {
   const Tensor& x = *a.x;
   TE_RETURN_IF_ERROR(expect_dtype(x, ScalarType::Float, "conv2d_blocked.out: input"));
-  TE_CHECK_OR_RETURN(x.dim() == 5 && x.size(4) == kBlock, Error::InvalidArgument,
-                     "%s: input must be blocked [N, C/16, H, W, 16], got %d dims (last %lld)",
-                     kOp, x.dim(), static_cast<long long>(x.dim() > 0 ? x.size(x.dim() - 1) : 0));
+  if (x.dim() == 4) {
+    TE_CHECK_OR_RETURN(x.size(1) > 0 && x.size(1) < kBlock, Error::InvalidArgument,
+                       "%s: input must be blocked [N, C/16, H, W, 16] or plain [N, C, H, W] "
+                       "with 0 < C < 16, got C = %lld",
+                       kOp, static_cast<long long>(x.size(1)));
+  } else {
+    TE_CHECK_OR_RETURN(x.dim() == 5 && x.size(4) == kBlock, Error::InvalidArgument,
+                       "%s: input must be blocked [N, C/16, H, W, 16], got %d dims (last %lld)",
+                       kOp, x.dim(),
+                       static_cast<long long>(x.dim() > 0 ? x.size(x.dim() - 1) : 0));
+  }
   TE_CHECK_OR_RETURN(a.cout >= kBlock && a.cout % kBlock == 0, Error::InvalidArgument,
                      "%s: out_channels must be a positive multiple of 16, got %lld", kOp,
                      static_cast<long long>(a.cout));
   const Tensor& w = *a.w;
   const int64_t groups = (a.cout + kGroup - 1) / kGroup;
+  const int64_t cin_blocks = x.dim() == 4 ? 1 : x.size(1);
   TE_RETURN_IF_ERROR(expect_dtype(w, ScalarType::Float, "conv2d_blocked.out: weight_packed"));
-  TE_CHECK_OR_RETURN(w.dim() == 5 && w.size(0) == groups && w.size(1) == x.size(1) &&
+  TE_CHECK_OR_RETURN(w.dim() == 5 && w.size(0) == groups && w.size(1) == cin_blocks &&
                          w.size(2) >= 1 && w.size(3) >= 1 && w.size(4) == kBlock * kGroup &&
                          w.is_contiguous(),
                      Error::InvalidArgument,
                      "%s: weight_packed must be a contiguous [%lld, %lld, KH, KW, 1024] "
-                     "(ceil(out_channels / 64), the input's channel blocks)",
-                     kOp, static_cast<long long>(groups), static_cast<long long>(x.size(1)));
+                     "(ceil(out_channels / 64), the input's channel blocks: 1 for a plain input)",
+                     kOp, static_cast<long long>(groups), static_cast<long long>(cin_blocks));
   return Error::Ok;
 }
 
@@ -138,29 +151,40 @@ Error read_arguments(Span<EValue*> args, Arguments* a) {
   return check_output_operands(*a, sizes);
 }
 
+// The input as channel blocks of `lanes` channels: the blocked layout has
+// C / 16 blocks of 16, a plain NCHW input one block of its C channels.
+struct InputBlocks {
+  int64_t blocks, lanes;
+  int64_t stride_n, stride_block, stride_h, stride_w, stride_lane;
+};
+
+InputBlocks input_blocks(const Tensor& x) {
+  if (x.dim() == 4) return {1, x.size(1), x.stride(0), 0, x.stride(2), x.stride(3), x.stride(1)};
+  return {x.size(1), kBlock, x.stride(0), x.stride(1), x.stride(2), x.stride(3), x.stride(4)};
+}
+
 // The 16 sums of output block `cob` at pixel (oh, ow) of image n.
-void sum_pixel(const Arguments& a, int64_t n, int64_t cob, int64_t oh, int64_t ow,
-               float acc[kBlock]) {
-  const Tensor& x = *a.x;
-  const int64_t cin_blocks = x.size(1), in_h = x.size(2), in_w = x.size(3);
+void sum_pixel(const Arguments& a, const InputBlocks& in, int64_t n, int64_t cob, int64_t oh,
+               int64_t ow, float acc[kBlock]) {
+  const int64_t in_h = a.x->size(2), in_w = a.x->size(3);
   const int64_t kh_size = a.w->size(2), kw_size = a.w->size(3);
-  const float* xd = x.data_as<float>();
+  const float* xd = a.x->data_as<float>();
   // This block's 16 filters start at lane (cob % 4) * 16 of its group's 64.
   const float* wg = a.w->data_as<float>() + (cob * kBlock / kGroup) * a.w->stride(0) +
                     (cob * kBlock) % kGroup;
   for (int64_t i = 0; i < kBlock; ++i) acc[i] = 0.0f;
-  for (int64_t cib = 0; cib < cin_blocks; ++cib) {
+  for (int64_t cib = 0; cib < in.blocks; ++cib) {
     for (int64_t kh = 0; kh < kh_size; ++kh) {
       const int64_t ih = oh * a.stride_h + kh - a.pad_h;
       if (ih < 0 || ih >= in_h) continue;
       for (int64_t kw = 0; kw < kw_size; ++kw) {
         const int64_t iw = ow * a.stride_w + kw - a.pad_w;
         if (iw < 0 || iw >= in_w) continue;
-        const float* xp = xd + n * x.stride(0) + cib * x.stride(1) + ih * x.stride(2) +
-                          iw * x.stride(3);
+        const float* xp = xd + n * in.stride_n + cib * in.stride_block + ih * in.stride_h +
+                          iw * in.stride_w;
         const float* wp = wg + cib * a.w->stride(1) + kh * a.w->stride(2) + kw * a.w->stride(3);
-        for (int64_t ci = 0; ci < kBlock; ++ci) {
-          const float v = xp[ci * x.stride(4)];
+        for (int64_t ci = 0; ci < in.lanes; ++ci) {
+          const float v = xp[ci * in.stride_lane];
           const float* wc = wp + ci * kGroup;
           for (int64_t co = 0; co < kBlock; ++co) acc[co] += v * wc[co];
         }
@@ -180,12 +204,13 @@ Error conv2d_blocked_out(KernelContext& ctx, Span<EValue*> args) {
   const float* bias = a.bias == nullptr ? nullptr : a.bias->data_as<float>();
   const float* residual = a.residual == nullptr ? nullptr : a.residual->data_as<float>();
   float* yd = a.out->mutable_data_as<float>();
+  const InputBlocks in = input_blocks(*a.x);
   for (int64_t n = 0; n < batch; ++n) {
     for (int64_t cob = 0; cob < cout_blocks; ++cob) {
       for (int64_t oh = 0; oh < out_h; ++oh) {
         for (int64_t ow = 0; ow < out_w; ++ow) {
           float acc[kBlock];
-          sum_pixel(a, n, cob, oh, ow, acc);
+          sum_pixel(a, in, n, cob, oh, ow, acc);
           const int64_t at = (((n * cout_blocks + cob) * out_h + oh) * out_w + ow) * kBlock;
           for (int64_t i = 0; i < kBlock; ++i) {
             float v = acc[i];

@@ -2,8 +2,9 @@
 torch.cond, both directions, call by call against eager PyTorch.
 
 1. torchedge writes each program (`to_pte(input_guards=False,
-   fuse_activations=False, prepack_weights=False, winograd_filters=False)`:
-   upstream has no torchedge::conv2d_clamp, linear_prepacked, conv2d_winograd and no
+   fuse_activations=False, prepack_weights=False, winograd_filters=False,
+   blocked_convolutions=False)`: upstream has no torchedge::conv2d_clamp,
+   linear_prepacked, conv2d_winograd, conv2d_blocked and no
    `aten::_assert_scalar`); upstream's runtime loads it once and runs the
    calls in order, so mutable buffers must start from the file's initial
    values (Program.mutable_data_segments) and keep their state.
@@ -111,7 +112,8 @@ def upstream_runs_ours(tmp_path_factory):
         module, args, dynamic_shapes = build(name)
         ep = torch.export.export(module, args, dynamic_shapes=dynamic_shapes)
         pte = torchedge.to_edge(ep).to_pte(input_guards=False, fuse_activations=False,
-                                           prepack_weights=False, winograd_filters=False)
+                                           prepack_weights=False, winograd_filters=False,
+                                           blocked_convolutions=False)
         pte.save(folder / f"{name}.pte")
         torch.save([list(c) for c in calls], folder / f"{name}_calls.pt")
         jobs.append({"pte": str(folder / f"{name}.pte"), "calls": str(folder / f"{name}_calls.pt"),

@@ -66,9 +66,11 @@ def test_torchedge_program_runs_upstream(name, tmp_path):
     spec = models.get(name)
     inputs = list(spec.inputs("forward"))
     pte_path, inputs_path, outputs_path = (tmp_path / f for f in ("ours.pte", "in.pt", "out.pt"))
-    # Upstream has no torchedge::conv2d_clamp, linear_prepacked or conv2d_winograd kernel.
+    # Upstream has no torchedge::conv2d_clamp, linear_prepacked, conv2d_winograd or
+    # conv2d_blocked kernel.
     torchedge.lower(spec.module, tuple(inputs), fuse_activations=False,
-                    prepack_weights=False, winograd_filters=False).save(pte_path)
+                    prepack_weights=False, winograd_filters=False,
+                    blocked_convolutions=False).save(pte_path)
     torch.save(inputs, inputs_path)
     _peer("run", str(pte_path), str(inputs_path), str(outputs_path))
     with torch.no_grad():

@@ -220,6 +220,16 @@ CONV2D_BLOCKED = OpSpec("torchedge::conv2d_blocked.out", _conv2d_blocked, _rows(
     ("3x3_pad1_relu_7x7_map", _inputs(m(2, 4, 7, 7, 16), _packed(64, 64, 3, 3), m(64),
                                       m(2, 4, 7, 7, 16)),
      lambda x, w, b, r: _conv2d_blocked(x, w, b, r, 64, [1, 1], [1, 1], 0.0, math.inf), ()),
+    # A first layer: a plain NCHW input of fewer than 16 channels, one packed input block.
+    ("plain_rgb_7x7_stride2_pad3_relu", _inputs(m(1, 3, 23, 19), _packed(64, 3, 7, 7), m(64)),
+     lambda x, w, b: _conv2d_blocked(x, w, b, None, 64, [2, 2], [3, 3], 0.0, math.inf), ()),
+    ("plain_1ch_3x3_pad1_open", _inputs(m(1, 1, 6, 5), _packed(16, 1, 3, 3), m(16)),
+     lambda x, w, b: _conv2d_blocked(x, w, b, None, 16, [1], [1], -math.inf, math.inf), ()),
+    ("plain_batch2_stride2_residual_relu6",
+     _inputs(m(2, 3, 7, 6), _packed(80, 3, 3, 3), m(80), m(2, 5, 4, 3, 16)),
+     lambda x, w, b, r: _conv2d_blocked(x, w, b, r, 80, [2, 2], [1, 1], 0.0, 6.0), ()),
+    ("plain_channels_last_no_bias", _inputs(m(2, 5, 6, 7), _packed(32, 5, 3, 3)),
+     lambda x, w: _conv2d_blocked(x, w, None, None, 32, [1, 1], [1, 1], -1.0, 1.0), (0,)),
 ), dtypes=(torch.float32,), kind=REDUCTION)
 
 TO_BLOCKED = OpSpec("torchedge::to_blocked.out", torch.ops.torchedge.to_blocked.default, _rows(
@@ -487,7 +497,51 @@ def _max_pool_values(kernel, stride, padding, ceil_mode) -> Callable:
     return lambda x: torch.ops.torchedge.max_pool2d(x, kernel, stride, padding, [1, 1], ceil_mode)
 
 
+# torchedge::max_pool2d_blocked (to_pte's blocked_layout) called directly on
+# NCHW16c activations [N, C/16, H, W, 16]; eager's reference unblocks, pools
+# and blocks again.
+_max_pool2d_blocked = torch.ops.torchedge.max_pool2d_blocked.default
+
+
+def _blocked_pool(kernel, stride, padding, dilation, ceil_mode) -> Callable:
+    return lambda x: _max_pool2d_blocked(x, kernel, stride, padding, dilation, ceil_mode)
+
+
+def _blocked_with_special(*shape: int) -> Callable[[torch.dtype], torch.Tensor]:
+    """A random blocked tensor sprinkled with NaN, +-inf and -0."""
+    def maker(dtype: torch.dtype) -> torch.Tensor:
+        x = make(shape, dtype)
+        flat = x.view(-1)
+        flat[::13] = math.nan
+        flat[5::11] = -math.inf
+        flat[7::29] = math.inf
+        flat[3::17] = -0.0
+        return x
+    return maker
+
+
+MAX_POOL2D_BLOCKED = OpSpec("torchedge::max_pool2d_blocked.out",
+                            _blocked_pool([2, 2], [2, 2], [0, 0], [1, 1], False), _rows(
+    ("stem_3x3_stride2_pad1", _inputs(m(1, 4, 20, 22, 16)),
+     _blocked_pool([3, 3], [2, 2], [1, 1], [1, 1], False), ()),
+    ("2x2_stride2_batch2", _inputs(m(2, 2, 6, 7, 16)),
+     _blocked_pool([2, 2], [2, 2], [0, 0], [1, 1], False), ()),
+    ("ceil_mode", _inputs(m(1, 1, 8, 9, 16)), _blocked_pool([2, 3], [2, 2], [0, 1], [1, 1], True),
+     ()),
+    ("stem_ceil_mode", _inputs(m(1, 2, 11, 10, 16)),
+     _blocked_pool([3, 3], [2, 2], [1, 1], [1, 1], True), ()),
+    ("dilation_2", _inputs(m(1, 2, 9, 8, 16)), _blocked_pool([3, 3], [2, 1], [1, 1], [2, 2], False),
+     ()),
+    ("default_stride", _inputs(m(1, 1, 6, 6, 16)), _blocked_pool([3, 3], [], [0, 0], [1, 1], False),
+     ()),
+    ("nan_inf", _inputs(_blocked_with_special(2, 2, 7, 9, 16)),
+     _blocked_pool([3, 3], [2, 2], [1, 1], [1, 1], False), ()),
+    ("nan_inf_ceil_dilation", _inputs(_blocked_with_special(1, 1, 7, 8, 16)),
+     _blocked_pool([2, 2], [2, 2], [1, 1], [2, 1], True), ()),
+), dtypes=(torch.float32,))
+
 POOLING = [
+    MAX_POOL2D_BLOCKED,
     OpSpec("aten::max_pool2d_with_indices.out", _max_pool(2), _with_special([
         ("regular", _inputs(m(*NCHW)), _max_pool(2), ()),
         ("stride_padding", _inputs(m(1, 2, 7, 6)), _max_pool(3, stride=2, padding=1), ()),

@@ -145,6 +145,102 @@ TEST(Conv2dBlocked, StridePaddingAndPartialGroup) {
   EXPECT_EQ(out.values<float>(), want);
 }
 
+// A first layer's plain NCHW input (Cin 3 < 16): [n, ci, h, w] is read as it
+// is, filter (co, ci, kh, kw) at [co / 64, 0, kh, kw, ci * 64 + co % 64].
+// Small integers keep every sum exact; the packed lanes past Cin hold NaN,
+// which must never be read.
+void run_plain_input(const std::vector<uint8_t>& dim_order) {
+  const int batch = 2, cin = 3, in_h = 5, in_w = 4, cout = 80, k = 3, stride = 2, pad = 1;
+  const int out_h = 3, out_w = 2;
+  TestTensor x(ScalarType::Float, {batch, cin, in_h, in_w}, dim_order);
+  std::vector<float> image(batch * cin * in_h * in_w);
+  for (size_t i = 0; i < image.size(); ++i) image[i] = static_cast<float>(i % 7) - 3.0f;
+  x.fill(image);  // logical NCHW order
+  auto filter = [](int co, int ci, int kh, int kw) {
+    return static_cast<float>((co + 2 * ci + 3 * kh + kw) % 5 - 2);
+  };
+  TestTensor w(ScalarType::Float, {2, 1, k, k, 1024});
+  std::vector<float> packed(2 * k * k * 1024, kNan);
+  for (int co = 0; co < 128; ++co) {
+    for (int ci = 0; ci < cin; ++ci) {
+      for (int tap = 0; tap < k * k; ++tap) {
+        packed[((co / 64) * k * k + tap) * 1024 + ci * 64 + co % 64] =
+            co < cout ? filter(co, ci, tap / k, tap % k) : 0.0f;
+      }
+    }
+  }
+  w.fill(packed);
+  TestTensor bias(ScalarType::Float, {cout});
+  bias.fill(arange(cout, 1.0f, -40.0f));
+  TestTensor out(ScalarType::Float, {batch, cout / 16, out_h, out_w, 16});
+  ASSERT_EQ(Args().t(x).t(w).t(bias).none().i(cout).ints({stride}).ints({pad}).d(-10.0).d(kInf)
+                .t(out).run(native::conv2d_blocked_out),
+            Error::Ok);
+  EXPECT_EQ(out.shape(), (std::vector<int32_t>{batch, cout / 16, out_h, out_w, 16}));
+  std::vector<float> want;
+  for (int n = 0; n < batch; ++n) {
+    for (int co = 0; co < cout; ++co) {
+      for (int oh = 0; oh < out_h; ++oh) {
+        for (int ow = 0; ow < out_w; ++ow) {
+          float sum = 0.0f;
+          for (int ci = 0; ci < cin; ++ci) {
+            for (int kh = 0; kh < k; ++kh) {
+              for (int kw = 0; kw < k; ++kw) {
+                const int ih = oh * stride + kh - pad, iw = ow * stride + kw - pad;
+                if (ih < 0 || ih >= in_h || iw < 0 || iw >= in_w) continue;
+                sum += image[((n * cin + ci) * in_h + ih) * in_w + iw] * filter(co, ci, kh, kw);
+              }
+            }
+          }
+          want.push_back(std::fmax(-10.0f, sum + (co - 40.0f)));
+        }
+      }
+    }
+  }
+  // want is [n, co, oh, ow]; out is [n, co / 16, oh, ow, co % 16].
+  const std::vector<float> got = out.values<float>();
+  for (int n = 0; n < batch; ++n) {
+    for (int co = 0; co < cout; ++co) {
+      for (int p = 0; p < out_h * out_w; ++p) {
+        const size_t at = ((n * (cout / 16) + co / 16) * out_h * out_w + p) * 16 + co % 16;
+        EXPECT_EQ(got[at], want[(n * cout + co) * out_h * out_w + p])
+            << "n " << n << " co " << co << " pixel " << p;
+      }
+    }
+  }
+}
+
+TEST(Conv2dBlocked, PlainInputOfFewChannels) { run_plain_input({0, 1, 2, 3}); }
+
+TEST(Conv2dBlocked, PlainChannelsLastInput) { run_plain_input({0, 2, 3, 1}); }
+
+TEST(Conv2dBlocked, PlainInputErrors) {
+  TestTensor w(ScalarType::Float, {1, 1, 3, 3, 1024});
+  TestTensor out(ScalarType::Float, {1, 1, 4, 4, 16});
+  auto run = [&](TestTensor& x, TestTensor& weight) {
+    return Args().t(x).t(weight).none().none().i(16).ints({1}).ints({1}).d(0.0).d(6.0).t(out)
+        .run(native::conv2d_blocked_out);
+  };
+  TestTensor rgb(ScalarType::Float, {1, 3, 4, 4});
+  EXPECT_EQ(run(rgb, w), Error::Ok);
+  TestTensor one(ScalarType::Float, {1, 1, 4, 4}), fifteen(ScalarType::Float, {1, 15, 4, 4});
+  EXPECT_EQ(run(one, w), Error::Ok);
+  EXPECT_EQ(run(fifteen, w), Error::Ok);
+  TestTensor sixteen(ScalarType::Float, {1, 16, 4, 4}), none(ScalarType::Float, {1, 0, 4, 4});
+  for (TestTensor* bad : {&sixteen, &none}) {
+    expect_error(run(*bad, w), Error::InvalidArgument,
+                 "input must be blocked [N, C/16, H, W, 16] or plain [N, C, H, W] with 0 < C < 16");
+  }
+  TestTensor ints(ScalarType::Int, {1, 3, 4, 4});
+  expect_error(run(ints, w), Error::InvalidType, "conv2d_blocked.out: input");
+  TestTensor w_two_blocks(ScalarType::Float, {1, 2, 3, 3, 1024});
+  expect_error(run(rgb, w_two_blocks), Error::InvalidArgument,
+               "weight_packed must be a contiguous [1, 1, KH, KW, 1024]");
+  TestTensor tiny(ScalarType::Float, {1, 3, 1, 4});
+  TestTensor w5(ScalarType::Float, {1, 1, 5, 5, 1024});
+  expect_error(run(tiny, w5), Error::InvalidArgument, "is smaller than the 5 x 5 filter");
+}
+
 // A valid call (3x3, padding 1, cout 16 on a 4x4 map); each error case
 // replaces one argument through `edit`.
 struct Call {

@@ -1,0 +1,165 @@
+"""to_pte's blocked_convolutions: chains of float32 convolutions with channel
+counts divisible by 16 run as torchedge::conv2d_blocked on NCHW16c
+activations, the max pools between them as torchedge::max_pool2d_blocked,
+an RGB stem reads its plain input, and layouts change only where a chain
+meets other ops (passes/blocked_layout.py). The program must match eager on
+both kernel libraries at 1 and 2 threads, NaN included; a MobileNet-like
+chain (1x1 convolutions between depthwise ones) and channel counts not
+divisible by 16 stay in NCHW; blocked_convolutions=False restores the plain
+program; the EdgeProgram is untouched.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+import torchedge
+from torchedge import _C, runtime
+
+CONV = "torchedge::conv2d_blocked.out"
+POOL = "torchedge::max_pool2d_blocked.out"
+TO = "torchedge::to_blocked.out"
+FROM = "torchedge::from_blocked.out"
+RELATIVE_TOLERANCE = 1e-4
+
+
+class Block(torch.nn.Module):
+    def __init__(self, cin: int, cout: int, stride: int) -> None:
+        super().__init__()
+        self.a = torch.nn.Conv2d(cin, cout, 3, stride, 1)
+        self.b = torch.nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.down = torch.nn.Conv2d(cin, cout, 1, stride) if stride != 1 or cin != cout else None
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        skip = x if self.down is None else self.down(x)
+        return torch.relu(self.b(torch.relu(self.a(x))) + skip)
+
+
+class TinyResNet(torch.nn.Module):
+    """An RGB 7x7 stride-2 stem, a 3x3 max pool, basic blocks (a stride-2
+    one with a 1x1 downsample; 48 and 80 channels: partial weight groups),
+    global average pool and a linear head."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stem = torch.nn.Conv2d(3, 32, 7, 2, 3)
+        self.blocks = torch.nn.Sequential(Block(32, 32, 1), Block(32, 48, 2), Block(48, 80, 2))
+        self.head = torch.nn.Linear(80, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.nn.functional.max_pool2d(torch.relu(self.stem(x)), 3, 2, 1)
+        return self.head(self.blocks(y).mean((2, 3)))
+
+
+class TinyMobileNet(torch.nn.Module):
+    """1x1 expansion -> depthwise 3x3 -> 1x1 projection, twice: every
+    blockable convolution sits next to a depthwise one."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        layers = []
+        for _ in range(2):
+            layers += [torch.nn.Conv2d(32, 64, 1), torch.nn.ReLU6(),
+                       torch.nn.Conv2d(64, 64, 3, 1, 1, groups=64), torch.nn.ReLU6(),
+                       torch.nn.Conv2d(64, 32, 1)]
+        self.body = torch.nn.Sequential(*layers)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.body(x)
+
+
+def _lower(module: torch.nn.Module, inputs: tuple, **options):
+    edge = torchedge.to_edge(torch.export.export(module.eval(), inputs))
+    return edge, edge.to_pte(**options)
+
+
+def _run(buffer: bytes, kernels: str, x: torch.Tensor) -> torch.Tensor:
+    return runtime.load(buffer, kernels=kernels).forward(x)
+
+
+def _scaled_error(reference: torch.Tensor, actual: torch.Tensor) -> float:
+    finite = torch.isfinite(reference)
+    scale = max(1.0, reference[finite].abs().max().item())
+    return (reference[finite].double() - actual[finite].double()).abs().max().item() / scale
+
+
+@pytest.fixture(scope="module")
+def resnet():
+    torch.manual_seed(0)
+    module = TinyResNet().eval()
+    inputs = (torch.randn(2, 3, 70, 66),)  # 18x17 maps after the pool
+    edge, pte = _lower(module, inputs)
+    return module, inputs, edge, pte
+
+
+def test_the_resnet_runs_blocked_from_stem_to_mean(resnet):
+    _, _, _, pte = resnet
+    ops = pte.operators["forward"]
+    assert CONV in ops and POOL in ops and FROM in ops
+    assert TO not in ops  # the stem reads the RGB input as it is
+    assert not any(op.startswith("torchedge::conv2d_clamp") or op == "aten::convolution.out"
+                   for op in ops), ops
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("kernels", ["portable", "optimized"])
+def test_matches_eager(resnet, kernels, threads):
+    module, inputs, _, pte = resnet
+    with torch.no_grad():
+        want = module(*inputs)
+    _C.set_num_threads(threads)
+    try:
+        got = _run(pte.buffer, kernels, *inputs)
+    finally:
+        _C.set_num_threads(1)
+    assert got.shape == want.shape
+    assert _scaled_error(want, got) <= RELATIVE_TOLERANCE, (kernels, threads)
+
+
+@pytest.mark.parametrize("kernels", ["portable", "optimized"])
+def test_nan_propagates_as_in_eager(resnet, kernels):
+    module, inputs, _, pte = resnet
+    x = inputs[0].clone()
+    x[1, 2, 40, 10] = math.nan
+    with torch.no_grad():
+        want = module(x)
+    got = _run(pte.buffer, kernels, x)
+    assert torch.equal(torch.isnan(got), torch.isnan(want))
+    assert _scaled_error(want, got) <= RELATIVE_TOLERANCE
+
+
+def test_option_off_restores_the_plain_program(resnet):
+    module, inputs, edge, _ = resnet
+    plain = edge.to_pte(blocked_convolutions=False)
+    ops = plain.operators["forward"]
+    assert not any("blocked" in op for op in ops)
+    with torch.no_grad():
+        want = module(*inputs)
+    got = _run(plain.buffer, "optimized", *inputs)
+    assert _scaled_error(want, got) <= RELATIVE_TOLERANCE
+
+
+def test_edge_program_is_unchanged(resnet):
+    _, _, edge, _ = resnet
+    targets = {str(n.target) for n in edge.exported_program().graph.nodes
+               if n.op == "call_function"}
+    assert not any("blocked" in t for t in targets)
+
+
+def test_depthwise_neighbours_keep_the_nchw_kernels():
+    torch.manual_seed(1)
+    module = TinyMobileNet()
+    inputs = (torch.randn(1, 32, 14, 14),)
+    _, pte = _lower(module, inputs)
+    assert not any("blocked" in op for op in pte.operators["forward"])
+
+
+def test_channels_not_divisible_by_16_stay_nchw():
+    torch.manual_seed(2)
+    module = torch.nn.Sequential(*[torch.nn.Conv2d(24, 24, 3, 1, 1) for _ in range(6)])
+    inputs = (torch.randn(1, 24, 10, 10),)
+    _, pte = _lower(module, inputs)
+    assert not any("blocked" in op for op in pte.operators["forward"])
