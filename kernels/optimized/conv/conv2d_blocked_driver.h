@@ -79,8 +79,12 @@ constexpr int64_t kChunkWeightFloats = 8 * 1024;
 constexpr int64_t kBandPixels = 48;
 
 // Output rows narrower than this are gathered (below): row-by-row tiles
-// of a 7-pixel row are 4 + 3 pixels wide, gathered ones 6 or 5.
+// of a 7-pixel row are 4 + 3 pixels wide, gathered ones 6 or 5. Unless the
+// gathered copy would exceed kGatherMaxBytes (KH * KW times the input's
+// output-sized share; ResNet-50's largest is 1.8 MB): the rows then come
+// from the padded copy, which fits the temp allocator where that does.
 constexpr int64_t kGatherBelowWidth = 16;
+constexpr int64_t kGatherMaxBytes = int64_t{4} << 20;
 
 // Copies one image's taps into [Cb, KH, KW, OH * OW, 16]: element (c, r, s,
 // q) is the input pixel tap (r, s) of output pixel q reads (zero in the
@@ -161,7 +165,8 @@ Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const float*
   // flat too; the others row by row from a zero-padded copy (a tile never
   // spans two rows).
   const bool direct = taps == 1 && s.stride_h == 1 && s.stride_w == 1 && !padded;
-  const bool gathered = !direct && !plain && s.out_w < kGatherBelowWidth;
+  const bool gathered = !direct && !plain && s.out_w < kGatherBelowWidth &&
+                        cin_blocks * taps * pixels * kConvBlock * 4 <= kGatherMaxBytes;
   const bool flat = direct || gathered;
   const int64_t plane = gathered ? taps * pixels * kConvBlock : ph * pw * lanes;
   float* scratch = nullptr;

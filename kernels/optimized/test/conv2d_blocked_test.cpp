@@ -50,6 +50,7 @@ const Case kCases[] = {
     {1, 32, 20, 18, 48, 3, 3, 1, 1, true, true, 0.0f, kInf},     // rows of 18: padded copy
     {1, 16, 40, 34, 32, 3, 3, 2, 1, true, false, -kInf, kInf},   // rows of 17, stride 2
     {2, 32, 33, 32, 16, 1, 1, 2, 0, false, true, -kInf, kInf},   // 1x1 stride 2, rows of 16
+    {1, 1024, 12, 12, 16, 3, 3, 1, 1, true, false, -kInf, kInf}, // narrow, gathering too big
     {1, 3, 23, 19, 64, 7, 7, 2, 3, true, false, 0.0f, kInf},     // plain input: a stem
     {2, 1, 9, 9, 80, 3, 3, 1, 1, true, true, -kInf, kInf},       // plain, 1 channel, batch 2
     {1, 3, 6, 5, 32, 1, 1, 1, 0, false, false, -kInf, kInf},     // plain 1x1: read flat
