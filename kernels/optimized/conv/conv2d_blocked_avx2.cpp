@@ -43,8 +43,10 @@ struct Avx2Tile {
   // kP pixels (kStep floats apart in the input) x block `b` of the group
   // (two 8-lane halves); pixel p's broadcast is one displacement off the
   // tap's base pointer.
+  // Not inlined: inlined into the driver's loop, GCC spilled the
+  // accumulators of all the variants (616 stack accesses).
   template <int kP, int kStep, bool kPlain>
-  static void tile(const BlockedTile& a, int b) {
+  __attribute__((noinline)) static void tile(const BlockedTile& a, int b) {
     float* y = a.y + b * a.y_block_stride;
     __m256 acc[kP][2];
 #pragma GCC unroll 8
@@ -96,7 +98,8 @@ struct Avx2Tile {
 
   // Partial sums back to y, or (the last chunk) bias, residual and clamp.
   template <int kP>
-  static inline void store(const BlockedTile& a, int b, float* y, __m256 (&acc)[kP][2]) {
+  __attribute__((always_inline)) static inline void store(const BlockedTile& a, int b, float* y,
+                                                          __m256 (&acc)[kP][2]) {
     if (!a.finish) {
 #pragma GCC unroll 8
       for (int p = 0; p < kP; ++p) {

@@ -56,7 +56,7 @@ struct Avx512Tile {
   // pixels and blocks is unrolled so the accumulators stay in registers,
   // and pixel p's broadcast is one displacement off the tap's base pointer.
   template <int kP, int kB, int kStep, bool kPlain>
-  static void tile(const BlockedTile& a) {
+  __attribute__((noinline)) static void tile(const BlockedTile& a) {
     __m512 acc[kP][kB];
 #pragma GCC unroll 8
     for (int p = 0; p < kP; ++p) {
@@ -91,7 +91,7 @@ struct Avx512Tile {
   }
 
   template <int kP, int kB, int kStep>
-  static inline void blocked_sums(const BlockedTile& a, __m512 (&acc)[kP][kB]) {
+  __attribute__((always_inline)) static inline void blocked_sums(const BlockedTile& a, __m512 (&acc)[kP][kB]) {
     const int64_t block_stride = a.x_block_stride, row_stride = a.x_row_stride;
     const int64_t tap_stride = a.x_tap_stride, kernel_h = a.kernel_h, kernel_w = a.kernel_w;
     const float* wp = a.w;
@@ -110,7 +110,7 @@ struct Avx512Tile {
   // floats apart, the packed weights' one block of 16 input channels per
   // tap holding a.plain_channels of them.
   template <int kP, int kB, int kStep>
-  static inline void plain_sums(const BlockedTile& a, __m512 (&acc)[kP][kB]) {
+  __attribute__((always_inline)) static inline void plain_sums(const BlockedTile& a, __m512 (&acc)[kP][kB]) {
     const int64_t plane = a.x_block_stride, row_stride = a.x_row_stride;
     const int64_t kernel_h = a.kernel_h, kernel_w = a.kernel_w, channels = a.plain_channels;
     const float* wp = a.w;
@@ -126,7 +126,8 @@ struct Avx512Tile {
 
   // Partial sums back to y, or (the last chunk) bias, residual and clamp.
   template <int kP, int kB>
-  static inline void store(const BlockedTile& a, __m512 (&acc)[kP][kB]) {
+  __attribute__((always_inline)) static inline void store(const BlockedTile& a,
+                                                          __m512 (&acc)[kP][kB]) {
     const int64_t ys = a.y_block_stride;
     if (!a.finish) {
 #pragma GCC unroll 4
