@@ -5,6 +5,7 @@
 // (8 x 8 transposes on AVX2); anything else (other dim orders, malformed
 // arguments, which it reports) goes to the portable kernels.
 #include "kernels/optimized/conv/blocked_layout.h"
+#include "kernels/optimized/ops/float_operands.h"
 #include "kernels/optimized/portable_fallback.h"
 #include "kernels/portable/support/kernel_args.h"
 
@@ -13,10 +14,6 @@ namespace optimized {
 namespace {
 
 constexpr int64_t kBlock = 16;
-
-bool dense_float(const Tensor& t) {
-  return t.dtype() == ScalarType::Float && t.is_contiguous() && (t.numel() == 0 || t.data());
-}
 
 // The input and out tensors when both are tensors and the input is dense
 // float32 of `rank` dims (else null: the portable kernel takes the call).

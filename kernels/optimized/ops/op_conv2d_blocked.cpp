@@ -8,6 +8,7 @@
 // overlapping operands, malformed arguments (it reports them) and short temp
 // memory for the padded input copy.
 #include "kernels/optimized/conv/conv2d_blocked.h"
+#include "kernels/optimized/ops/float_operands.h"
 #include "kernels/optimized/portable_fallback.h"
 #include "kernels/portable/support/kernel_args.h"
 
@@ -16,10 +17,6 @@ namespace optimized {
 namespace {
 
 constexpr size_t kOut = 9;
-
-bool dense_float(const Tensor& t) {
-  return t.dtype() == ScalarType::Float && t.is_contiguous() && (t.numel() == 0 || t.data());
-}
 
 // The fast path's geometry, clamp and operands, or false (the portable
 // kernel then takes the call, and reports it if it is malformed).

@@ -11,6 +11,7 @@
 // memory, and inputs holding an infinity or NaN (which the transforms would
 // spread across a tile; the portable sums propagate them as eager does).
 #include "kernels/optimized/conv/winograd.h"
+#include "kernels/optimized/ops/float_operands.h"
 #include "kernels/optimized/portable_fallback.h"
 #include "kernels/portable/support/kernel_args.h"
 
@@ -20,10 +21,6 @@ namespace optimized {
 namespace {
 
 constexpr int64_t kPoints = 16;
-
-bool dense_float(const Tensor& t) {
-  return t.dtype() == ScalarType::Float && t.is_contiguous() && (t.numel() == 0 || t.data());
-}
 
 // The fast path's geometry, clamp and operands, or false (the portable
 // kernel then takes the call, and reports it if it is malformed).

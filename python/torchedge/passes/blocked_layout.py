@@ -35,95 +35,65 @@ convolutions left in NCHW).
 
 from __future__ import annotations
 
-import math
 from typing import Any, Optional
 
 import torch
 import torch.fx
 from torch.export import ExportedProgram
 
-from torchedge.passes import conv2d_blocked_op, conv2d_clamp_op, max_pool2d_op
+from torchedge.passes import conv2d_blocked_op, conv_nodes, max_pool2d_op
 from torchedge.passes.constant_folding import add_lifted_constant, drop_unused_constants
 from torchedge.passes.fake_tensors import graph_fake_mode, refresh_fake_tensors
 from torchedge.passes.weight_prepacking import stored_constants
 
-aten = torch.ops.aten
 _namespace = getattr(torch.ops, conv2d_blocked_op.NAMESPACE)
 CONV2D_BLOCKED = getattr(_namespace, conv2d_blocked_op.CONV_OP_NAME).default
 TO_BLOCKED = getattr(_namespace, conv2d_blocked_op.TO_OP_NAME).default
 FROM_BLOCKED = getattr(_namespace, conv2d_blocked_op.FROM_OP_NAME).default
 MAX_POOL2D_BLOCKED = getattr(_namespace, conv2d_blocked_op.POOL_OP_NAME).default
 _MAX_POOL2D = getattr(getattr(torch.ops, max_pool2d_op.NAMESPACE), max_pool2d_op.OP_NAME).default
-_CONV2D_CLAMP = getattr(_namespace, conv2d_clamp_op.OP_NAME).default
-_CONV2D_ADD_CLAMP = getattr(_namespace, conv2d_clamp_op.ADD_OP_NAME).default
 
 MIN_CONVOLUTIONS = 4
 MIN_CONVOLUTIONS_PER_CHANGE = 4
 BLOCK = conv2d_blocked_op.BLOCK
 
 
-def _val(node: Any) -> Optional[torch.Tensor]:
-    val = node.meta.get("val") if isinstance(node, torch.fx.Node) else None
-    return val if isinstance(val, torch.Tensor) else None
-
-
-def _static_float32(node: Any, dims: int) -> bool:
-    val = _val(node)
-    return val is not None and val.dtype == torch.float32 and val.dim() == dims \
-        and all(isinstance(d, int) for d in val.shape)
-
-
-def _ones(values: Any) -> bool:
-    return isinstance(values, (list, tuple)) and len(values) in (1, 2) \
-        and all(v == 1 for v in values)
-
-
 def _match(node: torch.fx.Node, constants: dict) -> Optional[tuple]:
     """(x, weight placeholder, bias, residual, stride, padding, lo, hi) of a
     convolution conv2d_blocked can compute, else None."""
-    if node.op != "call_function" or node.kwargs or not _static_float32(node, 4):
+    conv = conv_nodes.convolution(node)
+    if conv is None:
         return None
-    args = node.args
-    if node.target == aten.convolution.default and len(args) == 9:
-        x, w, bias, stride, padding, dilation, transposed, _, groups = args
-        residual, lo, hi = None, -math.inf, math.inf
-        if transposed:
-            return None
-    elif node.target == _CONV2D_CLAMP and len(args) == 9:
-        x, w, bias, stride, padding, dilation, groups, lo, hi = args
-        residual = None
-    elif node.target == _CONV2D_ADD_CLAMP and len(args) == 10:
-        x, w, bias, residual, stride, padding, dilation, groups, lo, hi = args
-    else:
+    x, w, bias, residual = conv.x, conv.weight, conv.bias, conv.residual
+    if w not in constants or conv.groups != 1 or not conv_nodes.ones(conv.dilation):
         return None
-    if w not in constants or groups != 1 or not _ones(dilation):
-        return None
-    if not isinstance(stride, (list, tuple)) or stride[-1] not in (1, 2):
+    if conv.stride[-1] not in (1, 2):
         return None  # the kernel's tiles take pixel strides 1 and 2
     weight = constants[w]
     if weight.shape[0] % BLOCK or (weight.shape[1] % BLOCK and weight.shape[1] > BLOCK):
         return None
-    if not _static_float32(x, 4) or _val(x).shape[1] != weight.shape[1]:
+    if not conv_nodes.static_float32(x, 4) or conv_nodes.value(x).shape[1] != weight.shape[1]:
         return None
     # A bias that is not a stored placeholder (computed in the graph) could
     # be another blocked convolution's output: not worth the special case.
-    if bias is not None and (not _static_float32(bias, 1) or bias.op != "placeholder"):
+    if bias is not None and (not conv_nodes.static_float32(bias, 1) or bias.op != "placeholder"):
         return None
-    if residual is not None and not _static_float32(residual, 4):
+    if residual is not None and not conv_nodes.static_float32(residual, 4):
         return None
-    return x, w, bias, residual, list(stride), list(padding), float(lo), float(hi)
+    return x, w, bias, residual, conv.stride, conv.padding, conv.lo, conv.hi
 
 
 def _plain(match: tuple) -> bool:
     """Whether a matched convolution reads a plain NCHW input (Cin < 16)."""
-    return match is not None and len(match) == 8 and _val(match[0]).shape[1] % BLOCK != 0
+    return match is not None and len(match) == 8 and conv_nodes.value(match[0]).shape[1] % BLOCK != 0
 
 
 def _match_pool(node: torch.fx.Node) -> Optional[tuple]:
     """(x,) of a torchedge::max_pool2d on a float32 [N, C, H, W], C a
     multiple of 16, else None."""
     if node.op != "call_function" or node.target != _MAX_POOL2D or node.kwargs \
-            or not _static_float32(node.args[0], 4) or _val(node.args[0]).shape[1] % BLOCK:
+            or not conv_nodes.static_float32(node.args[0], 4) \
+            or conv_nodes.value(node.args[0]).shape[1] % BLOCK:
         return None
     return (node.args[0],)
 

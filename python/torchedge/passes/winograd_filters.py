@@ -27,23 +27,19 @@ fusion.
 
 from __future__ import annotations
 
-import math
-from typing import Any, Optional
+from typing import Optional
 
 import torch
 import torch.fx
 from torch.export import ExportedProgram
 
-from torchedge.passes import conv2d_clamp_op, conv2d_winograd_op
+from torchedge.passes import conv2d_winograd_op, conv_nodes
 from torchedge.passes.constant_folding import add_lifted_constant, drop_unused_constants
 from torchedge.passes.fake_tensors import graph_fake_mode
 from torchedge.passes.weight_prepacking import stored_constants
 
-aten = torch.ops.aten
 _namespace = getattr(torch.ops, conv2d_winograd_op.NAMESPACE)
 CONV2D_WINOGRAD = getattr(_namespace, conv2d_winograd_op.OP_NAME).default
-_CONV2D_CLAMP = getattr(_namespace, conv2d_clamp_op.OP_NAME).default
-_CONV2D_ADD_CLAMP = getattr(_namespace, conv2d_clamp_op.ADD_OP_NAME).default
 
 MIN_CHANNELS = 8
 MIN_OUTPUT = 7  # ResNet's 7x7 maps: 16 tiles of 2x2 for 49 outputs
@@ -57,61 +53,35 @@ RUNTIME_MAX_FILTER_PAIRS = 65536
 RUNTIME_MIN_OUTPUT = 28
 
 
-def _val(node: Any) -> Optional[torch.Tensor]:
-    val = node.meta.get("val") if isinstance(node, torch.fx.Node) else None
-    return val if isinstance(val, torch.Tensor) else None
-
-
-def _static_float32(node: Any, dims: int) -> bool:
-    val = _val(node)
-    return val is not None and val.dtype == torch.float32 and val.dim() == dims \
-        and all(isinstance(d, int) for d in val.shape)
-
-
-def _ones(values: Any) -> bool:
-    return isinstance(values, (list, tuple)) and len(values) in (1, 2) \
-        and all(v == 1 for v in values)
-
-
 def _match(node: torch.fx.Node, constants: dict) -> Optional[tuple]:
     """(x, weight placeholder, bias, residual, padding, lo, hi) of a convolution
     conv2d_winograd can compute, else None."""
-    if node.op != "call_function" or node.kwargs or not _static_float32(node, 4):
+    conv = conv_nodes.convolution(node)
+    if conv is None:
         return None
-    args = node.args
-    if node.target == aten.convolution.default and len(args) == 9:
-        x, w, bias, stride, padding, dilation, transposed, _, groups = args
-        residual, lo, hi = None, -math.inf, math.inf
-        if transposed:
-            return None
-    elif node.target == _CONV2D_CLAMP and len(args) == 9:
-        x, w, bias, stride, padding, dilation, groups, lo, hi = args
-        residual = None
-    elif node.target == _CONV2D_ADD_CLAMP and len(args) == 10:
-        x, w, bias, residual, stride, padding, dilation, groups, lo, hi = args
-    else:
-        return None
-    if w not in constants or groups != 1 or not _ones(stride) or not _ones(dilation):
+    x, w, bias, residual = conv.x, conv.weight, conv.bias, conv.residual
+    if w not in constants or conv.groups != 1 or not conv_nodes.ones(conv.stride) \
+            or not conv_nodes.ones(conv.dilation):
         return None
     weight = constants[w]
     if tuple(weight.shape[2:]) != (3, 3) or not torch.isfinite(weight).all():
         return None
     if weight.shape[0] < MIN_CHANNELS or weight.shape[1] < MIN_CHANNELS:
         return None
-    if not _static_float32(x, 4) or _val(x).shape[1] != weight.shape[1]:
+    if not conv_nodes.static_float32(x, 4) or conv_nodes.value(x).shape[1] != weight.shape[1]:
         return None
-    out_h, out_w = _val(node).shape[2:]
+    out_h, out_w = conv_nodes.value(node).shape[2:]
     if min(out_h, out_w) < MIN_OUTPUT:
         return None
     if (weight.shape[0] * weight.shape[1] <= RUNTIME_MAX_FILTER_PAIRS
             and min(out_h, out_w) >= RUNTIME_MIN_OUTPUT):
         return None  # the runtime's own per-call transform covers it (no larger file)
-    if bias is not None and not _static_float32(bias, 1):
+    if bias is not None and not conv_nodes.static_float32(bias, 1):
         return None
-    if residual is not None and not _static_float32(residual, 4):
+    if residual is not None and not conv_nodes.static_float32(residual, 4):
         return None
-    pad = list(padding) * 2 if len(padding) == 1 else list(padding)
-    return x, w, bias, residual, pad, float(lo), float(hi)
+    pad = conv.padding * 2 if len(conv.padding) == 1 else conv.padding
+    return x, w, bias, residual, pad, conv.lo, conv.hi
 
 
 def count_winograd_convolutions(ep: ExportedProgram, keep: frozenset[str] = frozenset()) -> int:
