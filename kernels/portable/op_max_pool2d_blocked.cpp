@@ -25,9 +25,7 @@ namespace {
 constexpr int64_t kBlock = 16;  // channels per blocked vector
 constexpr const char* kOp = "max_pool2d_blocked.out";
 
-struct Window {
-  int64_t kernel[2], stride[2], padding[2], dilation[2];
-};
+using Window = MaxPoolWindow;
 
 Error check_self(const Tensor& self) {
   TE_RETURN_IF_ERROR(expect_dtype(self, ScalarType::Float, "max_pool2d_blocked.out: self"));
@@ -77,10 +75,7 @@ Error max_pool2d_blocked_out(KernelContext& ctx, Span<EValue*> args) {
   TE_ASSIGN_OR_RETURN(bool ceil_mode, bool_arg(args, 5, "ceil_mode"));
   TE_ASSIGN_OR_RETURN(Tensor* out, tensor_arg(args, 6, "out"));
   Window w;
-  TE_RETURN_IF_ERROR(read_pool_pair(args, 1, "kernel_size", nullptr, 1, kOp, w.kernel));
-  TE_RETURN_IF_ERROR(read_pool_pair(args, 2, "stride", w.kernel, 1, kOp, w.stride));
-  TE_RETURN_IF_ERROR(read_pool_pair(args, 3, "padding", nullptr, 0, kOp, w.padding));
-  TE_RETURN_IF_ERROR(read_pool_pair(args, 4, "dilation", nullptr, 1, kOp, w.dilation));
+  TE_RETURN_IF_ERROR(read_max_pool_window(args, kOp, &w));
   TE_RETURN_IF_ERROR(check_self(*self));
   TE_RETURN_IF_ERROR(expect_dtype(*out, ScalarType::Float, "max_pool2d_blocked.out: out"));
   int64_t out_h = 0, out_w = 0;

@@ -28,9 +28,7 @@ namespace {
 
 constexpr const char* kOp = "max_pool2d_with_indices.out";
 
-struct Window {
-  int64_t kernel[2], stride[2], padding[2], dilation[2];
-};
+using Window = MaxPoolWindow;
 
 // indices: null for torchedge::max_pool2d.
 template <typename T>
@@ -74,10 +72,7 @@ Error run(Span<EValue*> args, Tensor* indices, const char* op) {
   TE_ASSIGN_OR_RETURN(bool ceil_mode, bool_arg(args, 5, "ceil_mode"));
   TE_ASSIGN_OR_RETURN(Tensor* out, tensor_arg(args, 6, "out"));
   Window w;
-  TE_RETURN_IF_ERROR(read_pool_pair(args, 1, "kernel_size", nullptr, 1, op, w.kernel));
-  TE_RETURN_IF_ERROR(read_pool_pair(args, 2, "stride", w.kernel, 1, op, w.stride));
-  TE_RETURN_IF_ERROR(read_pool_pair(args, 3, "padding", nullptr, 0, op, w.padding));
-  TE_RETURN_IF_ERROR(read_pool_pair(args, 4, "dilation", nullptr, 1, op, w.dilation));
+  TE_RETURN_IF_ERROR(read_max_pool_window(args, op, &w));
   PoolPlanes in;
   TE_RETURN_IF_ERROR(pool_input_planes(*self, op, &in));
   TE_RETURN_IF_ERROR(expect_same_dtype(*self, *out, "self", "out"));

@@ -19,6 +19,8 @@ import torch
 import torchedge
 from torchedge import _C, runtime
 
+from numerics import scaled_error  # tests/python_aot (conftest puts it on sys.path)
+
 CONV = "torchedge::conv2d_blocked.out"
 POOL = "torchedge::max_pool2d_blocked.out"
 TO = "torchedge::to_blocked.out"
@@ -80,12 +82,6 @@ def _run(buffer: bytes, kernels: str, x: torch.Tensor) -> torch.Tensor:
     return runtime.load(buffer, kernels=kernels).forward(x)
 
 
-def _scaled_error(reference: torch.Tensor, actual: torch.Tensor) -> float:
-    finite = torch.isfinite(reference)
-    scale = max(1.0, reference[finite].abs().max().item())
-    return (reference[finite].double() - actual[finite].double()).abs().max().item() / scale
-
-
 @pytest.fixture(scope="module")
 def resnet():
     torch.manual_seed(0)
@@ -116,7 +112,7 @@ def test_matches_eager(resnet, kernels, threads):
     finally:
         _C.set_num_threads(1)
     assert got.shape == want.shape
-    assert _scaled_error(want, got) <= RELATIVE_TOLERANCE, (kernels, threads)
+    assert scaled_error(want, got) <= RELATIVE_TOLERANCE, (kernels, threads)
 
 
 @pytest.mark.parametrize("kernels", ["portable", "optimized"])
@@ -128,7 +124,7 @@ def test_nan_propagates_as_in_eager(resnet, kernels):
         want = module(x)
     got = _run(pte.buffer, kernels, x)
     assert torch.equal(torch.isnan(got), torch.isnan(want))
-    assert _scaled_error(want, got) <= RELATIVE_TOLERANCE
+    assert scaled_error(want, got) <= RELATIVE_TOLERANCE
 
 
 def test_option_off_restores_the_plain_program(resnet):
@@ -139,7 +135,7 @@ def test_option_off_restores_the_plain_program(resnet):
     with torch.no_grad():
         want = module(*inputs)
     got = _run(plain.buffer, "optimized", *inputs)
-    assert _scaled_error(want, got) <= RELATIVE_TOLERANCE
+    assert scaled_error(want, got) <= RELATIVE_TOLERANCE
 
 
 def test_edge_program_is_unchanged(resnet):

@@ -16,6 +16,8 @@ import torch
 
 import torchedge
 from torchedge import _C, runtime
+
+from numerics import scaled_error  # tests/python_aot (conftest puts it on sys.path)
 from torchedge.passes.conv2d_winograd_op import filters_from_u, transform_filters
 
 WINOGRAD = "torchedge::conv2d_winograd.out"
@@ -38,12 +40,6 @@ class Blocks(torch.nn.Module):
         b = torch.relu(self.wide(a) + a)           # conv2d_add_clamp, 264 x 264
         c = self.kept(torch.nn.functional.interpolate(b, size=(28, 28)))  # 264 x 16 at 28x28
         return c, self.strided(y)
-
-
-def _scaled_error(reference: torch.Tensor, actual: torch.Tensor) -> float:
-    finite = torch.isfinite(reference)
-    scale = max(1.0, reference[finite].abs().max().item())
-    return (reference[finite].double() - actual[finite].double()).abs().max().item() / scale
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +92,7 @@ def test_matches_eager(lowered, kernels, threads):
         _C.set_num_threads(1)
     for w, g in zip(want, got):
         assert g.shape == w.shape
-        assert _scaled_error(w, g) <= RELATIVE_TOLERANCE, (kernels, threads)
+        assert scaled_error(w, g) <= RELATIVE_TOLERANCE, (kernels, threads)
 
 
 @pytest.mark.parametrize("kernels", ["portable", "optimized"])
@@ -112,7 +108,7 @@ def test_infinities_and_nans_propagate_as_in_eager(lowered, kernels):
     got = runtime.load(pte.buffer, kernels=kernels).forward(x, inputs[1])[0]
     assert torch.equal(torch.isnan(got), torch.isnan(want))
     assert torch.equal(torch.isinf(got), torch.isinf(want))
-    assert _scaled_error(want, got) <= RELATIVE_TOLERANCE
+    assert scaled_error(want, got) <= RELATIVE_TOLERANCE
 
 
 def test_edge_program_is_unchanged(lowered):

@@ -60,6 +60,13 @@ Error read_pool_pair(Span<EValue*> args, size_t index, const char* name, const i
   return Error::Ok;
 }
 
+Error read_max_pool_window(Span<EValue*> args, const char* op, MaxPoolWindow* w) {
+  TE_RETURN_IF_ERROR(read_pool_pair(args, 1, "kernel_size", nullptr, 1, op, w->kernel));
+  TE_RETURN_IF_ERROR(read_pool_pair(args, 2, "stride", w->kernel, 1, op, w->stride));
+  TE_RETURN_IF_ERROR(read_pool_pair(args, 3, "padding", nullptr, 0, op, w->padding));
+  return read_pool_pair(args, 4, "dilation", nullptr, 1, op, w->dilation);
+}
+
 Error pool_output_size(int64_t in, int64_t kernel, int64_t pad, int64_t stride, int64_t dilation,
                        bool ceil_mode, const char* op, int64_t* out) {
   const int64_t span = dilation * (kernel - 1) + 1;

@@ -41,6 +41,16 @@ PoolPlanes pool_planes(const Tensor& t);
 Error read_pool_pair(Span<EValue*> args, size_t index, const char* name, const int64_t* fallback,
                      int64_t min, const char* op, int64_t* pair);
 
+/// A 2-d max pool's window (kernel_size, stride, padding, dilation: each
+/// [h, w]).
+struct MaxPoolWindow {
+  int64_t kernel[2], stride[2], padding[2], dilation[2];
+};
+
+/// Reads arguments 1-4 of max_pool2d's schema (kernel_size, stride (empty:
+/// the kernel size), padding, dilation) with read_pool_pair's checks.
+Error read_max_pool_window(Span<EValue*> args, const char* op, MaxPoolWindow* w);
+
 /// ATen's pooling_output_shape for one spatial dim; fails (naming `op`) on
 /// padding over half the dilated kernel or a non-positive output size.
 Error pool_output_size(int64_t in, int64_t kernel, int64_t pad, int64_t stride, int64_t dilation,
