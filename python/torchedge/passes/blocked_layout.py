@@ -144,6 +144,9 @@ def _selected(matches: dict) -> list[list[torch.fx.Node]]:
 
 
 def _matches(ep: ExportedProgram, keep: frozenset[str]) -> tuple[dict, dict]:
+    """(node -> match, stored 4-d constants): a convolution's match is
+    _match's 8-tuple, a max pool's _match_pool's 1-tuple (len() tells them
+    apart below)."""
     constants = stored_constants(ep, keep, dims=4)
     matches = {node: m for node in ep.graph.nodes
                if (m := _match(node, constants) or _match_pool(node)) is not None}
