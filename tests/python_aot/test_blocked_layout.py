@@ -3,8 +3,9 @@ counts divisible by 16 run as torchedge::conv2d_blocked on NCHW16c
 activations, the max pools between them as torchedge::max_pool2d_blocked,
 an RGB stem reads its plain input, and layouts change only where a chain
 meets other ops (passes/blocked_layout.py). The program must match eager on
-both kernel libraries at 1 and 2 threads, NaN included; a MobileNet-like
-chain (1x1 convolutions between depthwise ones) and channel counts not
+both kernel libraries at 1 and 2 threads, NaN and values leaving a chain
+midway included; a MobileNet-like chain (1x1 convolutions between depthwise
+ones), a chain needing too many layout changes and channel counts not
 divisible by 16 stay in NCHW; blocked_convolutions=False restores the plain
 program; the EdgeProgram is untouched.
 """
@@ -158,4 +159,45 @@ def test_channels_not_divisible_by_16_stay_nchw():
     module = torch.nn.Sequential(*[torch.nn.Conv2d(24, 24, 3, 1, 1) for _ in range(6)])
     inputs = (torch.randn(1, 24, 10, 10),)
     _, pte = _lower(module, inputs)
+    assert not any("blocked" in op for op in pte.operators["forward"])
+
+
+class SideOutputs(torch.nn.Module):
+    """A chain whose first value also feeds a sigmoid (a second output):
+    that reader gets the NCHW value through from_blocked while the chain
+    stays blocked (12 convolutions for 3 layout changes: the pass's 1 per 4)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.convs = torch.nn.ModuleList(torch.nn.Conv2d(32, 32, 3, 1, 1) for _ in range(12))
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        y = torch.relu(self.convs[0](x))
+        side = torch.sigmoid(y)  # reads a blocked convolution's output
+        for conv in self.convs[1:]:
+            y = torch.relu(conv(y))
+        return y, side
+
+
+@pytest.mark.parametrize("kernels", ["portable", "optimized"])
+def test_values_leaving_the_chain_midway_are_unblocked(kernels):
+    torch.manual_seed(3)
+    module = SideOutputs().eval()
+    inputs = (torch.randn(1, 32, 20, 18),)
+    _, pte = _lower(module, inputs)
+    ops = pte.operators["forward"]
+    assert CONV in ops and FROM in ops and TO in ops
+    with torch.no_grad():
+        want = module(*inputs)
+    got = runtime.load(pte.buffer, kernels=kernels).forward(*inputs)
+    for w, g in zip(want, got):
+        assert g.shape == w.shape
+        assert scaled_error(w, g) <= RELATIVE_TOLERANCE
+
+
+def test_a_chain_with_too_many_layout_changes_stays_nchw():
+    torch.manual_seed(4)
+    module = SideOutputs().eval()
+    module.convs = module.convs[:6]  # 3 layout changes for 6 convolutions
+    _, pte = _lower(module, (torch.randn(1, 32, 20, 18),))
     assert not any("blocked" in op for op in pte.operators["forward"])
