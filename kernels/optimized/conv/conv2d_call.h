@@ -16,6 +16,17 @@
 namespace torchedge {
 namespace optimized {
 
+// What an op's fast-path test hands its kernel (the ops on pre-transformed
+// or packed filters, ops/op_conv2d_winograd.cpp and op_conv2d_blocked.cpp,
+// read their own argument lists): the geometry, the clamp, and the bias and
+// residual (or null).
+struct Conv2dFastCall {
+  Conv2dShape s;
+  Conv2dClamp clamp;
+  const float* bias = nullptr;
+  const float* residual = nullptr;
+};
+
 // Positions of a convolution's arguments in its boxed argument list.
 struct Conv2dArgs {
   size_t input, weight, bias, stride, padding, dilation, groups, out;

@@ -8,6 +8,7 @@
 // overlapping operands, malformed arguments (it reports them) and short temp
 // memory for the padded input copy.
 #include "kernels/optimized/conv/conv2d_blocked.h"
+#include "kernels/optimized/conv/conv2d_call.h"
 #include "kernels/optimized/ops/float_operands.h"
 #include "kernels/optimized/portable_fallback.h"
 #include "kernels/portable/support/kernel_args.h"
@@ -20,14 +21,7 @@ constexpr size_t kOut = 9;
 
 // The fast path's geometry, clamp and operands, or false (the portable
 // kernel then takes the call, and reports it if it is malformed).
-struct FastCall {
-  Conv2dShape s;
-  Conv2dClamp clamp;
-  const float* bias = nullptr;
-  const float* residual = nullptr;
-};
-
-bool fast_call(Span<EValue*> args, FastCall* f) {
+bool fast_call(Span<EValue*> args, Conv2dFastCall* f) {
   for (size_t i : {size_t{0}, size_t{1}, kOut}) {
     if (!args[i]->is_tensor()) return false;
   }
@@ -93,7 +87,7 @@ bool fast_call(Span<EValue*> args, FastCall* f) {
 }  // namespace
 
 Error conv2d_blocked_out(KernelContext& ctx, Span<EValue*> args) {
-  FastCall f;
+  Conv2dFastCall f;
   if (args.size() != kOut + 1 || !fast_call(args, &f)) return native::conv2d_blocked_out(ctx, args);
   Tensor& out = args[kOut]->to_tensor();
   const int64_t sizes[] = {f.s.batch, f.s.out_channels / kConvBlock, f.s.out_h, f.s.out_w,

@@ -11,6 +11,7 @@
 // memory, and inputs holding an infinity or NaN (which the transforms would
 // spread across a tile; the portable sums propagate them as eager does).
 #include "kernels/optimized/conv/winograd.h"
+#include "kernels/optimized/conv/conv2d_call.h"
 #include "kernels/optimized/ops/float_operands.h"
 #include "kernels/optimized/portable_fallback.h"
 #include "kernels/portable/support/kernel_args.h"
@@ -24,14 +25,7 @@ constexpr int64_t kPoints = 16;
 
 // The fast path's geometry, clamp and operands, or false (the portable
 // kernel then takes the call, and reports it if it is malformed).
-struct FastCall {
-  Conv2dShape s;
-  Conv2dClamp clamp;
-  const float* bias = nullptr;
-  const float* residual = nullptr;
-};
-
-bool fast_call(Span<EValue*> args, FastCall* f) {
+bool fast_call(Span<EValue*> args, Conv2dFastCall* f) {
   for (size_t i : {size_t{0}, size_t{1}, size_t{7}}) {
     if (!args[i]->is_tensor()) return false;
   }
@@ -83,7 +77,7 @@ Error conv2d_winograd_out(KernelContext& ctx, Span<EValue*> args) {
 #ifdef TORCHEDGE_NO_X86_SIMD
   return native::conv2d_winograd_out(ctx, args);
 #else
-  FastCall f;
+  Conv2dFastCall f;
   if (args.size() != 8 || !detail::winograd_pretransformed_available() || !fast_call(args, &f)) {
     return native::conv2d_winograd_out(ctx, args);
   }
