@@ -45,17 +45,12 @@ Error check_self(const Tensor& self) {
 void pool_pixel(const Tensor& self, const Window& w, int64_t n, int64_t cb, int64_t oh,
                 int64_t ow, float* y, int64_t y_lane_stride) {
   const int64_t in_h = self.size(2), in_w = self.size(3);
-  int64_t h0 = oh * w.stride[0] - w.padding[0];
-  int64_t w0 = ow * w.stride[1] - w.padding[1];
-  const int64_t h_end = h0 + (w.kernel[0] - 1) * w.dilation[0] + 1;
-  const int64_t w_end = w0 + (w.kernel[1] - 1) * w.dilation[1] + 1;
-  while (h0 < 0) h0 += w.dilation[0];
-  while (w0 < 0) w0 += w.dilation[1];
+  const PoolWindowTaps t = pool_window_taps(w, oh, ow);
   const float* block = self.data_as<float>() + n * self.stride(0) + cb * self.stride(1);
   float best[kBlock];
   for (float& b : best) b = -std::numeric_limits<float>::infinity();
-  for (int64_t ih = h0; ih < h_end && ih < in_h; ih += w.dilation[0]) {
-    for (int64_t iw = w0; iw < w_end && iw < in_w; iw += w.dilation[1]) {
+  for (int64_t ih = t.h0; ih < t.h_end && ih < in_h; ih += w.dilation[0]) {
+    for (int64_t iw = t.w0; iw < t.w_end && iw < in_w; iw += w.dilation[1]) {
       const float* px = block + ih * self.stride(2) + iw * self.stride(3);
       for (int64_t c = 0; c < kBlock; ++c) {
         const float v = px[c * self.stride(4)];

@@ -43,17 +43,12 @@ void max_pool(const Tensor& self, const Window& w, Tensor& out, Tensor* indices)
   T* y = out.mutable_data_as<T>();
   int64_t* idx = indices != nullptr ? indices->mutable_data_as<int64_t>() : nullptr;
   for_each_pool_output(op, [&](int64_t n, int64_t c, int64_t oh, int64_t ow) {
-    int64_t h0 = oh * w.stride[0] - w.padding[0];
-    int64_t w0 = ow * w.stride[1] - w.padding[1];
-    const int64_t h_end = h0 + (w.kernel[0] - 1) * w.dilation[0] + 1;
-    const int64_t w_end = w0 + (w.kernel[1] - 1) * w.dilation[1] + 1;
-    while (h0 < 0) h0 += w.dilation[0];
-    while (w0 < 0) w0 += w.dilation[1];
+    const PoolWindowTaps t = pool_window_taps(w, oh, ow);
     const T* plane = x + in.at(n, c, 0, 0);
     C best = lowest;
-    int64_t best_index = h0 * in.width + w0;
-    for (int64_t ih = h0; ih < h_end && ih < in.height; ih += w.dilation[0]) {
-      for (int64_t iw = w0; iw < w_end && iw < in.width; iw += w.dilation[1]) {
+    int64_t best_index = t.h0 * in.width + t.w0;
+    for (int64_t ih = t.h0; ih < t.h_end && ih < in.height; ih += w.dilation[0]) {
+      for (int64_t iw = t.w0; iw < t.w_end && iw < in.width; iw += w.dilation[1]) {
         const C v = static_cast<C>(plane[ih * in.stride_h + iw * in.stride_w]);
         if (v > best || v != v) {
           best = v;

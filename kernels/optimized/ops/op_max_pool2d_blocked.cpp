@@ -7,6 +7,7 @@
 // dtypes, empty tensors, malformed arguments, which it reports) goes to the
 // portable kernel; the values are the same bits either way.
 #include "kernels/optimized/conv/max_pool2d_blocked.h"
+#include "kernels/optimized/ops/float_operands.h"
 #include "kernels/optimized/portable_fallback.h"
 #include "kernels/portable/support/kernel_args.h"
 #include "kernels/portable/support/pooling.h"
@@ -18,11 +19,6 @@ namespace {
 constexpr int64_t kBlock = 16;
 constexpr const char* kOp = "max_pool2d_blocked.out";
 
-bool dense_float(const Tensor& t) {
-  return t.dtype() == ScalarType::Float && t.is_contiguous() && t.numel() > 0 &&
-         t.data() != nullptr;
-}
-
 // False when the fast path does not take the call (the portable kernel
 // then does); else runs it.
 Result<bool> run_fast(Span<EValue*> args) {
@@ -30,18 +26,15 @@ Result<bool> run_fast(Span<EValue*> args) {
   const Tensor& self = args[0]->to_tensor();
   Tensor& out = args[6]->to_tensor();
   Result<bool> ceil_mode = bool_arg(args, 5, "ceil_mode");
-  int64_t kernel[2], stride[2], padding[2], dilation[2];
-  if (!ceil_mode.ok() || !dense_float(self) || self.dim() != 5 || self.size(4) != kBlock ||
-      out.dtype() != ScalarType::Float ||
-      read_pool_pair(args, 1, "kernel_size", nullptr, 1, kOp, kernel) != Error::Ok ||
-      read_pool_pair(args, 2, "stride", kernel, 1, kOp, stride) != Error::Ok ||
-      read_pool_pair(args, 3, "padding", nullptr, 0, kOp, padding) != Error::Ok ||
-      read_pool_pair(args, 4, "dilation", nullptr, 1, kOp, dilation) != Error::Ok) {
+  MaxPoolWindow w;
+  if (!ceil_mode.ok() || !dense_float(self) || self.numel() == 0 || self.dim() != 5 ||
+      self.size(4) != kBlock || out.dtype() != ScalarType::Float ||
+      read_max_pool_window(args, kOp, &w) != Error::Ok) {
     return false;
   }
   BlockedPool2dShape s{self.size(0) * self.size(1), self.size(2), self.size(3), 0, 0,
-                       kernel[0], kernel[1], stride[0], stride[1], padding[0], padding[1],
-                       dilation[0], dilation[1]};
+                       w.kernel[0], w.kernel[1], w.stride[0], w.stride[1], w.padding[0],
+                       w.padding[1], w.dilation[0], w.dilation[1]};
   if (pool_output_size(s.in_h, s.kernel_h, s.pad_h, s.stride_h, s.dilation_h, ceil_mode.get(),
                        kOp, &s.out_h) != Error::Ok ||
       pool_output_size(s.in_w, s.kernel_w, s.pad_w, s.stride_w, s.dilation_w, ceil_mode.get(),
@@ -49,7 +42,8 @@ Result<bool> run_fast(Span<EValue*> args) {
     return false;
   }
   const int64_t sizes[5] = {self.size(0), self.size(1), s.out_h, s.out_w, kBlock};
-  if (resize_to(out, {sizes, 5}) != Error::Ok || !dense_float(out) || bytes_overlap(self, out)) {
+  if (resize_to(out, {sizes, 5}) != Error::Ok || !dense_float(out) || out.numel() == 0 ||
+      bytes_overlap(self, out)) {
     return false;
   }
   max_pool2d_blocked_f32(s, self.data_as<float>(), out.mutable_data_as<float>());

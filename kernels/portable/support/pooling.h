@@ -47,6 +47,23 @@ struct MaxPoolWindow {
   int64_t kernel[2], stride[2], padding[2], dilation[2];
 };
 
+/// The input rows [h0, h_end) and columns [w0, w_end) (dilation apart; also
+/// stop at the input's size) that output pixel (oh, ow)'s window covers,
+/// h0 / w0 moved past the leading padding onto the first tap inside.
+struct PoolWindowTaps {
+  int64_t h0, h_end, w0, w_end;
+};
+inline PoolWindowTaps pool_window_taps(const MaxPoolWindow& w, int64_t oh, int64_t ow) {
+  PoolWindowTaps t;
+  t.h0 = oh * w.stride[0] - w.padding[0];
+  t.w0 = ow * w.stride[1] - w.padding[1];
+  t.h_end = t.h0 + (w.kernel[0] - 1) * w.dilation[0] + 1;
+  t.w_end = t.w0 + (w.kernel[1] - 1) * w.dilation[1] + 1;
+  while (t.h0 < 0) t.h0 += w.dilation[0];
+  while (t.w0 < 0) t.w0 += w.dilation[1];
+  return t;
+}
+
 /// Reads arguments 1-4 of max_pool2d's schema (kernel_size, stride (empty:
 /// the kernel size), padding, dilation) with read_pool_pair's checks.
 Error read_max_pool_window(Span<EValue*> args, const char* op, MaxPoolWindow* w);
