@@ -159,12 +159,6 @@ def count_blocked_candidates(ep: ExportedProgram, keep: frozenset[str] = frozens
     return sum(len(m) != 1 for m in _matches(ep, keep)[0].values())
 
 
-def count_blocked_convolutions(ep: ExportedProgram, keep: frozenset[str] = frozenset()) -> int:
-    """How many convolutions use_blocked_layout would rewrite."""
-    matches, _ = _matches(ep, keep)
-    return sum(len(matches[node]) != 1 for group in _selected(matches) for node in group)
-
-
 def use_blocked_layout(ep: ExportedProgram, keep: frozenset[str] = frozenset()) -> int:
     """Rewrites the selected groups of convolutions (module docstring) of
     `ep`'s graph to torchedge::conv2d_blocked with layout changes at the
