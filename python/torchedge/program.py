@@ -43,8 +43,8 @@ class PteOptions:
     # filters stored transformed (16/9 of their bytes; passes/winograd_filters.py). False
     # for a smaller file or for upstream's runtime, which lacks that kernel.
     winograd_filters: bool = True
-    # Chains of float32 convolutions with channel counts divisible by 16 (ResNets) ->
-    # torchedge::conv2d_blocked on NCHW16c activations, the filters stored packed for it and
+    # Chains of float32 convolutions (ResNets, MobileNetV2) -> torchedge::conv2d_blocked /
+    # conv2d_depthwise_blocked on NCHW16c activations, the filters stored packed for them and
     # layout changes where a chain starts and ends (passes/blocked_layout.py). False for
     # upstream's runtime, which lacks those kernels.
     blocked_convolutions: bool = True

@@ -12,7 +12,7 @@ import torch.nn.functional as F
 
 import torchedge.passes.conv2d_clamp_op  # noqa: F401  (defines torchedge::conv2d_clamp)
 import torchedge.passes.linear_prepacked_op  # noqa: F401  (defines torchedge::linear_prepacked)
-from torchedge.passes.conv2d_blocked_op import pack_weight  # defines conv2d_blocked and the layouts
+from torchedge.passes.conv2d_blocked_op import pack_depthwise_weight, pack_weight  # defines the blocked ops
 from torchedge.passes.conv2d_winograd_op import transform_filters  # defines conv2d_winograd
 import torchedge.passes.max_pool2d_op  # noqa: F401  (defines torchedge::max_pool2d)
 import torchedge.passes.safe_softmax_op  # noqa: F401  (defines torchedge::safe_softmax)
@@ -232,6 +232,48 @@ CONV2D_BLOCKED = OpSpec("torchedge::conv2d_blocked.out", _conv2d_blocked, _rows(
      lambda x, w: _conv2d_blocked(x, w, None, None, 32, [1, 1], [1, 1], -1.0, 1.0), (0,)),
 ), dtypes=(torch.float32,), kind=REDUCTION)
 
+
+def _blocked_with_special(*shape: int) -> Callable[[torch.dtype], torch.Tensor]:
+    """A random blocked tensor sprinkled with NaN, +-inf and -0."""
+    def maker(dtype: torch.dtype) -> torch.Tensor:
+        x = make(shape, dtype)
+        flat = x.view(-1)
+        flat[::13] = math.nan
+        flat[5::11] = -math.inf
+        flat[7::29] = math.inf
+        flat[3::17] = -0.0
+        return x
+    return maker
+
+
+# torchedge::conv2d_depthwise_blocked: weight_packed is pack_depthwise_weight
+# of random [C, 1, KH, KW] filters (uniform in +-1/sqrt(taps)).
+_depthwise_blocked = torch.ops.torchedge.conv2d_depthwise_blocked.default
+
+
+def _packed_depthwise(blocks: int, kh: int, kw: int) -> Callable[[torch.dtype], torch.Tensor]:
+    bound = 1.0 / math.sqrt(kh * kw)
+    return lambda dtype: pack_depthwise_weight(
+        make((blocks * 16, 1, kh, kw), torch.float32, low=-bound, high=bound)).to(dtype)
+
+
+CONV2D_DEPTHWISE_BLOCKED = OpSpec("torchedge::conv2d_depthwise_blocked.out", _depthwise_blocked,
+                                  _rows(
+    ("3x3_pad1_relu6", _inputs(m(1, 2, 9, 11, 16), _packed_depthwise(2, 3, 3), m(32)),
+     lambda x, w, b: _depthwise_blocked(x, w, b, [1, 1], [1, 1], 0.0, 6.0), ()),
+    ("3x3_stride2_pad1_batch2", _inputs(m(2, 3, 10, 9, 16), _packed_depthwise(3, 3, 3), m(48)),
+     lambda x, w, b: _depthwise_blocked(x, w, b, [2], [1], 0.0, math.inf), ()),
+    ("5x5_pad2_no_bias_open", _inputs(m(1, 1, 7, 19, 16), _packed_depthwise(1, 5, 5)),
+     lambda x, w: _depthwise_blocked(x, w, None, [1, 1], [2, 2], -math.inf, math.inf), ()),
+    ("3x2_stride_2_1_padding_0_1_clamp", _inputs(m(1, 2, 6, 5, 16), _packed_depthwise(2, 3, 2),
+                                                 m(32)),
+     lambda x, w, b: _depthwise_blocked(x, w, b, [2, 1], [0, 1], -0.5, 2.0), ()),
+    ("1x1_one_pixel", _inputs(m(1, 4, 1, 1, 16), _packed_depthwise(4, 1, 1), m(64)),
+     lambda x, w, b: _depthwise_blocked(x, w, b, [1], [0], -1.0, 1.0), ()),
+    ("nan_inf", _inputs(_blocked_with_special(2, 2, 7, 9, 16), _packed_depthwise(2, 3, 3)),
+     lambda x, w: _depthwise_blocked(x, w, None, [1, 1], [1, 1], -math.inf, math.inf), ()),
+), dtypes=(torch.float32,), kind=REDUCTION)
+
 TO_BLOCKED = OpSpec("torchedge::to_blocked.out", torch.ops.torchedge.to_blocked.default, _rows(
     ("regular", _inputs(m(2, 32, 3, 5)), None, ()),
     ("one_block_one_pixel", _inputs(m(1, 16, 1, 1)), None, ()),
@@ -250,6 +292,7 @@ MATMUL = [
     CONV2D_ADD_CLAMP,
     CONV2D_WINOGRAD,
     CONV2D_BLOCKED,
+    CONV2D_DEPTHWISE_BLOCKED,
     TO_BLOCKED,
     FROM_BLOCKED,
     LINEAR_PREPACKED,
@@ -505,19 +548,6 @@ _max_pool2d_blocked = torch.ops.torchedge.max_pool2d_blocked.default
 
 def _blocked_pool(kernel, stride, padding, dilation, ceil_mode) -> Callable:
     return lambda x: _max_pool2d_blocked(x, kernel, stride, padding, dilation, ceil_mode)
-
-
-def _blocked_with_special(*shape: int) -> Callable[[torch.dtype], torch.Tensor]:
-    """A random blocked tensor sprinkled with NaN, +-inf and -0."""
-    def maker(dtype: torch.dtype) -> torch.Tensor:
-        x = make(shape, dtype)
-        flat = x.view(-1)
-        flat[::13] = math.nan
-        flat[5::11] = -math.inf
-        flat[7::29] = math.inf
-        flat[3::17] = -0.0
-        return x
-    return maker
 
 
 MAX_POOL2D_BLOCKED = OpSpec("torchedge::max_pool2d_blocked.out",

@@ -4,10 +4,11 @@ activations, the max pools between them as torchedge::max_pool2d_blocked,
 an RGB stem reads its plain input, and layouts change only where a chain
 meets other ops (passes/blocked_layout.py). The program must match eager on
 both kernel libraries at 1 and 2 threads, NaN and values leaving a chain
-midway included; a MobileNet-like chain (1x1 convolutions between depthwise
-ones), a chain needing too many layout changes and channel counts not
-divisible by 16 stay in NCHW; blocked_convolutions=False restores the plain
-program; the EdgeProgram is untouched.
+midway included; a MobileNetV2-like network (depthwise convolutions, 24
+channels: zero padding lanes) runs blocked from stem to mean; channel counts
+not divisible by 16 enter and leave a chain padded and cut back; a chain
+needing too many layout changes stays in NCHW; blocked_convolutions=False
+restores the plain program; the EdgeProgram is untouched.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from torchedge import _C, runtime
 from numerics import scaled_error  # tests/python_aot (conftest puts it on sys.path)
 
 CONV = "torchedge::conv2d_blocked.out"
+DEPTHWISE = "torchedge::conv2d_depthwise_blocked.out"
 POOL = "torchedge::max_pool2d_blocked.out"
 TO = "torchedge::to_blocked.out"
 FROM = "torchedge::from_blocked.out"
@@ -57,21 +59,56 @@ class TinyResNet(torch.nn.Module):
         return self.head(self.blocks(y).mean((2, 3)))
 
 
+class InvertedResidual(torch.nn.Module):
+    """MobileNetV2's block: 1x1 expansion, depthwise 3x3, 1x1 projection,
+    a residual when the shapes allow."""
+
+    def __init__(self, cin: int, cout: int, stride: int, expand: int) -> None:
+        super().__init__()
+        hidden = cin * expand
+        self.body = torch.nn.Sequential(
+            torch.nn.Conv2d(cin, hidden, 1, bias=False), torch.nn.BatchNorm2d(hidden),
+            torch.nn.ReLU6(),
+            torch.nn.Conv2d(hidden, hidden, 3, stride, 1, groups=hidden, bias=False),
+            torch.nn.BatchNorm2d(hidden), torch.nn.ReLU6(),
+            torch.nn.Conv2d(hidden, cout, 1, bias=False), torch.nn.BatchNorm2d(cout))
+        self.residual = stride == 1 and cin == cout
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.body(x)
+        return x + y if self.residual else y
+
+
 class TinyMobileNet(torch.nn.Module):
-    """1x1 expansion -> depthwise 3x3 -> 1x1 projection, twice: every
-    blockable convolution sits next to a depthwise one."""
+    """MobileNetV2's shape in small: an RGB stride-2 stem, a depthwise
+    block, inverted residuals with 24 channels (not a multiple of 16: padding
+    lanes) and strides 1 and 2, a 1x1 head, the mean and a linear layer."""
 
     def __init__(self) -> None:
         super().__init__()
-        layers = []
-        for _ in range(2):
-            layers += [torch.nn.Conv2d(32, 64, 1), torch.nn.ReLU6(),
-                       torch.nn.Conv2d(64, 64, 3, 1, 1, groups=64), torch.nn.ReLU6(),
-                       torch.nn.Conv2d(64, 32, 1)]
-        self.body = torch.nn.Sequential(*layers)
+        self.stem = torch.nn.Sequential(torch.nn.Conv2d(3, 32, 3, 2, 1), torch.nn.ReLU6(),
+                                        torch.nn.Conv2d(32, 32, 3, 1, 1, groups=32),
+                                        torch.nn.ReLU6(), torch.nn.Conv2d(32, 16, 1))
+        self.blocks = torch.nn.Sequential(InvertedResidual(16, 24, 2, 6),
+                                          InvertedResidual(24, 24, 1, 6),
+                                          InvertedResidual(24, 40, 2, 3))
+        self.head = torch.nn.Sequential(torch.nn.Conv2d(40, 96, 1), torch.nn.ReLU6())
+        self.fc = torch.nn.Linear(96, 10)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.body(x)
+        return self.fc(self.head(self.blocks(self.stem(x))).mean((2, 3)))
+
+
+def _randomized(module: torch.nn.Module) -> torch.nn.Module:
+    """`module` in eval mode with random batch-norm statistics (so the
+    folded filters and biases are not trivial)."""
+    for m in module.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.running_mean.uniform_(-0.5, 0.5)
+            m.running_var.uniform_(0.5, 2.0)
+            m.weight.data.uniform_(0.5, 1.5)
+            m.bias.data.uniform_(-0.5, 0.5)
+    return module.eval()
 
 
 def _lower(module: torch.nn.Module, inputs: tuple, **options):
@@ -146,20 +183,74 @@ def test_edge_program_is_unchanged(resnet):
     assert not any("blocked" in t for t in targets)
 
 
-def test_depthwise_neighbours_keep_the_nchw_kernels():
+@pytest.fixture(scope="module")
+def mobilenet():
     torch.manual_seed(1)
-    module = TinyMobileNet()
-    inputs = (torch.randn(1, 32, 14, 14),)
-    _, pte = _lower(module, inputs)
-    assert not any("blocked" in op for op in pte.operators["forward"])
+    module = _randomized(TinyMobileNet())
+    inputs = (torch.randn(2, 3, 38, 42),)
+    edge, pte = _lower(module, inputs)
+    return module, inputs, edge, pte
 
 
-def test_channels_not_divisible_by_16_stay_nchw():
+def test_the_mobilenet_runs_blocked_from_stem_to_mean(mobilenet):
+    ops = mobilenet[3].operators["forward"]
+    assert CONV in ops and DEPTHWISE in ops and FROM in ops
+    assert TO not in ops and "aten::slice_copy.Tensor_out" not in ops  # 96 channels leave
+    assert not any(op.startswith("torchedge::conv2d_clamp") or op.startswith("torchedge::conv2d_add")
+                   or op == "aten::convolution.out" for op in ops), ops
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("kernels", ["portable", "optimized"])
+def test_the_mobilenet_matches_eager(mobilenet, kernels, threads):
+    module, inputs, _, pte = mobilenet
+    x = inputs[0].clone()
+    x[1, 0, 20, 7] = math.nan  # one image's output goes NaN, the other's must not
+    with torch.no_grad():
+        want = module(x)
+    _C.set_num_threads(threads)
+    try:
+        got = _run(pte.buffer, kernels, x)
+    finally:
+        _C.set_num_threads(1)
+    assert torch.equal(torch.isnan(got), torch.isnan(want))
+    assert scaled_error(want[0], got[0]) <= RELATIVE_TOLERANCE, (kernels, threads)
+
+
+class PaddedChain(torch.nn.Module):
+    """24-channel convolutions (padded to 32 lanes) on a 24-channel input
+    (zero-padded, then blocked), with a 24-channel side output leaving the
+    chain midway (unblocked, then cut back to 24 channels): 12 convolutions
+    for 3 layout changes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.convs = torch.nn.ModuleList(torch.nn.Conv2d(24, 24, 3, 1, 1) for _ in range(11))
+        self.depthwise = torch.nn.Conv2d(24, 24, 3, 2, 1, groups=24)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        y = torch.relu(self.convs[0](x))
+        side = torch.sigmoid(y)
+        for conv in self.convs[1:]:
+            y = conv(y) + y
+        return self.depthwise(y), side
+
+
+@pytest.mark.parametrize("kernels", ["portable", "optimized"])
+def test_channels_not_divisible_by_16_are_padded_and_cut_back(kernels):
     torch.manual_seed(2)
-    module = torch.nn.Sequential(*[torch.nn.Conv2d(24, 24, 3, 1, 1) for _ in range(6)])
-    inputs = (torch.randn(1, 24, 10, 10),)
+    module = PaddedChain().eval()
+    inputs = (torch.randn(1, 24, 11, 10),)
     _, pte = _lower(module, inputs)
-    assert not any("blocked" in op for op in pte.operators["forward"])
+    ops = pte.operators["forward"]
+    assert {CONV, DEPTHWISE, TO, FROM, "aten::constant_pad_nd.out",
+            "aten::slice_copy.Tensor_out"} <= set(ops), ops
+    with torch.no_grad():
+        want = module(*inputs)
+    got = runtime.load(pte.buffer, kernels=kernels).forward(*inputs)
+    for w, g in zip(want, got):
+        assert g.shape == w.shape
+        assert scaled_error(w, g) <= RELATIVE_TOLERANCE
 
 
 class SideOutputs(torch.nn.Module):

@@ -1,8 +1,10 @@
 // conv_bench: the optimized float convolution on ResNet's 3x3 stride-1
 // layers, im2col SGEMM vs Winograd F(2x2, 3x3) (conv/winograd.h), and on
 // ResNet-50's layers of every kind, NCHW (conv2d_gemm: Winograd where it
-// applies, else im2col) vs channel-blocked (conv/conv2d_blocked.h); best of
-// repeated runs (not a test; run by hand).
+// applies, else im2col) vs channel-blocked (conv/conv2d_blocked.h), and on
+// MobileNetV2's depthwise 3x3 layers ("dw"), NCHW (conv2d_depthwise) vs
+// channel-blocked (conv/depthwise_blocked.h); best of repeated runs (not a
+// test; run by hand).
 //
 //   conv_bench [--threads N] [--seconds S] [--filter TEXT]
 //
@@ -16,6 +18,7 @@
 
 #include "kernels/optimized/conv/conv2d.h"
 #include "kernels/optimized/conv/conv2d_blocked.h"
+#include "kernels/optimized/conv/depthwise_blocked.h"
 #include "kernels/optimized/conv/winograd.h"
 #include "kernels/optimized/threadpool/threadpool.h"
 #include "runtime/core/memory_allocator.h"
@@ -138,6 +141,44 @@ int main(int argc, char** argv) {
     printf("%-27s nchw %7.1f GFLOP/s %8.1f us   blocked %7.1f GFLOP/s %8.1f us   %.2fx\n", l.name,
            flops / t_nchw * 1e-9, t_nchw * 1e6, flops / t_blocked * 1e-9, t_blocked * 1e6,
            t_nchw / t_blocked);
+  }
+  struct Depthwise {
+    const char* name;
+    int64_t channels, size, stride;
+  };
+  const Depthwise depthwise[] = {
+      {"mv2 dw 32 @112", 32, 112, 1},   {"mv2 dw s2 96 @112", 96, 112, 2},
+      {"mv2 dw 144 @56", 144, 56, 1},   {"mv2 dw s2 144 @56", 144, 56, 2},
+      {"mv2 dw 192 @28", 192, 28, 1},   {"mv2 dw s2 192 @28", 192, 28, 2},
+      {"mv2 dw 384 @14", 384, 14, 1},   {"mv2 dw 576 @14", 576, 14, 1},
+      {"mv2 dw s2 576 @14", 576, 14, 2}, {"mv2 dw 960 @7", 960, 7, 1},
+  };
+  for (const Depthwise& l : depthwise) {
+    if (filter != nullptr && strstr(l.name, filter) == nullptr) continue;
+    const int64_t c = l.channels, out = (l.size + 2 - 3) / l.stride + 1;
+    Conv2dShape s{1, c, l.size, l.size, c, out, out, 3, 3, l.stride, l.stride, 1, 1, 1, 1, c};
+    DepthwiseBlockedShape sb{1, c / 16, l.size, l.size, out, out, 3, 3, l.stride, l.stride, 1, 1};
+    std::vector<float> x(c * l.size * l.size, 0.5f), w(c * 9, 0.1f), b(c, 0.1f), y(c * out * out);
+    Conv2dClamp relu6;
+    relu6.min = 0.0f;
+    relu6.max = 6.0f;
+    auto run = [&](bool blocked) {
+      MemoryAllocator allocator(temp.data(), temp.size());
+      KernelContext ctx(&allocator);
+      return blocked ? conv2d_depthwise_blocked(sb, x.data(), w.data(), b.data(), y.data(), relu6)
+                     : conv2d_depthwise(ctx, s, x.data(), w.data(), b.data(), y.data(), relu6);
+    };
+    double t_nchw = 1e30, t_blocked = 1e30;
+    for (int round = 0; round < 4; ++round) {  // alternating, as above
+      const double a = best_seconds(budget / 4, [&] { return run(false); });
+      const double d = best_seconds(budget / 4, [&] { return run(true); });
+      t_nchw = a < t_nchw ? a : t_nchw;
+      t_blocked = d < t_blocked ? d : t_blocked;
+    }
+    // Bytes: the input read and the output written once.
+    const double bytes = 4.0 * c * (l.size * l.size + out * out);
+    printf("%-27s nchw %8.1f us   blocked %8.1f us %6.1f GB/s   %.2fx\n", l.name, t_nchw * 1e6,
+           t_blocked * 1e6, bytes / t_blocked * 1e-9, t_nchw / t_blocked);
   }
   return 0;
 }

@@ -88,6 +88,8 @@ class TestTensor {
 class Args {
  public:
   Args& t(TestTensor& tensor) { return push(EValue(tensor.get())); }
+  // A tensor the test built itself (e.g. a view aliasing another's storage).
+  Args& t(Tensor* tensor) { return push(EValue(tensor)); }
   Args& none() { return push(EValue()); }
   Args& i(int64_t v) { return push(EValue(v)); }
   Args& d(double v) { return push(EValue(v)); }

@@ -66,9 +66,10 @@ class EdgeProgram:
         below 28x28 run as torchedge::conv2d_winograd, the filters stored Winograd-
         transformed at 16/9 of their size; False for a smaller file or for
         upstream's runtime), blocked_convolutions=True (chains of float32
-        convolutions with channel counts divisible by 16, as in ResNets, run as
-        torchedge::conv2d_blocked on channel-blocked NCHW16c activations, the
-        filters stored packed for it; False for upstream's runtime). This
+        convolutions, as in ResNets and MobileNetV2, run as
+        torchedge::conv2d_blocked / conv2d_depthwise_blocked on channel-blocked
+        NCHW16c activations, the filters stored packed for them; False for
+        upstream's runtime). This
         EdgeProgram is not modified.
         """
         from torchedge.program import PteOptions, build_pte

@@ -9,33 +9,38 @@ ran 1.1-1.9x faster that way (1 thread, Ice Lake class Xeon). The layout
 only pays when activations stay blocked from one convolution to the next:
 changing it costs a pass over the tensor. So this pass rewrites
 
-    aten.convolution(x, w, bias, stride, padding, [1, 1], False, _, 1)
-    torchedge.conv2d_clamp(x, w, bias, stride, padding, [1, 1], 1, lo, hi)
-    torchedge.conv2d_add_clamp(x, w, bias, residual, stride, padding, [1, 1], 1, lo, hi)
+    aten.convolution(x, w, bias, stride, padding, [1, 1], False, _, groups)
+    torchedge.conv2d_clamp(x, w, bias, stride, padding, [1, 1], groups, lo, hi)
+    torchedge.conv2d_add_clamp(x, w, bias, residual, stride, padding, [1, 1], groups, lo, hi)
 
-(w a stored float32 [Cout, Cin, KH, KW] constant, Cout a multiple of 16, Cin
-too or below 16, a static float32 input, a stride of 1 or 2 along the
-width) into torchedge::conv2d_blocked reading a new lifted constant
-`<weight>_blocked` (conv2d_blocked_op.pack_weight), and the
-torchedge::max_pool2d calls between them into torchedge::max_pool2d_blocked,
-only for connected groups of such convolutions and pools (one's output is
-another's input or residual) that hold at least MIN_CONVOLUTIONS
-convolutions and need at most one layout change per
-MIN_CONVOLUTIONS_PER_CHANGE of them. A convolution with fewer than 16
-input channels (an RGB stem) reads its plain NCHW input as it is and
-writes blocked: ResNets become one group whose only layout change is a
-from_blocked before the mean; MobileNetV2, whose 1x1 convolutions sit
-between depthwise ones, keeps its NCHW kernels. Values entering a group go through one
-torchedge::to_blocked each (shared by all their blocked readers), values
-leaving it through one torchedge::from_blocked. It runs at to_pte time on a
-copy of each method (PteOptions.blocked_convolutions), after the activation
-fusion and before the Winograd filter transform (which then sees only the
-convolutions left in NCHW).
+(w a stored float32 constant, a static float32 input) with one group and a
+stride of 1 or 2 along the width into torchedge::conv2d_blocked reading a
+new lifted constant `<weight>_blocked` (conv2d_blocked_op.pack_weight),
+depthwise ones (groups = channels, no residual) into
+torchedge::conv2d_depthwise_blocked, and the torchedge::max_pool2d calls
+between them into torchedge::max_pool2d_blocked, only for connected groups
+of such convolutions and pools (one's output is another's input or
+residual) that hold at least MIN_CONVOLUTIONS convolutions and need at most
+one layout change per MIN_CONVOLUTIONS_PER_CHANGE of them. Channel counts
+that are not multiples of 16 (MobileNetV2's 24) get zero padding lanes: the
+filters and biases are stored zero-padded (`<bias>_blocked`), values
+entering are zero-padded (aten.constant_pad_nd) before their to_blocked and
+values leaving are cut back (aten.slice_copy) after their from_blocked. A
+convolution with fewer than 16 input channels that reads a value from
+outside the group (an RGB stem) reads its plain NCHW input as it is and
+writes blocked. So ResNets and MobileNetV2 each become one group whose only
+layout change is a from_blocked before the global mean. Values entering a
+group go through one torchedge::to_blocked each (shared by all their
+blocked readers), values leaving it through one torchedge::from_blocked. It
+runs at to_pte time on a copy of each method (PteOptions.blocked_convolutions),
+after the activation fusion and before the Winograd filter transform (which
+then sees only the convolutions left in NCHW).
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional
+import math
+from typing import Any, NamedTuple, Optional
 
 import torch
 import torch.fx
@@ -48,54 +53,83 @@ from torchedge.passes.weight_prepacking import stored_constants
 
 _namespace = getattr(torch.ops, conv2d_blocked_op.NAMESPACE)
 CONV2D_BLOCKED = getattr(_namespace, conv2d_blocked_op.CONV_OP_NAME).default
+DEPTHWISE_BLOCKED = getattr(_namespace, conv2d_blocked_op.DEPTHWISE_OP_NAME).default
 TO_BLOCKED = getattr(_namespace, conv2d_blocked_op.TO_OP_NAME).default
 FROM_BLOCKED = getattr(_namespace, conv2d_blocked_op.FROM_OP_NAME).default
 MAX_POOL2D_BLOCKED = getattr(_namespace, conv2d_blocked_op.POOL_OP_NAME).default
 _MAX_POOL2D = getattr(getattr(torch.ops, max_pool2d_op.NAMESPACE), max_pool2d_op.OP_NAME).default
+aten = torch.ops.aten
 
 MIN_CONVOLUTIONS = 4
 MIN_CONVOLUTIONS_PER_CHANGE = 4
 BLOCK = conv2d_blocked_op.BLOCK
 
+CONV, DEPTHWISE, POOL = "conv", "depthwise", "pool"
 
-def _match(node: torch.fx.Node, constants: dict) -> Optional[tuple]:
-    """(x, weight placeholder, bias, residual, stride, padding, lo, hi) of a
-    convolution conv2d_blocked can compute, else None."""
+
+class Member(NamedTuple):
+    """A node the pass can run blocked: what it is and what it reads."""
+    kind: str                  # CONV, DEPTHWISE or POOL
+    x: torch.fx.Node           # the input
+    channels: int              # output channels (before padding to whole blocks)
+    weight: Any = None         # CONV / DEPTHWISE: the filters' placeholder
+    bias: Any = None
+    residual: Any = None       # CONV only
+    stride: Any = None
+    padding: Any = None
+    lo: float = -math.inf
+    hi: float = math.inf
+
+    def reads(self) -> tuple:
+        return (self.x,) if self.residual is None else (self.x, self.residual)
+
+
+def _padded(channels: int) -> int:
+    return conv2d_blocked_op.blocks(channels) * BLOCK
+
+
+def _match_convolution(node: torch.fx.Node, constants: dict, biases: dict) -> Optional[Member]:
     conv = conv_nodes.convolution(node)
-    if conv is None:
+    if conv is None or conv.weight not in constants or not conv_nodes.ones(conv.dilation):
         return None
-    x, w, bias, residual = conv.x, conv.weight, conv.bias, conv.residual
-    if w not in constants or conv.groups != 1 or not conv_nodes.ones(conv.dilation):
+    x, bias, residual = conv.x, conv.bias, conv.residual
+    if not conv_nodes.static_float32(x, 4):
         return None
-    if conv.stride[-1] not in (1, 2):
-        return None  # the kernel's tiles take pixel strides 1 and 2
-    weight = constants[w]
-    if weight.shape[0] % BLOCK or (weight.shape[1] % BLOCK and weight.shape[1] > BLOCK):
-        return None
-    if not conv_nodes.static_float32(x, 4) or conv_nodes.value(x).shape[1] != weight.shape[1]:
+    weight = constants[conv.weight]
+    cout, cin = weight.shape[0], conv_nodes.value(x).shape[1]
+    if conv.groups == 1 and weight.shape[1] == cin:
+        if conv.stride[-1] not in (1, 2):
+            return None  # the kernel's tiles take pixel strides 1 and 2
+        kind = CONV
+    elif conv.groups == cin == cout and weight.shape[1] == 1 and residual is None:
+        kind = DEPTHWISE
+    else:
         return None
     # A bias that is not a stored placeholder (computed in the graph) could
     # be another blocked convolution's output: not worth the special case.
-    if bias is not None and (not conv_nodes.static_float32(bias, 1) or bias.op != "placeholder"):
+    # One to pad must be stored to be padded here.
+    if bias is not None and (not conv_nodes.static_float32(bias, 1) or bias.op != "placeholder"
+                             or (cout % BLOCK and bias not in biases)):
         return None
     if residual is not None and not conv_nodes.static_float32(residual, 4):
         return None
-    return x, w, bias, residual, conv.stride, conv.padding, conv.lo, conv.hi
+    return Member(kind, x, cout, conv.weight, bias, residual, conv.stride, conv.padding, conv.lo,
+                  conv.hi)
 
 
-def _plain(match: tuple) -> bool:
-    """Whether a matched convolution reads a plain NCHW input (Cin < 16)."""
-    return match is not None and len(match) == 8 and conv_nodes.value(match[0]).shape[1] % BLOCK != 0
-
-
-def _match_pool(node: torch.fx.Node) -> Optional[tuple]:
-    """(x,) of a torchedge::max_pool2d on a float32 [N, C, H, W], C a
-    multiple of 16, else None."""
+def _match_pool(node: torch.fx.Node) -> Optional[Member]:
+    """A torchedge::max_pool2d on a static float32 [N, C, H, W]."""
     if node.op != "call_function" or node.target != _MAX_POOL2D or node.kwargs \
-            or not conv_nodes.static_float32(node.args[0], 4) \
-            or conv_nodes.value(node.args[0]).shape[1] % BLOCK:
+            or not conv_nodes.static_float32(node.args[0], 4):
         return None
-    return (node.args[0],)
+    return Member(POOL, node.args[0], conv_nodes.value(node.args[0]).shape[1])
+
+
+def _plain(member: Member, matches: dict) -> bool:
+    """Whether a convolution reads its plain NCHW input as it is: fewer than
+    16 input channels (an RGB image) from outside the group."""
+    return member.kind == CONV and member.x not in matches \
+        and conv_nodes.value(member.x).shape[1] < BLOCK
 
 
 def _groups(matches: dict) -> list[list[torch.fx.Node]]:
@@ -109,9 +143,8 @@ def _groups(matches: dict) -> list[list[torch.fx.Node]]:
             n = parent[n]
         return n
 
-    for node, match in matches.items():
-        sources = (match[0],) if len(match) == 1 else (match[0], match[3])
-        for source in sources:
+    for node, member in matches.items():
+        for source in member.reads():
             if source in matches:
                 parent[root(source)] = root(node)
     groups: dict[torch.fx.Node, list] = {}
@@ -125,10 +158,9 @@ def _layout_changes(group: list, matches: dict) -> int:
     members = set(group)
     entering = set()
     for node in group:
-        match = matches[node]
-        reads = match if len(match) == 1 else \
-            ((() if _plain(match) else (match[0],)) + (match[3],))
-        entering |= {source for source in reads if source is not None and source not in members}
+        member = matches[node]
+        reads = member.reads()[1:] if _plain(member, matches) else member.reads()
+        entering |= {source for source in reads if source not in members}
     leaving = {node for node in group if any(user not in members for user in node.users)}
     return len(entering) + len(leaving)
 
@@ -136,45 +168,44 @@ def _layout_changes(group: list, matches: dict) -> int:
 def _selected(matches: dict) -> list[list[torch.fx.Node]]:
     selected = []
     for group in _groups(matches):
-        convolutions = sum(len(matches[node]) != 1 for node in group)
+        convolutions = sum(matches[node].kind != POOL for node in group)
         if convolutions >= MIN_CONVOLUTIONS and \
                 _layout_changes(group, matches) * MIN_CONVOLUTIONS_PER_CHANGE <= convolutions:
             selected.append(group)
     return selected
 
 
-def _matches(ep: ExportedProgram, keep: frozenset[str]) -> tuple[dict, dict]:
-    """(node -> match, stored 4-d constants): a convolution's match is
-    _match's 8-tuple, a max pool's _match_pool's 1-tuple (len() tells them
-    apart below)."""
+def _matches(ep: ExportedProgram, keep: frozenset[str]) -> tuple[dict, dict, dict]:
+    """(node -> Member, stored 4-d constants, stored 1-d constants)."""
     constants = stored_constants(ep, keep, dims=4)
+    biases = stored_constants(ep, keep, dims=1)
     matches = {node: m for node in ep.graph.nodes
-               if (m := _match(node, constants) or _match_pool(node)) is not None}
-    return matches, constants
+               if (m := _match_convolution(node, constants, biases) or _match_pool(node))
+               is not None}
+    return matches, constants, biases
 
 
 def count_blocked_candidates(ep: ExportedProgram, keep: frozenset[str] = frozenset()) -> int:
     """How many convolutions could be blocked, chained or not (before the
     activation fusion joins the chains)."""
-    return sum(len(m) != 1 for m in _matches(ep, keep)[0].values())
+    return sum(m.kind != POOL for m in _matches(ep, keep)[0].values())
 
 
 def use_blocked_layout(ep: ExportedProgram, keep: frozenset[str] = frozenset()) -> int:
     """Rewrites the selected groups of convolutions (module docstring) of
-    `ep`'s graph to torchedge::conv2d_blocked with layout changes at the
-    groups' edges. Each rewritten convolution keeps its node name; filters
-    nothing else reads any more are dropped; every node's meta["val"] is
-    re-propagated. The stored constants named in `keep` (read by another
-    method too) are left alone, as in weight_prepacking.py. Modifies `ep` in
-    place; returns the number of convolutions rewritten."""
-    matches, constants = _matches(ep, keep)
+    `ep`'s graph to torchedge::conv2d_blocked / conv2d_depthwise_blocked with
+    layout changes at the groups' edges. Each rewritten convolution keeps its
+    node name; filters nothing else reads any more are dropped; every node's
+    meta["val"] is re-propagated. The stored constants named in `keep` (read
+    by another method too) are left alone, as in weight_prepacking.py.
+    Modifies `ep` in place; returns the number of convolutions rewritten."""
+    matches, constants, biases = _matches(ep, keep)
     groups = _selected(matches)
     if not groups:
         return 0
     graph = ep.graph
     fake_mode = graph_fake_mode(graph)
-    blocked = {node for group in groups for node in group}
-    packed: dict[torch.fx.Node, torch.fx.Node] = {}
+    blocked = {node: matches[node] for group in groups for node in group}
     to_blocked: dict[torch.fx.Node, torch.fx.Node] = {}
 
     def blocked_value(source: torch.fx.Node) -> torch.fx.Node:
@@ -184,23 +215,46 @@ def use_blocked_layout(ep: ExportedProgram, keep: frozenset[str] = frozenset()) 
             # After the value (or after all placeholders, for an input).
             anchor = source if source.op != "placeholder" else \
                 [n for n in graph.nodes if n.op == "placeholder"][-1]
+            channels = conv_nodes.value(source).shape[1]
             with graph.inserting_after(anchor):
-                to_blocked[source] = graph.call_function(TO_BLOCKED, (source,))
+                padded = source
+                if channels % BLOCK:
+                    padded = graph.call_function(
+                        aten.constant_pad_nd.default,
+                        (source, [0, 0, 0, 0, 0, _padded(channels) - channels], 0.0))
+            with graph.inserting_after(padded):
+                to_blocked[source] = graph.call_function(TO_BLOCKED, (padded,))
         return to_blocked[source]
 
+    stored = _StoredOperands(ep, constants, biases, fake_mode)
     rewritten = 0
     for node in (n for n in list(graph.nodes) if n in blocked):
+        member = blocked[node]
         nchw_users = [u for u in node.users if u not in blocked]
-        if len(matches[node]) == 1:  # a max pool
+        if member.kind == POOL:
             node.target = MAX_POOL2D_BLOCKED
             node.args = (blocked_value(node.args[0]),) + tuple(node.args[1:])
+        elif member.kind == DEPTHWISE:
+            node.target = DEPTHWISE_BLOCKED
+            node.args = (blocked_value(member.x), stored.depthwise_weight(member.weight),
+                         stored.bias(member.bias, member.channels), member.stride,
+                         member.padding, member.lo, member.hi)
+            rewritten += 1
         else:
-            _rewrite_convolution(ep, node, matches[node], constants, packed, blocked_value,
-                                 fake_mode)
+            x = member.x if _plain(member, matches) else blocked_value(member.x)
+            residual = None if member.residual is None else blocked_value(member.residual)
+            node.target = CONV2D_BLOCKED
+            node.args = (x, stored.weight(member.weight), stored.bias(member.bias, member.channels),
+                         residual, _padded(member.channels), member.stride, member.padding,
+                         member.lo, member.hi)
             rewritten += 1
         if nchw_users:
             with graph.inserting_after(node):
                 back = graph.call_function(FROM_BLOCKED, (node,))
+            if member.channels % BLOCK:
+                with graph.inserting_after(back):
+                    back = graph.call_function(aten.slice_copy.Tensor,
+                                               (back, 1, 0, member.channels))
             for user in nchw_users:
                 user.replace_input_with(node, back)
     graph.lint()
@@ -209,18 +263,31 @@ def use_blocked_layout(ep: ExportedProgram, keep: frozenset[str] = frozenset()) 
     return rewritten
 
 
-def _rewrite_convolution(ep: ExportedProgram, node: torch.fx.Node, match: tuple, constants: dict,
-                         packed: dict, blocked_value: Any, fake_mode: Any) -> None:
-    """`node` -> torchedge::conv2d_blocked on its packed filters (shared by
-    convolutions with one weight), reading blocked values (a plain input as
-    it is)."""
-    x, weight_node, bias, residual, stride, padding, lo, hi = match
-    if weight_node not in packed:
-        value = conv2d_blocked_op.pack_weight(constants[weight_node])
-        packed[weight_node] = add_lifted_constant(ep, f"{weight_node.name}_blocked", value,
-                                                  fake_mode)
-    out_channels = int(constants[weight_node].shape[0])
-    node.target = CONV2D_BLOCKED
-    node.args = (x if _plain(match) else blocked_value(x), packed[weight_node], bias,
-                 None if residual is None else blocked_value(residual), out_channels, stride,
-                 padding, lo, hi)
+class _StoredOperands:
+    """The new lifted constants of the rewritten convolutions: packed filters
+    and zero-padded biases, one per original placeholder (convolutions
+    sharing a weight share its packed form)."""
+
+    def __init__(self, ep: ExportedProgram, constants: dict, biases: dict, fake_mode: Any):
+        self._ep, self._constants, self._biases, self._fake_mode = ep, constants, biases, fake_mode
+        self._made: dict[tuple, torch.fx.Node] = {}
+
+    def _lift(self, key: tuple, name: str, make: Any) -> torch.fx.Node:
+        if key not in self._made:
+            self._made[key] = add_lifted_constant(self._ep, name, make(), self._fake_mode)
+        return self._made[key]
+
+    def weight(self, node: torch.fx.Node) -> torch.fx.Node:
+        return self._lift((CONV, node), f"{node.name}_blocked",
+                          lambda: conv2d_blocked_op.pack_weight(self._constants[node]))
+
+    def depthwise_weight(self, node: torch.fx.Node) -> torch.fx.Node:
+        return self._lift((DEPTHWISE, node), f"{node.name}_blocked",
+                          lambda: conv2d_blocked_op.pack_depthwise_weight(self._constants[node]))
+
+    def bias(self, node: Optional[torch.fx.Node], channels: int) -> Optional[torch.fx.Node]:
+        if node is None or channels % BLOCK == 0:
+            return node
+        return self._lift((BLOCK, node), f"{node.name}_blocked",
+                          lambda: conv2d_blocked_op.pad_channels(self._biases[node],
+                                                                 _padded(channels)))

@@ -1,42 +1,55 @@
-"""torchedge's channel-blocked float32 convolution and its layout changes.
+"""torchedge's channel-blocked float32 convolutions and their layout changes.
 
 A blocked activation (NCHW16c, ONNX Runtime calls it NCHWc) is a 5-d float32
-[N, C / 16, H, W, 16] tensor: element (n, c, h, w) of the NCHW tensor sits at
-[n, c // 16, h, w, c % 16], so the 16 channels of one pixel are one 64-byte
-vector. Only C % 16 == 0 is blocked (no padding lanes to keep defined).
+[N, CB, H, W, 16] tensor: element (n, c, h, w) of an NCHW tensor with C
+channels sits at [n, c // 16, h, w, c % 16], CB = ceil(C / 16), so the 16
+channels of one pixel are one 64-byte vector. When C is not a multiple of 16
+(MobileNetV2's 24) the last block's lanes past C are padding: to_pte's
+blocked_layout.py zero-pads the tensors it blocks and the filters and biases
+of the convolutions, so every padding lane holds clamp(0) (0 for ReLU/ReLU6
+chains) and is multiplied by zero filters where it is read; the ops below
+only ever see whole blocks.
 
     torchedge::to_blocked(Tensor input) -> Tensor
-        [N, C, H, W] -> [N, C / 16, H, W, 16]
+        [N, C, H, W] -> [N, C / 16, H, W, 16]    (C a multiple of 16)
     torchedge::from_blocked(Tensor input) -> Tensor
-        [N, C / 16, H, W, 16] -> [N, C, H, W]
+        [N, CB, H, W, 16] -> [N, CB * 16, H, W]
     torchedge::conv2d_blocked(Tensor input, Tensor weight_packed, Tensor? bias,
         Tensor? residual, int out_channels, int[] stride, int[] padding,
         float output_min, float output_max) -> Tensor
-
+    torchedge::conv2d_depthwise_blocked(Tensor input, Tensor weight_packed,
+        Tensor? bias, int[] stride, int[] padding, float output_min,
+        float output_max) -> Tensor
     torchedge::max_pool2d_blocked(Tensor self, int[2] kernel_size, int[2] stride,
         int[2] padding, int[2] dilation, bool ceil_mode) -> Tensor
 
 conv2d_blocked is from_blocked^-1 of clamp(conv2d(from_blocked(input), w,
 bias, stride, padding) (+ from_blocked(residual)), output_min, output_max),
 one group, no dilation, Cout a multiple of 16: residual and the result are
-blocked; the input is blocked with Cin a multiple of 16, or (a network's
-first layer, Cin < 16: RGB images) a plain NCHW [N, Cin, H, W] tensor read
-as it is. weight_packed holds the [Cout, Cin, KH, KW] filters w as
-[ceil(Cout / 64), ceil(Cin / 16), KH, KW, 1024]: element (co, ci, kh, kw) at
-[co // 64, ci // 16, kh, kw, (ci % 16) * 64 + co % 64], zeros past Cout and
-Cin. So
-for one input channel and tap, the filters of 64 output channels (four
-blocks) are 256 contiguous bytes: the optimized kernel broadcasts an input
-value and multiplies it into four 16-wide weight vectors
-(kernels/optimized/conv/conv2d_blocked.h). Rounding: ((sum + bias) +
-residual), then the clamp (NaN stays NaN), as conv2d_add_clamp; the sums run
-in another order than the NCHW kernels'.
+blocked; the input is blocked, or (a network's first layer, Cin < 16: RGB
+images) a plain NCHW [N, Cin, H, W] tensor read as it is. weight_packed
+holds the [Cout, Cin, KH, KW] filters w as [ceil(Cout / 64), ceil(Cin / 16),
+KH, KW, 1024]: element (co, ci, kh, kw) at [co // 64, ci // 16, kh, kw,
+(ci % 16) * 64 + co % 64], zeros past Cout and Cin. So for one input channel
+and tap, the filters of 64 output channels (four blocks) are 256 contiguous
+bytes: the optimized kernel broadcasts an input value and multiplies it into
+four 16-wide weight vectors (kernels/optimized/conv/conv2d_blocked.h).
+Rounding: ((sum + bias) + residual), then the clamp (NaN stays NaN), as
+conv2d_add_clamp; the sums run in another order than the NCHW kernels'.
+
+conv2d_depthwise_blocked is the depthwise convolution (groups = channels,
+one filter per channel, no dilation) on a blocked input, any kernel size
+and stride: weight_packed holds the [C, 1, KH, KW] filters as [CB, KH, KW,
+16] (channel c's tap (kh, kw) at [c // 16, kh, kw, c % 16], zeros past C),
+bias is None or [CB * 16]; (sum + bias), then the clamp. Each tap is one
+16-wide multiply-add (kernels/optimized/conv/depthwise_blocked.h).
 
 max_pool2d_blocked is torchedge::max_pool2d (max_pool2d_op.py: NaN wins,
 windows clipped to the input, no indices) on a blocked tensor, which it
 returns blocked. The `.out` overloads (same arguments, then `*, Tensor(a!)
 out`) are the runtime kernels "torchedge::to_blocked.out",
-"torchedge::from_blocked.out", "torchedge::conv2d_blocked.out" and
+"torchedge::from_blocked.out", "torchedge::conv2d_blocked.out",
+"torchedge::conv2d_depthwise_blocked.out" and
 "torchedge::max_pool2d_blocked.out". Only blocked_layout.py makes these
 calls, at to_pte time; the EdgeProgram itself stays core ATen.
 """
@@ -56,30 +69,65 @@ CONV_OP_NAME = "conv2d_blocked"
 TO_OP_NAME = "to_blocked"
 FROM_OP_NAME = "from_blocked"
 POOL_OP_NAME = "max_pool2d_blocked"
+DEPTHWISE_OP_NAME = "conv2d_depthwise_blocked"
 BLOCK = 16  # channels per vector
 GROUP = 64  # output channels per packed weight group (four blocks)
 _CONV_ARGUMENTS = ("Tensor input, Tensor weight_packed, Tensor? bias, Tensor? residual, "
                    "int out_channels, int[] stride, int[] padding, float output_min, "
                    "float output_max")
+_DEPTHWISE_ARGUMENTS = ("Tensor input, Tensor weight_packed, Tensor? bias, int[] stride, "
+                        "int[] padding, float output_min, float output_max")
+
+
+def blocks(channels: int) -> int:
+    """Channel blocks of a blocked tensor with `channels` channels."""
+    return (channels + BLOCK - 1) // BLOCK
 
 
 def pack_weight(weight: torch.Tensor) -> torch.Tensor:
-    """[Cout, Cin, KH, KW] float32 (Cout a multiple of 16, Cin too or below
-    16) -> the packed [ceil(Cout / 64), ceil(Cin / 16), KH, KW, 1024] layout
-    (contiguous)."""
-    if weight.dim() != 4 or weight.dtype != torch.float32 or weight.shape[0] % BLOCK \
-            or (weight.shape[1] % BLOCK and weight.shape[1] > BLOCK):
-        raise ValueError(f"{NAMESPACE}::{CONV_OP_NAME}: filters must be float32 [Cout, Cin, KH, "
-                         f"KW] with Cout a multiple of {BLOCK} and Cin too or below {BLOCK}, got "
-                         f"{weight.dtype} {list(weight.shape)}")
+    """[Cout, Cin, KH, KW] float32 -> the packed [ceil(Cout / 64),
+    ceil(Cin / 16), KH, KW, 1024] layout (contiguous; zeros past Cout and
+    Cin, so padding lanes read or written are multiplied by zero)."""
+    if weight.dim() != 4 or weight.dtype != torch.float32 or weight.numel() == 0:
+        raise ValueError(f"{NAMESPACE}::{CONV_OP_NAME}: filters must be non-empty float32 "
+                         f"[Cout, Cin, KH, KW], got {weight.dtype} {list(weight.shape)}")
     cout, cin_used, kh, kw = weight.shape
-    cin = (cin_used + BLOCK - 1) // BLOCK * BLOCK
+    cin = blocks(cin_used) * BLOCK
     groups = (cout + GROUP - 1) // GROUP
     w = torch.zeros(groups * GROUP, cin, kh, kw, dtype=torch.float32)
     w[:cout, :cin_used] = weight.detach()
     # [g, 64 co, cin/16, 16 ci, kh, kw] -> [g, cin/16, kh, kw, 16 ci, 64 co]
     w = w.reshape(groups, GROUP, cin // BLOCK, BLOCK, kh, kw).permute(0, 2, 4, 5, 3, 1)
     return w.reshape(groups, cin // BLOCK, kh, kw, BLOCK * GROUP).contiguous()
+
+
+def pack_depthwise_weight(weight: torch.Tensor) -> torch.Tensor:
+    """[C, 1, KH, KW] float32 depthwise filters -> [ceil(C / 16), KH, KW, 16]
+    (contiguous, zeros past C)."""
+    if weight.dim() != 4 or weight.dtype != torch.float32 or weight.shape[1] != 1 \
+            or weight.numel() == 0:
+        raise ValueError(f"{NAMESPACE}::{DEPTHWISE_OP_NAME}: filters must be non-empty float32 "
+                         f"[C, 1, KH, KW], got {weight.dtype} {list(weight.shape)}")
+    c, _, kh, kw = weight.shape
+    w = torch.zeros(blocks(c) * BLOCK, kh, kw, dtype=torch.float32)
+    w[:c] = weight.detach()[:, 0]
+    return w.reshape(blocks(c), BLOCK, kh, kw).permute(0, 2, 3, 1).contiguous()
+
+
+def unpack_depthwise_weight(weight_packed: torch.Tensor) -> torch.Tensor:
+    """The inverse of pack_depthwise_weight, padding channels kept:
+    [CB * 16, 1, KH, KW]."""
+    cb, kh, kw, _ = weight_packed.shape
+    return weight_packed.permute(0, 3, 1, 2).reshape(cb * BLOCK, 1, kh, kw).contiguous()
+
+
+def pad_channels(t: torch.Tensor, channels: int) -> torch.Tensor:
+    """`t` ([C] or [C, ...]) zero-padded along dim 0 to `channels` rows."""
+    if t.shape[0] == channels:
+        return t
+    padded = t.new_zeros((channels,) + tuple(t.shape[1:]))
+    padded[:t.shape[0]] = t
+    return padded
 
 
 def unpack_weight(weight_packed: torch.Tensor, out_channels: int,
@@ -116,12 +164,35 @@ def _check_blocked(t: torch.Tensor, name: str, op: str) -> None:
                          f"W, {BLOCK}], got {t.dtype} {list(t.shape)}")
 
 
-def _pair(values: Sequence[int], name: str, minimum: int) -> list[int]:
+def _pair(values: Sequence[int], name: str, minimum: int, op: str) -> list[int]:
     pair = list(values) * 2 if len(values) == 1 else list(values)
     if len(pair) != 2 or min(pair) < minimum:
-        raise ValueError(f"{NAMESPACE}::{CONV_OP_NAME}: {name} must be 1 or 2 ints >= {minimum}, "
+        raise ValueError(f"{NAMESPACE}::{op}: {name} must be 1 or 2 ints >= {minimum}, "
                          f"got {list(values)}")
     return pair
+
+
+def _check_window(input, kh: int, kw: int, stride, padding, output_min, output_max,
+                  op: str) -> tuple[list[int], list[int], int, int]:
+    """(stride, padding, OH, OW) of a convolution's window over `input`
+    ([..., H, W, 16] or [N, C, H, W]), its clamp checked."""
+    where = f"{NAMESPACE}::{op}"
+    st, pad = _pair(stride, "stride", 1, op), _pair(padding, "padding", 0, op)
+    oh = (input.shape[2] + 2 * pad[0] - kh) // st[0] + 1
+    ow = (input.shape[3] + 2 * pad[1] - kw) // st[1] + 1
+    if oh < 1 or ow < 1:
+        raise ValueError(f"{where}: the padded input {list(input.shape)} is smaller than the "
+                         f"{kh}x{kw} filter")
+    if math.isnan(output_min) or math.isnan(output_max) or output_min > output_max:
+        raise ValueError(f"{where}: need output_min <= output_max, got {output_min} and "
+                         f"{output_max}")
+    return st, pad, oh, ow
+
+
+def _check_bias(bias, channels: int, op: str) -> None:
+    if bias is not None and (bias.dtype != torch.float32 or list(bias.shape) != [channels]):
+        raise ValueError(f"{NAMESPACE}::{op}: bias must be float32 [{channels}], got "
+                         f"{bias.dtype} {list(bias.shape)}")
 
 
 def _check_conv(input, weight_packed, bias, residual, out_channels, stride, padding,
@@ -147,25 +218,50 @@ def _check_conv(input, weight_packed, bias, residual, out_channels, stride, padd
         raise ValueError(f"{where}: weight_packed must be float32 [{groups}, {cin_blocks}, "
                          f"KH, KW, {BLOCK * GROUP}], got {weight_packed.dtype} "
                          f"{list(weight_packed.shape)}")
-    st, pad = _pair(stride, "stride", 1), _pair(padding, "padding", 0)
     kh, kw = weight_packed.shape[2], weight_packed.shape[3]
-    oh = (input.shape[2] + 2 * pad[0] - kh) // st[0] + 1
-    ow = (input.shape[3] + 2 * pad[1] - kw) // st[1] + 1
-    if oh < 1 or ow < 1:
-        raise ValueError(f"{where}: the padded input {list(input.shape)} is smaller than the "
-                         f"{kh}x{kw} filter")
-    if bias is not None and (bias.dtype != torch.float32 or list(bias.shape) != [out_channels]):
-        raise ValueError(f"{where}: bias must be float32 [{out_channels}], got {bias.dtype} "
-                         f"{list(bias.shape)}")
+    st, pad, oh, ow = _check_window(input, kh, kw, stride, padding, output_min, output_max,
+                                    CONV_OP_NAME)
+    _check_bias(bias, out_channels, CONV_OP_NAME)
     shape = [input.shape[0], out_channels // BLOCK, oh, ow, BLOCK]
     if residual is not None and (residual.dtype != torch.float32
                                  or list(residual.shape) != shape):
         raise ValueError(f"{where}: residual must be float32 {shape} (the convolution's "
                          f"output), got {residual.dtype} {list(residual.shape)}")
-    if math.isnan(output_min) or math.isnan(output_max) or output_min > output_max:
-        raise ValueError(f"{where}: need output_min <= output_max, got {output_min} and "
-                         f"{output_max}")
     return st, pad, shape
+
+
+def _check_depthwise(input, weight_packed, bias, stride, padding, output_min,
+                     output_max) -> tuple[list[int], list[int], list[int]]:
+    """(stride, padding, output shape [N, CB, OH, OW, 16]) of a valid call."""
+    _check_blocked(input, "input", DEPTHWISE_OP_NAME)
+    cb = input.shape[1]
+    if weight_packed.dim() != 4 or weight_packed.dtype != torch.float32 \
+            or weight_packed.shape[0] != cb or weight_packed.shape[3] != BLOCK:
+        raise ValueError(f"{NAMESPACE}::{DEPTHWISE_OP_NAME}: weight_packed must be float32 "
+                         f"[{cb}, KH, KW, {BLOCK}], got {weight_packed.dtype} "
+                         f"{list(weight_packed.shape)}")
+    st, pad, oh, ow = _check_window(input, weight_packed.shape[1], weight_packed.shape[2], stride,
+                                    padding, output_min, output_max, DEPTHWISE_OP_NAME)
+    _check_bias(bias, cb * BLOCK, DEPTHWISE_OP_NAME)
+    return st, pad, [input.shape[0], cb, oh, ow, BLOCK]
+
+
+def conv2d_depthwise_blocked_reference(input: torch.Tensor, weight_packed: torch.Tensor,
+                                       bias: Optional[torch.Tensor], stride: Sequence[int],
+                                       padding: Sequence[int], output_min: float,
+                                       output_max: float) -> torch.Tensor:
+    st, pad, _ = _check_depthwise(input, weight_packed, bias, stride, padding, output_min,
+                                  output_max)
+    channels = input.shape[1] * BLOCK
+    y = F.conv2d(from_blocked_reference(input), unpack_depthwise_weight(weight_packed), bias, st,
+                 pad, groups=channels)
+    return to_blocked_reference(torch.clamp(y, output_min, output_max))
+
+
+def _fake_depthwise(input, weight_packed, bias, stride, padding, output_min, output_max):
+    _, _, shape = _check_depthwise(input, weight_packed, bias, stride, padding, output_min,
+                                   output_max)
+    return input.new_empty(shape)
 
 
 def conv2d_blocked_reference(input: torch.Tensor, weight_packed: torch.Tensor,
@@ -226,5 +322,7 @@ def _fake_pool(self, kernel_size, stride, padding, dilation, ceil_mode):
 
 define_out_op(NAMESPACE, POOL_OP_NAME, _POOL_ARGUMENTS, max_pool2d_blocked_reference, _fake_pool)
 define_out_op(NAMESPACE, CONV_OP_NAME, _CONV_ARGUMENTS, conv2d_blocked_reference, _fake_conv)
+define_out_op(NAMESPACE, DEPTHWISE_OP_NAME, _DEPTHWISE_ARGUMENTS,
+              conv2d_depthwise_blocked_reference, _fake_depthwise)
 define_out_op(NAMESPACE, TO_OP_NAME, "Tensor input", to_blocked_reference, _fake_to)
 define_out_op(NAMESPACE, FROM_OP_NAME, "Tensor input", from_blocked_reference, _fake_from)
