@@ -1,5 +1,6 @@
 #include "extension/module/module.h"
 
+#include <cstdint>
 #include <cstring>
 #include <new>
 
@@ -14,6 +15,9 @@
 #include "runtime/core/error_message.h"
 
 namespace torchedge {
+namespace {
+constexpr size_t kArenaAlignment = 64;  // bytes; a multiple of 8
+}  // namespace
 
 // Everything one method needs, owned together so addresses stay stable.
 struct Module::LoadedMethod {
@@ -107,13 +111,17 @@ Error Module::load_method(const std::string& name) {
     TE_CHECK_OR_RETURN(size < (size_t{1} << 46), Error::MemoryAllocationFailed,
                        "planned arena %zu of method '%s' claims %zu bytes", i + 1, name.c_str(),
                        size);
+    // The base is aligned to kArenaAlignment (to_pte aligns tensors to 64
+    // bytes inside the arena: whole cache lines for AVX-512 loads).
     const size_t words = size / 8 + 3;
-    loaded->arena_storage.emplace_back(new (std::nothrow) uint64_t[words]);
+    const size_t slack_words = kArenaAlignment / 8;
+    loaded->arena_storage.emplace_back(new (std::nothrow) uint64_t[words + slack_words]);
     TE_CHECK_OR_RETURN(loaded->arena_storage.back() != nullptr, Error::MemoryAllocationFailed,
                        "cannot allocate planned arena %zu (%zu bytes) of method '%s'", i + 1,
                        size, name.c_str());
-    loaded->arenas.emplace_back(reinterpret_cast<uint8_t*>(loaded->arena_storage.back().get()),
-                                words * 8);
+    const uintptr_t raw = reinterpret_cast<uintptr_t>(loaded->arena_storage.back().get());
+    const uintptr_t base = (raw + kArenaAlignment - 1) & ~uintptr_t{kArenaAlignment - 1};
+    loaded->arenas.emplace_back(reinterpret_cast<uint8_t*>(base), words * 8);
     loaded->planned_bytes += size;
   }
   loaded->planned = PlannedMemory({loaded->arenas.data(), loaded->arenas.size()});

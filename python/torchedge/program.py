@@ -22,7 +22,7 @@ class PteOptions:
 
     segment_alignment: int = 128          # file alignment of each data segment
     constant_tensor_alignment: int = 16   # alignment of each constant inside its segment
-    memory_alignment: int = 16            # alignment of planned tensors in the arena
+    memory_alignment: int = 64            # alignment of planned tensors in the arena (cache lines)
     include_stacktrace: bool = True       # per-instruction user source frames
     input_guards: bool = True             # check dynamic input shapes' constraints (emit/input_guards.py)
     alias_views: bool = True              # reshapes share memory via et_view (emit/view_aliases.py)

@@ -191,8 +191,9 @@ def test_resnet_like_model_matches_eager(kernels):
     x = torch.randn(2, 3, 17, 15)
     # Without the Winograd rewrite, which takes these small maps' 3x3
     # stride-1 convolutions (residual included) as torchedge::conv2d_winograd
-    # (tests/python_aot/test_winograd_filters.py).
-    program = _edge(module, x).to_pte(winograd_filters=False)
+    # (tests/python_aot/test_winograd_filters.py), and without the blocked
+    # layout, which takes the whole chain (test_blocked_layout.py).
+    program = _edge(module, x).to_pte(winograd_filters=False, blocked_convolutions=False)
     operators = program.operators["forward"]
     assert RESIDUAL_KERNEL in operators and FUSED_KERNEL in operators
     assert "aten::add.out" not in operators and "aten::relu.out" not in operators
@@ -247,7 +248,8 @@ def _tiny_mobilenet() -> tuple[nn.Module, torch.Tensor]:
 @pytest.mark.parametrize("kernels", ["optimized", "portable"])
 def test_mobilenet_like_model_matches_eager(kernels):
     module, x = _tiny_mobilenet()
-    program = _edge(module, x).to_pte()
+    # The blocked layout would take the whole chain (test_blocked_layout.py).
+    program = _edge(module, x).to_pte(blocked_convolutions=False)
     operators = program.operators["forward"]
     assert FUSED_KERNEL in operators and RESIDUAL_KERNEL in operators
     assert "aten::hardtanh.out" not in operators and "aten::relu.out" not in operators

@@ -111,6 +111,15 @@ int main(int argc, char** argv) {
       {"r50 3x3 64 @56", 64, 64, 56, 3, 1, false},
       {"r50 3x3 256 @14", 256, 256, 14, 3, 1, false},
       {"r50 3x3 512 @7", 512, 512, 7, 3, 1, false},
+      // MobileNetV2's 1x1 layers (its 24-channel ones run as 32 blocked).
+      {"mv2 1x1 16->96 @112", 16, 96, 112, 1, 1, false},
+      {"mv2 1x1 32->192 @28", 32, 192, 28, 1, 1, false},
+      {"mv2 1x1 96->576 @14", 96, 576, 14, 1, 1, false},
+      {"mv2 1x1 576->96 @14 +add", 576, 96, 14, 1, 1, true},
+      {"mv2 1x1 160->960 @7", 160, 960, 7, 1, 1, false},
+      {"mv2 1x1 960->160 @7 +add", 960, 160, 7, 1, 1, true},
+      {"mv2 1x1 960->320 @7", 960, 320, 7, 1, 1, false},
+      {"mv2 1x1 320->1280 @7", 320, 1280, 7, 1, 1, false},
   };
   for (const Conv& l : convs) {
     if (filter != nullptr && strstr(l.name, filter) == nullptr) continue;

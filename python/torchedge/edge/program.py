@@ -53,7 +53,7 @@ class EdgeProgram:
         """Plans memory, emits instructions and serializes to a .pte program.
 
         Options (see torchedge.program.PteOptions): segment_alignment=128,
-        constant_tensor_alignment=16, memory_alignment=16, include_stacktrace=True,
+        constant_tensor_alignment=16, memory_alignment=64, include_stacktrace=True,
         input_guards=True (False for programs meant for upstream's runtime,
         which lacks the guards' aten::_assert_scalar kernel), fuse_activations=True
         (float32 conv2d + relu/hardtanh/clamp run as one torchedge::conv2d_clamp
