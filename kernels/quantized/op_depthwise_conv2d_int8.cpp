@@ -14,9 +14,11 @@
 // or None, out int8 [N, C, OH, OW]. Numerics: support/int8_depthwise.h
 // (exact int32 sums, requantize() epilogue; every ISA bit-identical).
 // Eager reference: python/torchedge/quantization/int8_conv_ops.py.
-// Scratch (temp allocator, AVX2): per worker thread one padded input plane
-// widened to int16 and the tap tables (int8_depthwise_scratch_bytes: about
-// 33 KiB per thread for a 112x112 map, 1 KiB for 14x14).
+// Scratch (temp allocator, AVX2; int8_depthwise_scratch_bytes): per worker
+// thread one padded input plane widened to int16 and the tap tables (about
+// 33 KiB for a 112x112 map, 1 KiB for 14x14), or on the channels-last loops
+// a window of padded rows x 32 channels in int16 and the band's weights
+// (about 18 KiB for 14x14, 58 KiB for 28x28, at most ~130 KiB for 3x3).
 #include "kernels/portable/support/kernel_args.h"
 #include "kernels/quantized/support/int8_depthwise.h"
 #include "runtime/kernel/kernel_context.h"

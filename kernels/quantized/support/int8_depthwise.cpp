@@ -59,7 +59,95 @@ bool use_avx2() {
 #endif
 }
 
+// Whether `path` resolves to the channels-last loops for `p`.
+bool use_channels(const Int8DepthwiseProblem& p, Int8DepthwisePath path) {
+#if defined(TORCHEDGE_QUANTIZED_X86)
+  if (!use_avx2() || p.taps() > kInt8DepthwiseChannelsMaxTaps) return false;
+  switch (path) {
+    case Int8DepthwisePath::kAuto: return int8_depthwise_channels_win(p);
+    case Int8DepthwisePath::kPlanes: return false;
+    case Int8DepthwisePath::kChannels: return true;
+  }
+#endif
+  (void)p;
+  (void)path;
+  return false;
+}
+
+#if defined(TORCHEDGE_QUANTIZED_X86)
+// The channels-last work: units (int8_depthwise_channel_row_blocks) and one
+// worker slot per thread at most.
+struct ChannelWork {
+  int64_t row_blocks, units, workers;
+};
+
+ChannelWork channel_work(const Int8DepthwiseProblem& p) {
+  const int64_t threads = static_cast<int64_t>(num_threads());
+  const int64_t bands = (p.channels + kInt8DepthwiseChannelBand - 1) / kInt8DepthwiseChannelBand;
+  ChannelWork w;
+  w.row_blocks = int8_depthwise_channel_row_blocks(p, threads);
+  w.units = p.batch * bands * w.row_blocks;
+  w.workers = std::max<int64_t>(1, std::min(w.units, threads));
+  return w;
+}
+#endif
+
 }  // namespace
+
+bool int8_depthwise_channels_win(const Int8DepthwiseProblem& p) {
+#if defined(TORCHEDGE_QUANTIZED_X86)
+  // int8_depthwise_bench on the 2-vCPU Ice Lake Xeon, MobileNetV2's layers
+  // (3x3, padding 1), us per plane -> channels-last, min over alternating
+  // runs (7 rounds of best-of-100 each):
+  //   C @ map, s    VNNI 1T     VNNI 2T     AVX2 1T     AVX2 2T
+  //   32 @ 112, 1   181 -> 140   93 -> 70   191 -> 214   97 -> 111
+  //   96 @ 112, 2   252 -> 168  130 -> 83   320 -> 239  162 -> 125
+  //  144 @ 56, 1    238 -> 176  120 -> 87   253 -> 261  129 -> 135
+  //  144 @ 56, 2    129 -> 59    66 -> 33   153 -> 95    78 -> 51
+  //  192 @ 28, 1     95 -> 46    49 -> 25    93 -> 79    48 -> 42
+  //  192 @ 28, 2     52 -> 19    27 -> 11    71 -> 30    36 -> 16
+  //  384 @ 14, 1     53 -> 25    27 -> 14    65 -> 42    33 -> 23
+  //  576 @ 14, 1     80 -> 38    41 -> 20    97 -> 63    50 -> 32
+  //  576 @ 14, 2     74 -> 17    38 -> 9     74 -> 25    38 -> 13
+  //  960 @ 7, 1      77 -> 20    40 -> 11    77 -> 32    40 -> 16
+  // With 5x5 kernels (padding 2) the channels-last loops win on every
+  // shape above (1.5-4x). The one loss is AVX2's 3x3 stride 1 on maps over
+  // 28x28, where the per-plane path shares the interleaves of two output
+  // rows (TwoRows3x3). A band always computes 32 lanes: with fewer
+  // channels the per-plane path catches up (C = 16: 0.9x at 56x56, 1.0x at
+  // 28x28, 1.9x at 7x7 on VNNI; on AVX2 0.6x at 28x28, C = 24 0.86x), hence
+  // the share of used lanes asked for.
+  if (quant_isa() == QuantIsa::kScalar || p.taps() > kInt8DepthwiseChannelsMaxTaps) return false;
+  constexpr int64_t kSmallMap = 28 * 28;
+  const bool small = p.out_height * p.out_width <= kSmallMap;
+  const int64_t lanes = (p.channels + kInt8DepthwiseChannelBand - 1) /
+                        kInt8DepthwiseChannelBand * kInt8DepthwiseChannelBand;
+  const bool most_lanes = 8 * p.channels >= 7 * lanes;
+  if (quant_isa() == QuantIsa::kAvx512Vnni) return most_lanes || (small && 2 * p.channels >= lanes);
+  const bool two_rows_3x3 = p.kernel_h == 3 && p.kernel_w == 3 && p.stride_h == 1 &&
+                            p.stride_w == 1 && p.dilation_h == 1 && p.dilation_w == 1;
+  return most_lanes && (small || !two_rows_3x3);
+#else
+  (void)p;
+  return false;
+#endif
+}
+
+bool int8_depthwise_channel_is_bounded(const Int8DepthwiseProblem& p, int64_t c) {
+  const float scale = p.in_scale * p.w_scales[c];
+  const float bias = p.bias != nullptr ? p.bias[c] : 0.0f;
+  if (!std::isfinite(scale) || !std::isfinite(bias)) return false;
+  // sum |w| in integers (exact, and vectorizes; <= 128 * 65536 taps).
+  int32_t weights = 0;
+  const int8_t* k = p.weight + c * p.taps();
+  for (int64_t t = 0; t < p.taps(); ++t) weights += k[t] < 0 ? -k[t] : k[t];
+  const double bound =
+      (255.0 * static_cast<double>(weights) * std::fabs(static_cast<double>(scale)) +
+       std::fabs(static_cast<double>(bias))) *
+          static_cast<double>(p.inv_out_scale) * 1.01 +
+      1.0;
+  return bound < 16384.0;
+}
 
 Error prepare_int8_depthwise(const Int8DepthwiseArgs& a, Int8DepthwiseProblem* p,
                              const char* op) {
@@ -171,19 +259,41 @@ void int8_depthwise_scalar(const Int8DepthwiseProblem& p, int64_t plane_begin,
   }
 }
 
-size_t int8_depthwise_scratch_bytes(const Int8DepthwiseProblem& p) {
+size_t int8_depthwise_scratch_bytes(const Int8DepthwiseProblem& p, Int8DepthwisePath path) {
 #if defined(TORCHEDGE_QUANTIZED_X86)
   if (use_avx2() && p.planes() > 0) {
+    if (use_channels(p, path)) {
+      const ChannelWork w = channel_work(p);
+      return static_cast<size_t>(w.workers) *
+             int8_depthwise_channels_worker_bytes(p, w.row_blocks);
+    }
     return static_cast<size_t>(workers_of(p)) * int8_depthwise_avx2_worker_bytes(p);
   }
 #endif
   (void)p;
+  (void)path;
   return 0;
 }
 
-void run_int8_depthwise(const Int8DepthwiseProblem& p, void* scratch) {
+void run_int8_depthwise(const Int8DepthwiseProblem& p, void* scratch, Int8DepthwisePath path) {
   const int64_t planes = p.planes();
   if (planes == 0 || p.out_height * p.out_width == 0) return;
+#if defined(TORCHEDGE_QUANTIZED_X86)
+  if (use_channels(p, path)) {
+    // As below: worker slot `slot` owns units [slot * units / workers, ...)
+    // and scratch slice `slot`.
+    const ChannelWork w = channel_work(p);
+    const size_t bytes = int8_depthwise_channels_worker_bytes(p, w.row_blocks);
+    parallel_for(0, w.workers, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t slot = begin; slot < end; ++slot) {
+        int8_depthwise_channels(p, w.row_blocks, slot * w.units / w.workers,
+                                (slot + 1) * w.units / w.workers,
+                                static_cast<char*>(scratch) + slot * bytes);
+      }
+    });
+    return;
+  }
+#endif
   const int64_t workers = workers_of(p);
   const bool avx2 = use_avx2();
   (void)avx2;

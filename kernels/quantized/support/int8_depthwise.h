@@ -21,6 +21,16 @@
 // path's widened planes, 32 pixels per step with vpdpwssd, for maps at
 // least kInt8DepthwiseVnniMinWidth wide.
 // Work is split over the shared thread pool by (image, channel) planes.
+// Channels-last (support/x86/int8_depthwise_channels_avx2.cpp, AVX2, and
+// *_avx512vnni.cpp): where the per-plane work above dominates
+// (int8_depthwise_channels_win), 32 channels of one image at a time are
+// transposed into an int16 [rows][W + 2 pad_w][32] buffer (x - zx, zero
+// padding; a window of at most 128 KiB of padded rows), each output pixel's
+// 32 sums are taken along channels (the same tap pairs and epilogue), and
+// the int8 results transposed back into NCHW 16 (AVX2) or 32 (VNNI) pixels
+// at a time; work split by (image, 32-channel band, block of output rows).
+// Any kernel (up to kInt8DepthwiseChannelsMaxTaps taps), stride, padding
+// and dilation.
 #pragma once
 
 #include <cstddef>
@@ -79,19 +89,37 @@ struct Int8DepthwiseArgs {
 Error prepare_int8_depthwise(const Int8DepthwiseArgs& args, Int8DepthwiseProblem* p,
                              const char* op);
 
+/// Which loops run_int8_depthwise takes. kAuto: channels-last where
+/// int8_depthwise_channels_win(), else per plane. kPlanes / kChannels force
+/// one (tests, the bench); kChannels falls back to kPlanes where it is not
+/// available (no AVX2, or more than kInt8DepthwiseChannelsMaxTaps taps).
+enum class Int8DepthwisePath { kAuto, kPlanes, kChannels };
+
 /// Bytes of scratch run_int8_depthwise needs on the current ISA and thread
-/// setting (0 on the scalar path).
-size_t int8_depthwise_scratch_bytes(const Int8DepthwiseProblem& p);
+/// setting for `path` (0 on the scalar path).
+size_t int8_depthwise_scratch_bytes(const Int8DepthwiseProblem& p,
+                                    Int8DepthwisePath path = Int8DepthwisePath::kAuto);
 
 /// Computes `p` with the best ISA over the shared thread pool. `scratch`:
-/// int8_depthwise_scratch_bytes(p) bytes, 64-byte aligned, owned by the
-/// caller (read in the same thread setting).
-void run_int8_depthwise(const Int8DepthwiseProblem& p, void* scratch);
+/// int8_depthwise_scratch_bytes(p, path) bytes, 64-byte aligned, owned by
+/// the caller (read in the same thread setting).
+void run_int8_depthwise(const Int8DepthwiseProblem& p, void* scratch,
+                        Int8DepthwisePath path = Int8DepthwisePath::kAuto);
+
+/// Whether kAuto takes the channels-last loops for `p` on this CPU (only
+/// geometry, ISA and channel count matter; measurements in the .cpp).
+bool int8_depthwise_channels_win(const Int8DepthwiseProblem& p);
 
 /// The scalar path for planes [plane_begin, plane_end) (plane = n * C + c;
 /// any CPU; tests compare the SIMD path to it bit for bit).
 void int8_depthwise_scalar(const Int8DepthwiseProblem& p, int64_t plane_begin,
                            int64_t plane_end);
+
+/// Whether |y * inv_out_scale| < 2^14 for every sum channel c can produce
+/// (|acc| <= 255 * sum |w|, with a wide margin) and y is never NaN: then
+/// the SIMD paths may requantize in integers (cvtps2dq rounds half to even,
+/// saturating packs clamp) with the float formula's exact result.
+bool int8_depthwise_channel_is_bounded(const Int8DepthwiseProblem& p, int64_t c);
 
 #if defined(TORCHEDGE_QUANTIZED_X86)
 /// Bytes of one AVX2 worker's scratch (64-byte multiple), and the AVX2
@@ -122,9 +150,64 @@ struct Int8DepthwisePlane {
 
 /// The taps and epilogue of one widened plane of channel c
 /// (support/x86/int8_depthwise_avx512vnni.cpp; `bounded`: the AVX2 path's
-/// channel_is_bounded, which allows the integer epilogue).
+/// int8_depthwise_channel_is_bounded, which allows the integer epilogue).
 void int8_depthwise_plane_avx512vnni(const Int8DepthwiseProblem& p, const Int8DepthwisePlane& w,
                                      int8_t* out, int64_t c, bool bounded);
+
+/// Channels-last loops (support/x86/int8_depthwise_channels_avx2.cpp).
+/// Channels per band (the int16 pixel is 64 bytes) and the largest kernel
+/// (the band's paired weights take 128 bytes per pair of taps).
+constexpr int64_t kInt8DepthwiseChannelBand = 32;
+constexpr int64_t kInt8DepthwiseChannelsMaxTaps = 256;
+
+/// Units of work for `threads` threads: batch x bands x row blocks (output
+/// rows split further only when the bands alone would balance badly);
+/// unit u is row block u % row_blocks of band (u / row_blocks) % bands of
+/// image u / (row_blocks * bands).
+int64_t int8_depthwise_channel_row_blocks(const Int8DepthwiseProblem& p, int64_t threads);
+
+/// Bytes of one worker's scratch (64-byte multiple; the padded input rows
+/// of one row block), and units [unit_begin, unit_end) with `row_blocks`
+/// (above) using that scratch.
+size_t int8_depthwise_channels_worker_bytes(const Int8DepthwiseProblem& p, int64_t row_blocks);
+void int8_depthwise_channels(const Int8DepthwiseProblem& p, int64_t row_blocks,
+                             int64_t unit_begin, int64_t unit_end, void* worker_scratch);
+
+/// One band as the channels-last loops lay it out: padded input pixel
+/// (r, col) at pixels + ((r - first_row) * row_pixels + col) * 32 (int16
+/// x - zx, zero padding; the rows one unit reads); tap t at
+/// + tap_offsets[t] (int16 units) from output pixel (oh, ow)'s first input
+/// (oh * stride_h, ow * stride_w), taps paired; per pair 16 int32 weights
+/// for the "lo" lanes then 16 for the "hi" lanes (lane i of lo: channel
+/// 8 * (i / 4) + i % 4, of hi: that + 4, as vpunpck{l,h}wd leave them),
+/// each (w_2i & 0xffff) | (w_2i+1 << 16); scale and bias the epilogue's
+/// per-channel factors in that lane order ([lo 16][hi 16]); bounded: every
+/// channel is (the integer epilogue). All in the worker's scratch.
+struct Int8DepthwiseBand {
+  int16_t* pixels;     // padded row first_row (a window of the rows)
+  int64_t row_pixels;  // W + 2 pad_w
+  int64_t first_row;
+  const int64_t* tap_offsets;  // [2 * pairs]
+  const int32_t* weights;      // [pairs][32]
+  const float* scale;          // [32]
+  const float* bias;           // [32]
+  int64_t pairs;
+  bool bounded;
+};
+
+/// With AVX-512 VNNI (support/x86/int8_depthwise_channels_avx512vnni.cpp),
+/// 32 pixels a step: input pixels [q_begin, q_end) (flat ih * W + iw) of
+/// channels [0, cn) at x (channel k at x + k * H * W) into b.pixels; and
+/// output pixels [q_begin, q_end) (flat oh * OW + ow) of channels [0, cn)
+/// into out (channel k at out + k * OH * OW), through `tile` (32 x 32
+/// bytes of the worker's scratch).
+void int8_depthwise_channel_input_avx512vnni(const Int8DepthwiseProblem& p,
+                                             const Int8DepthwiseBand& b, const int8_t* x,
+                                             int64_t cn, int64_t q_begin, int64_t q_end);
+void int8_depthwise_channel_output_avx512vnni(const Int8DepthwiseProblem& p,
+                                              const Int8DepthwiseBand& b, int8_t* out,
+                                              int64_t cn, int64_t q_begin, int64_t q_end,
+                                              int8_t* tile);
 #endif
 
 }  // namespace quantized

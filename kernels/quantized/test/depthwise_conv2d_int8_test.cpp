@@ -6,7 +6,9 @@
 // dilation 1..2, widths below and around 16, batches 1..2, zero points
 // across int8, narrowed output ranges, with and without bias, on 1 and 2
 // threads; and the op's output equal to the scalar path's (the suite
-// reruns under TORCHEDGE_ISA=avx2 and scalar).
+// reruns under TORCHEDGE_ISA=avx2 and scalar). The channels-last loops,
+// forced through Int8DepthwisePath::kChannels whatever the size rule says,
+// against the scalar path bit for bit (output and scratch guarded).
 #include "kernels/optimized/threadpool/threadpool.h"
 #include "kernels/quantized/support/affine.h"
 #include "kernels/quantized/support/int8_depthwise.h"
@@ -164,6 +166,197 @@ void check_case(const DwCase& k, uint32_t seed, size_t* distinct_out = nullptr) 
   ASSERT_EQ(quantized::prepare_int8_depthwise(a, &p, "test"), Error::Ok);
   quantized::int8_depthwise_scalar(p, 0, p.planes());
   EXPECT_EQ(scalar_out.values<int8_t>(), got);
+}
+
+// The channels-last loops (kChannels; the per-plane or scalar path where
+// they are not available) on `k`, 1 and 2 threads, against the scalar
+// path; nothing written outside the output or the scratch.
+void check_channels(const DwCase& k, const Data& d) {
+  SCOPED_TRACE(testing::Message() << "channels-last " << k);
+  const int64_t oh = out_size(k.h, k.kh, k.sh, k.ph, k.dh);
+  const int64_t ow = out_size(k.w, k.kw, k.sw, k.pw, k.dw);
+  ASSERT_GT(oh, 0);
+  ASSERT_GT(ow, 0);
+  Tensors t(k, d, oh, ow);
+  const int64_t stride[2] = {k.sh, k.sw}, padding[2] = {k.ph, k.pw}, dilation[2] = {k.dh, k.dw};
+  quantized::Int8DepthwiseArgs a{t.x.get(), d.in_scale, k.zx, t.w.get(), t.ws.get(),
+                                 k.bias ? t.b.get() : nullptr, {stride, 2}, {padding, 2},
+                                 {dilation, 2}, d.out_scale, k.zo, k.omin, k.omax, t.out.get()};
+  quantized::Int8DepthwiseProblem p;
+  ASSERT_EQ(quantized::prepare_int8_depthwise(a, &p, "test"), Error::Ok);
+  quantized::int8_depthwise_scalar(p, 0, p.planes());
+  const std::vector<int8_t> want = t.out.values<int8_t>();
+  constexpr size_t kGuard = 64;
+  constexpr int8_t kSentinel = 0x5a;
+  for (size_t threads : {1, 2}) {
+    ASSERT_EQ(set_num_threads(threads), Error::Ok);
+    const auto path = quantized::Int8DepthwisePath::kChannels;
+    const size_t bytes = quantized::int8_depthwise_scratch_bytes(p, path);
+    std::vector<int8_t> scratch(bytes + kGuard + 64, kSentinel);
+    const size_t align = (64 - reinterpret_cast<uintptr_t>(scratch.data()) % 64) % 64;
+    std::vector<int8_t> out(want.size() + 2 * kGuard, kSentinel);
+    quantized::Int8DepthwiseProblem q = p;
+    q.out = out.data() + kGuard;
+    quantized::run_int8_depthwise(q, scratch.data() + align, path);
+    const std::vector<int8_t> got(out.begin() + kGuard, out.end() - kGuard);
+    EXPECT_EQ(got, want) << threads << " threads";
+    for (size_t i = 0; i < kGuard; ++i) {
+      ASSERT_EQ(out[i], kSentinel) << "wrote before the output";
+      ASSERT_EQ(out[out.size() - 1 - i], kSentinel) << "wrote past the output";
+    }
+    for (size_t i = align + bytes; i < scratch.size(); ++i) {
+      ASSERT_EQ(scratch[i], kSentinel) << "wrote past the scratch";
+    }
+  }
+  ASSERT_EQ(set_num_threads(1), Error::Ok);
+}
+
+void check_channels(const DwCase& k, uint32_t seed) { check_channels(k, make_data(k, seed)); }
+
+TEST(DepthwiseConv2dInt8, ChannelsLastSmallMapsMatchScalar) {
+  // Channel counts off the 32-channel band (1, 5, 24, 40), maps 1x1 to
+  // 14x14, 3x3 and 5x5, strides 1 and 2, padding 0..2, batch 2; zero
+  // points, scales, clamps and bias drawn per case.
+  std::mt19937 gen(99);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
+  const int32_t maps[][2] = {{1, 1}, {3, 5}, {7, 7}, {14, 14}};
+  int checked = 0;
+  for (int32_t c : {1, 5, 24, 40}) {
+    for (const auto& hw : maps) {
+      for (int32_t kernel : {3, 5}) {
+        for (int64_t s : {1, 2}) {
+          for (int64_t pad : {0, 1, 2}) {
+            DwCase k{2, c, hw[0], hw[1], kernel, kernel, s, s, pad, pad, 1, 1, 0, 0, -128, 127,
+                     true};
+            if (out_size(k.h, k.kh, k.sh, k.ph, 1) <= 0 ||
+                out_size(k.w, k.kw, k.sw, k.pw, 1) <= 0) {
+              continue;
+            }
+            k.zx = pick(-128, 127);
+            k.zo = pick(-128, 127);
+            const int range = pick(0, 2);
+            k.omin = range == 1 ? std::max(-128, k.zo) : (range == 2 ? pick(-128, 0) : -128);
+            k.omax = range == 2 ? pick(k.omin, 127) : 127;
+            k.bias = pick(0, 1) == 1;
+            Data d = make_data(k, 500 + checked);
+            d.in_scale *= pick(1, 8) / 4.0;  // scales 1/4x..2x around the spread
+            d.out_scale *= pick(1, 8) / 4.0;
+            check_channels(k, d);
+            if (HasFatalFailure()) return;
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, 160);
+}
+
+TEST(DepthwiseConv2dInt8, ChannelsLastGeneralGeometryMatchesScalar) {
+  // Any kernel, stride, padding and dilation; non-square maps up to 20 and
+  // channels up to 70 (a partial band after full ones).
+  std::mt19937 gen(4321);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
+  int checked = 0;
+  for (int i = 0; checked < 150 && i < 2000; ++i) {
+    DwCase k;
+    k.n = pick(1, 3);
+    k.c = pick(1, 70);
+    k.h = pick(1, 20);
+    k.w = pick(1, 20);
+    k.kh = pick(1, 7);
+    k.kw = pick(1, 7);
+    k.sh = pick(1, 3);
+    k.sw = pick(1, 3);
+    k.ph = pick(0, 3);
+    k.pw = pick(0, 3);
+    k.dh = pick(1, 3);
+    k.dw = pick(1, 3);
+    k.zx = pick(-128, 127);
+    k.zo = pick(-128, 127);
+    k.omin = pick(0, 1) == 1 ? pick(-128, 0) : -128;
+    k.omax = pick(0, 1) == 1 ? pick(std::max(k.omin, 0), 127) : 127;
+    k.bias = pick(0, 1) == 1;
+    if (out_size(k.h, k.kh, k.sh, k.ph, k.dh) <= 0 || out_size(k.w, k.kw, k.sw, k.pw, k.dw) <= 0) {
+      continue;
+    }
+    check_channels(k, 900 + checked);
+    if (HasFatalFailure()) return;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 150);
+}
+
+TEST(DepthwiseConv2dInt8, ChannelsLastRowWindowsMatchScalar) {
+  // Maps wide enough that a unit holds only a window of the padded rows
+  // (128 KiB: ~19 rows of a 100-wide map): padding rows at the top and
+  // bottom windows, two bands reusing the windows, strides and dilation.
+  check_channels({1, 40, 45, 100, 5, 5, 1, 1, 2, 2, 1, 1, 7, -5, -128, 127, true}, 31);
+  check_channels({2, 33, 41, 97, 3, 3, 2, 2, 1, 1, 1, 1, -9, 3, -100, 100, false}, 32);
+  check_channels({1, 20, 50, 120, 3, 5, 1, 2, 3, 1, 2, 1, 0, 0, -128, 127, true}, 33);
+  check_channels({1, 32, 112, 112, 3, 3, 1, 1, 1, 1, 1, 1, -3, 9, 0, 127, true}, 34);
+}
+
+TEST(DepthwiseConv2dInt8, ChannelsLastFloatEpilogueAndNan) {
+  // Small |x - zx|: the band is not bounded, the float epilogue runs.
+  for (int32_t spread : {1, 3}) {
+    DwCase k{2, 40, 7, 9, 3, 3, 1, 1, 1, 1, 1, 1, -20, 6, -128, 127, true};
+    k.x_spread = spread;
+    check_channels(k, 60 + spread);
+    k.bias = false;
+    k.omin = 6;
+    k.sh = k.sw = 2;
+    check_channels(k, 70 + spread);
+  }
+  // A NaN bias in one channel of the second band: 0 there, as eager.
+  const DwCase k{1, 36, 5, 6, 3, 3, 1, 1, 1, 1, 1, 1, 0, 10, -128, 127, true};
+  Data d = make_data(k, 5);
+  d.b[33] = std::nanf("");
+  check_channels(k, d);
+}
+
+TEST(DepthwiseConv2dInt8, ChannelsLastMobileNetV2Shapes) {
+  // Every MobileNetV2 depthwise layer at its full channel count, forced
+  // through the channels-last loops, and the op (kAuto) on the same data.
+  struct Layer {
+    int32_t c, hw;
+    int64_t s;
+  };
+  const Layer layers[] = {{32, 112, 1}, {96, 112, 2}, {144, 56, 1}, {144, 56, 2}, {192, 28, 1},
+                          {192, 28, 2}, {384, 14, 1}, {576, 14, 1}, {576, 14, 2}, {960, 7, 1}};
+  uint32_t seed = 40;
+  for (const Layer& l : layers) {
+    const DwCase k{1, l.c, l.hw, l.hw, 3, 3, l.s, l.s, 1, 1, 1, 1, -3, 9, 0, 127, true};
+    check_channels(k, seed);
+    check_case(k, seed++);
+  }
+}
+
+TEST(DepthwiseConv2dInt8, ChannelsLastChosenWhereTheyWin) {
+  // kAuto's rule (int8_depthwise_channels_win) on MobileNetV2's layers.
+  quantized::Int8DepthwiseProblem p;
+  p.batch = 1;
+  p.kernel_h = p.kernel_w = 3;
+  auto wins = [&](int64_t c, int64_t out_hw, int64_t stride) {
+    p.channels = c;
+    p.out_height = p.out_width = out_hw;
+    p.stride_h = p.stride_w = stride;
+    return quantized::int8_depthwise_channels_win(p);
+  };
+  const quantized::QuantIsa isa = quantized::quant_isa();
+  const bool simd = isa != quantized::QuantIsa::kScalar;
+  const bool vnni = isa == quantized::QuantIsa::kAvx512Vnni;
+  EXPECT_EQ(wins(960, 7, 1), simd);
+  EXPECT_EQ(wins(576, 7, 2), simd);
+  EXPECT_EQ(wins(192, 28, 1), simd);
+  EXPECT_EQ(wins(96, 56, 2), simd);
+  // AVX2: the per-plane path's two-row 3x3 stride 1 wins on larger maps.
+  EXPECT_EQ(wins(32, 112, 1), vnni);
+  EXPECT_EQ(wins(144, 56, 1), vnni);
+  // A band computes 32 lanes: too few channels stay per plane.
+  EXPECT_FALSE(wins(4, 7, 1));
+  EXPECT_EQ(wins(16, 7, 1), vnni);
+  EXPECT_FALSE(wins(16, 56, 1));
 }
 
 TEST(DepthwiseConv2dInt8, MobileNetV2Shapes) {
@@ -340,6 +533,12 @@ TEST(DepthwiseConv2dInt8, ScratchComesFromTheTempAllocator) {
   // The scalar path needs none; the AVX2 path reports the missing scratch.
   const bool simd = quantized::quant_isa() != quantized::QuantIsa::kScalar;
   EXPECT_EQ(e, simd ? Error::MemoryAllocationFailed : Error::Ok);
+  // So do the channels-last loops (a small map with many channels).
+  const DwCase kc{1, 64, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, -128, 127, false};
+  const Data dc = make_data(kc, 4);
+  Tensors tc(kc, dc, 7, 7);
+  const Error ec = dw_args(kc, dc, tc).run(native::depthwise_conv2d_int8_out, /*with_temp=*/false);
+  EXPECT_EQ(ec, simd ? Error::MemoryAllocationFailed : Error::Ok);
 }
 
 }  // namespace

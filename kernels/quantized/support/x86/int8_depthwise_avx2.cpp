@@ -16,9 +16,10 @@
 //  3. epilogue: requantize() of support/int8_gemm.h, 8 lanes at a time, in
 //     the same float operations (mul, add, mul, round to nearest even, add,
 //     clamp; NaN -> 0); or, for a channel whose |y * inv_out_scale| is
-//     provably < 2^14 and never NaN (channel_is_bounded), the same result
-//     in integers: cvtps2dq rounds half to even like round_half_even, then
-//     saturating int16 add of the zero point, saturating packs, max/min.
+//     provably < 2^14 and never NaN (int8_depthwise_channel_is_bounded),
+//     the same result in integers: cvtps2dq rounds half to even like
+//     round_half_even, then saturating int16 add of the zero point,
+//     saturating packs, max/min.
 // 3x3 and 5x5 filters get unrolled tap loops; 3x3 stride 1 (dilation 1)
 // computes two output rows per pass (TwoRows3x3: 6 interleaves instead of
 // 10 per row and 16 pixels). Maps at most 8 wide (the 7x7
@@ -33,7 +34,6 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <cmath>
 
 #include "kernels/quantized/support/int8_depthwise.h"
 #include "kernels/quantized/support/quant_isa.h"
@@ -166,9 +166,9 @@ struct Epilogue {
         hi8(_mm_set1_epi8(static_cast<int8_t>(p.quant_max))) {}
 
   // The same result in integers, for a channel where |y * inv| < 2^14 is
-  // guaranteed (channel_is_bounded): then round-half-even of y * inv is
-  // cvtps2dq's (default rounding), the zero point adds exactly, and the
-  // saturating packs then max/min equal the float clamp.
+  // guaranteed (int8_depthwise_channel_is_bounded): then round-half-even
+  // of y * inv is cvtps2dq's (default rounding), the zero point adds
+  // exactly, and the saturating packs then max/min equal the float clamp.
   template <bool kBias>
   __attribute__((always_inline)) __m256i rounded(__m256i acc, __m256 scale, __m256 bias) const {
     __m256 y = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), scale);
@@ -388,28 +388,10 @@ void plane_avx2(const Int8DepthwiseProblem& p, const Layout& l, const Workspace&
   }
 }
 
-// Whether |y * inv_out_scale| < 2^14 for every accumulator channel c can
-// produce (|acc| <= 255 * sum |w|), with a margin far above float rounding,
-// and y is never NaN (finite scale product and bias).
-bool channel_is_bounded(const Int8DepthwiseProblem& p, int64_t c) {
-  const float scale = p.in_scale * p.w_scales[c];
-  const float bias = p.bias != nullptr ? p.bias[c] : 0.0f;
-  if (!std::isfinite(scale) || !std::isfinite(bias)) return false;
-  double weights = 0.0;
-  const int8_t* k = p.weight + c * p.taps();
-  for (int64_t t = 0; t < p.taps(); ++t) weights += std::fabs(static_cast<double>(k[t]));
-  const double bound =
-      (255.0 * weights * std::fabs(static_cast<double>(scale)) +
-       std::fabs(static_cast<double>(bias))) *
-          static_cast<double>(p.inv_out_scale) * 1.01 +
-      1.0;
-  return bound < 16384.0;
-}
-
 template <bool kNarrow, int kPairs>
 void plane_dispatch_bias(const Int8DepthwiseProblem& p, const Layout& l, const Workspace& w,
                          const int8_t* plane, int8_t* out, int64_t c) {
-  const bool bounded = channel_is_bounded(p, c);
+  const bool bounded = int8_depthwise_channel_is_bounded(p, c);
   if (p.bias != nullptr) {
     if (bounded) return plane_avx2<kNarrow, kPairs, true, true>(p, l, w, plane, out, c);
     return plane_avx2<kNarrow, kPairs, true, false>(p, l, w, plane, out, c);
@@ -471,7 +453,8 @@ void int8_depthwise_avx2(const Int8DepthwiseProblem& p, int64_t plane_begin, int
     int8_t* out = p.out + plane * plane_out;
     if (vnni) {
       const Int8DepthwisePlane widened{w.plane, l.row_elems, w.tap_offsets, w.weights, l.pairs};
-      int8_depthwise_plane_avx512vnni(p, widened, out, c, channel_is_bounded(p, c));
+      int8_depthwise_plane_avx512vnni(p, widened, out, c,
+                                      int8_depthwise_channel_is_bounded(p, c));
     } else if (l.narrow) {
       plane_dispatch<true>(p, l, w, x, out, c);
     } else {

@@ -14,6 +14,10 @@
 // Compiled with -mavx512f/bw/vl/vnni (and -ffp-contract=off).
 #include <immintrin.h>
 
+// GCC 12's AVX-512 intrinsics start from _mm512_undefined_*() and trip
+// -Wmaybe-uninitialized (a known false positive of the headers).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
 #include <algorithm>
 
 #include "kernels/quantized/support/int8_depthwise.h"
@@ -61,9 +65,9 @@ struct Epilogue {
   template <bool kBias, bool kBounded>
   __attribute__((always_inline)) __m256i thirty_two(__m512i acc_lo, __m512i acc_hi) const {
     if (kBounded) {
-      // |y * inv| < 2^14 (channel_is_bounded): cvtps2dq rounds half to even,
-      // the zero point adds exactly, the saturating narrowing then max/min
-      // equal the float clamp.
+      // |y * inv| < 2^14 (int8_depthwise_channel_is_bounded): cvtps2dq
+      // rounds half to even, the zero point adds exactly, the saturating
+      // narrowing then max/min equal the float clamp.
       const __m512i w = _mm512_packs_epi32(_mm512_cvtps_epi32(scaled<kBias>(acc_lo)),
                                            _mm512_cvtps_epi32(scaled<kBias>(acc_hi)));
       const __m256i r = _mm512_cvtsepi16_epi8(_mm512_adds_epi16(w, zp16));
