@@ -387,11 +387,9 @@ Error run_band(const BandCall& c, const BandScratch& bs, uint8_t* base, int64_t 
   // In a thread's own band (run inline) this is one range.
   const int64_t threads = static_cast<int64_t>(num_threads());
   const int64_t grain = ((cout + threads - 1) / threads + 7) / 8 * 8;
-  std::atomic<bool> busy[kMaxThreads] = {};
   std::atomic<int> first_error{static_cast<int>(Error::Ok)};
-  parallel_for(0, cout, grain, [&](int64_t begin, int64_t end) {
-    int64_t slot = 0;
-    while (busy[slot].exchange(true, std::memory_order_acquire)) slot = (slot + 1) % bs.gemm_slots;
+  parallel_for_slots(0, cout, grain, bs.gemm_slots, [&](int64_t begin, int64_t end,
+                                                        int64_t slot) {
     SgemmProblem q = p;
     q.m = end - begin;
     q.a.data = c.u + begin * cin;
@@ -418,7 +416,6 @@ Error run_band(const BandCall& c, const BandScratch& bs, uint8_t* base, int64_t 
         }
       }
     }
-    busy[slot].store(false, std::memory_order_release);
   });
   return static_cast<Error>(first_error.load());
 }
@@ -442,13 +439,10 @@ Error run_bands(const Conv2dShape& s, const Geometry& g, const BandScratch& bs, 
     }
     return Error::Ok;
   }
-  // Each chunk of bands runs on one thread in a slot no other running chunk
-  // holds (at most `slots` run at once).
-  std::atomic<bool> busy[kMaxThreads] = {};
+  // Each chunk of bands runs in a slot no other running chunk holds.
   std::atomic<int> first_error{static_cast<int>(Error::Ok)};
-  parallel_for(0, s.batch * per_image, 1, [&](int64_t begin, int64_t end) {
-    int64_t slot = 0;
-    while (busy[slot].exchange(true, std::memory_order_acquire)) slot = (slot + 1) % bs.slots;
+  parallel_for_slots(0, s.batch * per_image, 1, bs.slots, [&](int64_t begin, int64_t end,
+                                                              int64_t slot) {
     for (int64_t item = begin; item < end; ++item) {
       const Error err = band(item, base + static_cast<size_t>(slot) * bs.slot_bytes());
       if (err != Error::Ok) {
@@ -457,7 +451,6 @@ Error run_bands(const Conv2dShape& s, const Geometry& g, const BandScratch& bs, 
         break;
       }
     }
-    busy[slot].store(false, std::memory_order_release);
   });
   return static_cast<Error>(first_error.load());
 }

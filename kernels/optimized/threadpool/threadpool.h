@@ -19,6 +19,12 @@
 //                           (nested calls never deadlock; they run serially).
 //                           Never allocates on the heap. Returns when every
 //                           chunk is done.
+//   parallel_for_slots(b, e, grain, slots, fn)
+//                           parallel_for whose chunks each also get a scratch
+//                           slot in [0, slots) that no other running chunk
+//                           holds: fn(chunk_begin, chunk_end, slot), for
+//                           kernels with per-worker scratch (the Winograd
+//                           bands and GEMMs).
 //
 // Thread-safety: the setting is guarded by a mutex. set_num_threads() must
 // not race with a method's execute() (change threads between runs). Two
@@ -26,6 +32,7 @@
 // pthreadpool.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -108,6 +115,26 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& fn) {
   threadpool_detail::run_on_pool(pool, &threadpool_detail::ChunkTask<F>::run, &task,
                                  static_cast<size_t>(chunks));
   threadpool_detail::release_pool(pool);
+}
+
+/// `slots` must be at least min(num_threads(), number of chunks): the most
+/// chunks that run at once (grain 1 over `slots` or more items: pass
+/// min(items, num_threads())). A chunk claims the first free slot.
+template <typename F>
+void parallel_for_slots(int64_t begin, int64_t end, int64_t grain, int64_t slots, const F& fn) {
+  if (slots <= 1) {
+    if (end > begin) fn(begin, end, int64_t{0});
+    return;
+  }
+  std::atomic<bool> busy[kMaxThreads] = {};
+  const int64_t count = slots < static_cast<int64_t>(kMaxThreads) ? slots
+                                                                  : static_cast<int64_t>(kMaxThreads);
+  parallel_for(begin, end, grain, [&](int64_t b, int64_t e) {
+    int64_t slot = 0;
+    while (busy[slot].exchange(true, std::memory_order_acquire)) slot = (slot + 1) % count;
+    fn(b, e, slot);
+    busy[slot].store(false, std::memory_order_release);
+  });
 }
 
 }  // namespace torchedge
