@@ -46,20 +46,6 @@ struct Arguments {
   Tensor* out = nullptr;
 };
 
-// A 1- or 2-value int[] argument as (h, w), each >= minimum.
-Error read_pair(Span<const int64_t> values, const char* name, int64_t minimum, int64_t* h,
-                int64_t* w) {
-  TE_CHECK_OR_RETURN(values.size() == 1 || values.size() == 2, Error::InvalidArgument,
-                     "%s: %s must have 1 or 2 values, got %zu", kOp, name, values.size());
-  *h = values[0];
-  *w = values[values.size() - 1];
-  TE_CHECK_OR_RETURN(*h >= minimum && *w >= minimum, Error::InvalidArgument,
-                     "%s: %s must be >= %lld, got [%lld, %lld]", kOp, name,
-                     static_cast<long long>(minimum), static_cast<long long>(*h),
-                     static_cast<long long>(*w));
-  return Error::Ok;
-}
-
 Error check_input_and_weight(const Arguments& a) {
   const Tensor& x = *a.x;
   TE_RETURN_IF_ERROR(expect_dtype(x, ScalarType::Float, "conv2d_blocked.out: input"));
@@ -123,8 +109,8 @@ Error read_arguments(Span<EValue*> args, Arguments* a) {
   TE_ASSIGN_OR_RETURN(double hi, double_arg(args, 8, "output_max"));
   TE_ASSIGN_OR_RETURN(a->out, tensor_arg(args, 9, "out"));
   TE_RETURN_IF_ERROR(check_input_and_weight(*a));
-  TE_RETURN_IF_ERROR(read_pair(stride, "stride", 1, &a->stride_h, &a->stride_w));
-  TE_RETURN_IF_ERROR(read_pair(padding, "padding", 0, &a->pad_h, &a->pad_w));
+  TE_RETURN_IF_ERROR(read_int_pair(stride, kOp, "stride", 1, &a->stride_h, &a->stride_w));
+  TE_RETURN_IF_ERROR(read_int_pair(padding, kOp, "padding", 0, &a->pad_h, &a->pad_w));
   const Tensor& x = *a->x;
   const int64_t kh = a->w->size(2), kw = a->w->size(3);
   TE_CHECK_OR_RETURN(x.size(2) + 2 * a->pad_h >= kh && x.size(3) + 2 * a->pad_w >= kw,

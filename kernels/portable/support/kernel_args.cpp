@@ -92,6 +92,19 @@ Result<Span<const int64_t>> int_list_arg(Span<EValue*> args, size_t index, const
   return v->to_int_list();
 }
 
+Error read_int_pair(Span<const int64_t> values, const char* op, const char* name,
+                    int64_t minimum, int64_t* h, int64_t* w) {
+  TE_CHECK_OR_RETURN(values.size() == 1 || values.size() == 2, Error::InvalidArgument,
+                     "%s: %s must have 1 or 2 values, got %zu", op, name, values.size());
+  *h = values[0];
+  *w = values[values.size() - 1];
+  TE_CHECK_OR_RETURN(*h >= minimum && *w >= minimum, Error::InvalidArgument,
+                     "%s: %s must be >= %lld, got [%lld, %lld]", op, name,
+                     static_cast<long long>(minimum), static_cast<long long>(*h),
+                     static_cast<long long>(*w));
+  return Error::Ok;
+}
+
 Result<Span<const int64_t>> optional_int_list_arg(Span<EValue*> args, size_t index,
                                                   const char* name, bool* present) {
   TE_ASSIGN_OR_RETURN(EValue* v, arg_at(args, index, name));

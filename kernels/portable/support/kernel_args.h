@@ -49,6 +49,11 @@ Result<Span<const bool>> bool_list_arg(Span<EValue*> args, size_t index, const c
 Result<Span<Tensor* const>> tensor_list_arg(Span<EValue*> args, size_t index, const char* name);
 Result<StringView> string_arg(Span<EValue*> args, size_t index, const char* name);
 
+/// A 1- or 2-value int[] (stride, padding: one value for both dims) as
+/// (h, w), each >= `minimum`; InvalidArgument naming `op` and `name` else.
+Error read_int_pair(Span<const int64_t> values, const char* op, const char* name,
+                    int64_t minimum, int64_t* h, int64_t* w);
+
 /// Normalizes a possibly negative dim against `rank` (rank 0 accepts -1/0).
 Result<int> normalize_dim(int64_t dim, int rank, const char* what);
 

@@ -8,7 +8,8 @@
 // the same 6x16 tile in linear_dynamic_int8's GEMM (M = 128, N = 384, K =
 // 1536: ~150 GOP/s on a quiet machine) measured just before it: the "vs
 // GEMM" column is the conv's fraction of the tile's throughput.
-// Usage: int8_conv_bench [iterations] [filter substring] [max threads (2)]
+// Usage: int8_conv_bench [iterations] [filter substring of "net KxK Cin@HW->Cout sS"]
+//        [max threads (2)]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -100,8 +101,11 @@ int main(int argc, char** argv) {
   std::uniform_int_distribution<int> i8(-128, 127);
   for (const Layer& l : kLayers) {
     char name[96];
-    std::snprintf(name, sizeof(name), "%s %lldx%lld", l.net, static_cast<long long>(l.kernel),
-                  static_cast<long long>(l.kernel));
+    // e.g. "resnet18 3x3 512@7->512 s1": the filter may name a net, a kernel or a layer.
+    std::snprintf(name, sizeof(name), "%s %lldx%lld %lld@%lld->%lld s%lld", l.net,
+                  static_cast<long long>(l.kernel), static_cast<long long>(l.kernel),
+                  static_cast<long long>(l.cin), static_cast<long long>(l.hw),
+                  static_cast<long long>(l.cout), static_cast<long long>(l.stride));
     if (filter != nullptr && std::strstr(name, filter) == nullptr) continue;
     Int8ConvProblem p;
     p.batch = 1;

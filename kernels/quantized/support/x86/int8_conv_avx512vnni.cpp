@@ -19,8 +19,11 @@
 //    64 bytes per quad;
 //  - tile: 6 rows x 16 pixels, one zmm accumulator per row and strip, the
 //    row's 4 weights broadcast from memory; two strips at a time (12
-//    independent vpdpbusd chains cover its latency); a last strip of <= 4
-//    pixels (7x7 and 14x14 maps) on 4 lanes;
+//    independent vpdpbusd chains cover its latency), three for an odd
+//    count (a 7x7 map's 3 strips: the one-strip tile left over was ~40 % of
+//    ResNet-18's 512 @7 layer; int8_conv_bench "@7->", 1 thread, min of
+//    alternating runs: 512 @7 0.92 -> 0.72 ms, 2048->512 0.40 -> 0.31); a
+//    last strip of <= 4 pixels (7x7 and 14x14 maps) on 4 lanes;
 //  - epilogue: requantize() of support/int8_gemm.h straight from the last
 //    K block's accumulators, one zmm per output channel and strip (16
 //    pixels), the same float operations in the same order as the AVX2
@@ -107,6 +110,11 @@ void pack_block(const Int8ConvProblem& p, const StripPlan& sp, const int8_t* con
 // 7.5. (Keeping the tiles out of line as well measured 13.1 / 9.5: the
 // epilogue's constants are then reloaded per tile.)
 inline __m512i dpbusd(__m512i acc, __m512i x, __m512i w) {
+  asm("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(x), "v"(w));
+  return acc;
+}
+
+inline __m128i dpbusd128(__m128i acc, __m128i x, __m128i w) {
   asm("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(x), "v"(w));
   return acc;
 }
@@ -213,7 +221,7 @@ void tile_narrow(const int8_t* a, const uint8_t* b, int64_t quads, const int32_t
     for (int r = 0; r < kRows; ++r) {
       int32_t w;
       std::memcpy(&w, a + 4 * r, sizeof(w));
-      acc[r] = _mm_dpbusd_epi32(acc[r], x, _mm_set1_epi32(w));
+      acc[r] = dpbusd128(acc[r], x, _mm_set1_epi32(w));
     }
   }
   if (e != nullptr) {
@@ -353,6 +361,13 @@ void int8_conv_avx512vnni(const Int8ConvProblem& p, const Int8ConvSource& src,
         e = &epilogue;
       }
       int64_t s = 0;
+      // An odd count of 3 or more starts with three strips at once (a 7x7
+      // map's 49 pixels: 3 strips + 1 pixel), so no strip runs alone on a
+      // one-strip tile, whose 6 vpdpbusd per quad wait on 7 loads.
+      if (wide % 2 == 1 && wide >= 3) {
+        tile<3>(a, b, b_stride, block, first, c + pn * kRows * kStrip, c_stride, e, strip_begin);
+        s = 3;
+      }
       for (; s + 2 <= wide; s += 2) {
         tile<2>(a, b + s * b_stride, b_stride, block, first, c + s * c_stride + pn * kRows * kStrip,
                 c_stride, e, strip_begin + s);
