@@ -18,8 +18,10 @@
 //    int8_conv_strips_x86.h) interleaved bytewise into [16 px][4 k] u8,
 //    64 bytes per quad;
 //  - tile: 6 rows x 16 pixels, one zmm accumulator per row and strip, the
-//    row's 4 weights broadcast from memory; two strips at a time (12
-//    independent vpdpbusd chains cover its latency), three for an odd
+//    row's 4 weights broadcast from memory; four strips at a time (24
+//    vpdpbusd per 4 loads and 6 broadcasts; two at a time, 12 per 2 and 6,
+//    summed 10.7 -> 9.6 ms over int8_conv_bench's 39 layers, the ResNet
+//    layers 1.1-1.2x, min of 4 alternating runs), then two, three for an odd
 //    count (a 7x7 map's 3 strips: the one-strip tile left over was ~40 % of
 //    ResNet-18's 512 @7 layer; int8_conv_bench "@7->", 1 thread, min of
 //    alternating runs: 512 @7 0.92 -> 0.72 ms, 2048->512 0.40 -> 0.31); a
@@ -367,6 +369,10 @@ void int8_conv_avx512vnni(const Int8ConvProblem& p, const Int8ConvSource& src,
       if (wide % 2 == 1 && wide >= 3) {
         tile<3>(a, b, b_stride, block, first, c + pn * kRows * kStrip, c_stride, e, strip_begin);
         s = 3;
+      }
+      for (; s + 4 <= wide; s += 4) {
+        tile<4>(a, b + s * b_stride, b_stride, block, first, c + s * c_stride + pn * kRows * kStrip,
+                c_stride, e, strip_begin + s);
       }
       for (; s + 2 <= wide; s += 2) {
         tile<2>(a, b + s * b_stride, b_stride, block, first, c + s * c_stride + pn * kRows * kStrip,
