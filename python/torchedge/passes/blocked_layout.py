@@ -288,6 +288,6 @@ class _StoredOperands:
     def bias(self, node: Optional[torch.fx.Node], channels: int) -> Optional[torch.fx.Node]:
         if node is None or channels % BLOCK == 0:
             return node
-        return self._lift((BLOCK, node), f"{node.name}_blocked",
+        return self._lift(("bias", node), f"{node.name}_blocked",
                           lambda: conv2d_blocked_op.pad_channels(self._biases[node],
                                                                  _padded(channels)))
