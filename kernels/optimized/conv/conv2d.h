@@ -24,6 +24,11 @@
 //                     runs 3x3 stride 1 / 2 planes 8 outputs per vector with
 //                     the weights in registers and the bias and clamp
 //                     fused; the generic loop clamps each finished row).
+//                     Other kernels with channels a multiple of 16 and no
+//                     dilation go through the blocked depthwise kernel
+//                     (depthwise_blocked.h conv2d_depthwise_through_blocked:
+//                     MobileNetV3-small 7.3 -> 4.2 ms, EfficientNet-B0 31.5
+//                     -> 21.3 ms at 1 thread, their 5x5 layers).
 //
 // The clamp is min(max, max(min, v)) with NaN propagating, as
 // aten::hardtanh.out computes it; the default (-inf, +inf) applies none, so

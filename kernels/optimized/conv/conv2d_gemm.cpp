@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "kernels/optimized/conv/conv2d.h"
+#include "kernels/optimized/conv/depthwise_blocked.h"
 #include "kernels/optimized/conv/im2col.h"
 #include "kernels/optimized/conv/winograd.h"
 #include "kernels/optimized/gemm/sgemm.h"
@@ -169,6 +170,14 @@ Error conv2d_im2col(KernelContext& ctx, const Conv2dShape& s, const float* x, co
 
 Error conv2d_depthwise(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
                        const float* bias, float* y, const Conv2dClamp& clamp) {
+  // Kernels other than 3x3 stride 1 / 2 (the plane loops' fast case) go
+  // through the blocked depthwise kernel when the channels allow.
+  const bool fast3x3 = s.kernel_h == 3 && s.kernel_w == 3 && s.stride_h == s.stride_w &&
+                       (s.stride_h == 1 || s.stride_h == 2);
+  if (!fast3x3) {
+    const Error err = conv2d_depthwise_through_blocked(ctx, s, x, w, bias, y, clamp);
+    if (err == Error::Ok) return err;
+  }
 #ifndef TORCHEDGE_NO_X86_SIMD
   if (static_cast<int>(best_isa()) >= static_cast<int>(Isa::kAvx2)) {
     return detail::conv2d_depthwise_avx2(ctx, s, x, w, bias, y, clamp);

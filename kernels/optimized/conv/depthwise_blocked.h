@@ -43,6 +43,7 @@
 
 #include "kernels/optimized/conv/conv2d.h"
 #include "runtime/core/error.h"
+#include "runtime/kernel/kernel_context.h"
 
 namespace torchedge {
 namespace optimized {
@@ -56,6 +57,18 @@ struct DepthwiseBlockedShape {
 // x, w, bias (or null) and y as in the file comment, dense.
 Error conv2d_depthwise_blocked(const DepthwiseBlockedShape& s, const float* x, const float* w,
                                const float* bias, float* y, const Conv2dClamp& clamp = {});
+
+// The NCHW depthwise convolution (conv2d.h's conv2d_depthwise contract, no
+// dilation, channels a multiple of 16) run as to_blocked -> this kernel ->
+// from_blocked in ctx's temp memory (input, output and the repacked
+// filters). Why: conv2d_depthwise's per-plane loops are fast only for 3x3
+// (the AVX2 plane3x3); MobileNetV3 / EfficientNet's 5x5 layers ran there at
+// ~0.5 GMAC/s (576 @7 5x5: ~1 ms). NotSupported for other shapes or below
+// AVX2, MemoryAllocationFailed when the temp memory is short (y untouched
+// then: the caller runs its own loops).
+Error conv2d_depthwise_through_blocked(KernelContext& ctx, const Conv2dShape& s, const float* x,
+                                       const float* w, const float* bias, float* y,
+                                       const Conv2dClamp& clamp);
 
 namespace detail {
 Error conv2d_depthwise_blocked_avx512(const DepthwiseBlockedShape& s, const float* x,

@@ -49,6 +49,10 @@ const Geometry kGeometries[] = {
     {1, 3, 12, 36, 3, 3, 3, 2, 1, 1, 3, false},    // direct / 2, overlapping last vector
     {1, 4, 8, 8, 4, 3, 3, 1, 1, 1, 4, true},       // 3x3 / 1 row of 8: padded copy
     {1, 8, 11, 11, 8, 5, 5, 1, 2, 1, 8, true},     // depthwise 5x5: generic loop
+    {2, 32, 11, 13, 32, 5, 5, 1, 2, 1, 32, true},  // depthwise 5x5, 32 channels: blocked kernel
+    {1, 48, 12, 9, 48, 5, 5, 2, 2, 1, 48, false},  // depthwise 5x5 / 2 through blocked, no bias
+    {1, 16, 7, 7, 16, 3, 3, 3, 1, 1, 16, true},    // depthwise 3x3 / 3 through blocked
+    {1, 16, 11, 11, 16, 3, 3, 1, 2, 2, 16, true},  // dilation 2, 16 channels: generic loop
     {1, 4, 12, 12, 4, 3, 3, 1, 1, 2, 4, true},     // depthwise dilation 2: generic loop
 };
 

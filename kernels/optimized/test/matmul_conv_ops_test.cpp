@@ -76,6 +76,7 @@ const ConvCase kConvCases[] = {
     {1, 16, 15, 17, 16, 3, 3, 2, 1, 1, 16, false},  // depthwise 3x3 / 2
     {1, 8, 11, 11, 8, 5, 5, 1, 2, 1, 8, true},      // depthwise 5x5
     {1, 8, 12, 12, 8, 5, 5, 2, 2, 1, 8, true},      // depthwise 5x5 / 2
+    {2, 32, 14, 14, 32, 5, 5, 2, 2, 1, 32, true},   // depthwise 5x5 / 2, 32 channels (blocked)
     {1, 4, 9, 9, 8, 3, 3, 1, 1, 1, 4, true},        // depthwise multiplier 2 (GEMM per group)
     // Rows of 16+ output pixels: the im2col packer's whole-strip fast paths
     // (stride 1 loads, stride 2 deinterleave) next to its border chunks.
