@@ -37,6 +37,7 @@
 
 #include "kernels/quantized/support/int8_depthwise.h"
 #include "kernels/quantized/support/quant_isa.h"
+#include "kernels/quantized/support/x86/int8_depthwise_requant_avx2.h"
 
 namespace torchedge {
 namespace quantized {
@@ -154,57 +155,6 @@ void fill_row(const Int8DepthwiseProblem& p, const Layout& l, const Workspace& w
   }
 }
 
-// requantize() for 16 lanes held as [0-3 | 8-11] and [4-7 | 12-15].
-struct Epilogue {
-  __m256 inv, zp, lo, hi;
-  __m128i zp16, lo8, hi8;
-  explicit Epilogue(const Int8DepthwiseProblem& p)
-      : inv(_mm256_set1_ps(p.inv_out_scale)), zp(_mm256_set1_ps(p.out_zero_point)),
-        lo(_mm256_set1_ps(p.quant_min)), hi(_mm256_set1_ps(p.quant_max)),
-        zp16(_mm_set1_epi16(static_cast<int16_t>(p.out_zero_point))),
-        lo8(_mm_set1_epi8(static_cast<int8_t>(p.quant_min))),
-        hi8(_mm_set1_epi8(static_cast<int8_t>(p.quant_max))) {}
-
-  // The same result in integers, for a channel where |y * inv| < 2^14 is
-  // guaranteed (int8_depthwise_channel_is_bounded): then round-half-even
-  // of y * inv is cvtps2dq's (default rounding), the zero point adds
-  // exactly, and the saturating packs then max/min equal the float clamp.
-  template <bool kBias>
-  __attribute__((always_inline)) __m256i rounded(__m256i acc, __m256 scale, __m256 bias) const {
-    __m256 y = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), scale);
-    if (kBias) y = _mm256_add_ps(y, bias);
-    return _mm256_cvtps_epi32(_mm256_mul_ps(y, inv));
-  }
-  template <bool kBias>
-  __attribute__((always_inline)) __m128i sixteen_bounded(__m256i acc_lo, __m256i acc_hi,
-                                                         __m256 scale, __m256 bias) const {
-    __m256i w = _mm256_packs_epi32(rounded<kBias>(acc_lo, scale, bias),
-                                   rounded<kBias>(acc_hi, scale, bias));
-    const __m128i r = _mm_packs_epi16(_mm_adds_epi16(_mm256_castsi256_si128(w), zp16),
-                                      _mm_adds_epi16(_mm256_extracti128_si256(w, 1), zp16));
-    return _mm_min_epi8(_mm_max_epi8(r, lo8), hi8);
-  }
-
-  template <bool kBias>
-  __attribute__((always_inline)) __m256i eight(__m256i acc, __m256 scale, __m256 bias) const {
-    __m256 y = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), scale);
-    if (kBias) y = _mm256_add_ps(y, bias);
-    __m256 r = _mm256_round_ps(_mm256_mul_ps(y, inv),
-                               _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    r = _mm256_add_ps(r, zp);
-    const __m256 nan = _mm256_cmp_ps(r, r, _CMP_UNORD_Q);
-    r = _mm256_andnot_ps(nan, _mm256_min_ps(_mm256_max_ps(r, lo), hi));
-    return _mm256_cvttps_epi32(r);
-  }
-
-  template <bool kBias>
-  __attribute__((always_inline)) __m128i sixteen(__m256i acc_lo, __m256i acc_hi, __m256 scale,
-                                                 __m256 bias) const {
-    const __m256i w = _mm256_packs_epi32(eight<kBias>(acc_lo, scale, bias),
-                                         eight<kBias>(acc_hi, scale, bias));
-    return _mm_packs_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
-  }
-};
 
 // Sums the taps of 16 lanes: lanes 0-7 at row_a + off[t], lanes 8-15 at
 // row_b + off[t] (kNarrow) or row_a + off[t] + 8. kPairs: the pair count
@@ -322,10 +272,10 @@ struct TwoRows3x3 {
 template <bool kNarrow, int kPairs, bool kBias, bool kBounded>
 void plane_avx2(const Int8DepthwiseProblem& p, const Layout& l, const Workspace& w,
                 const int8_t* plane, int8_t* out, int64_t c) {
-  const Epilogue ep(p);
+  // 16 lanes held as [0-3 | 8-11] and [4-7 | 12-15], one channel's scale and bias.
+  const Int8DepthwiseRequantAvx2 ep(p);
   auto requant = [&](__m256i lo, __m256i hi, __m256 scale, __m256 bias) {
-    return kBounded ? ep.sixteen_bounded<kBias>(lo, hi, scale, bias)
-                    : ep.sixteen<kBias>(lo, hi, scale, bias);
+    return ep.sixteen<kBias, kBounded>(lo, scale, bias, hi, scale, bias);
   };
   const __m256 scale = _mm256_set1_ps(p.in_scale * p.w_scales[c]);
   const __m256 bias = _mm256_set1_ps(kBias ? p.bias[c] : 0.0f);

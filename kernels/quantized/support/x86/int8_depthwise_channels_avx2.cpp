@@ -37,6 +37,7 @@
 
 #include "kernels/quantized/support/int8_depthwise.h"
 #include "kernels/quantized/support/quant_isa.h"
+#include "kernels/quantized/support/x86/int8_depthwise_requant_avx2.h"
 
 namespace torchedge {
 namespace quantized {
@@ -340,53 +341,6 @@ void transpose_out(const int8_t* tile, int8_t* out, int64_t plane_out, int64_t c
   }
 }
 
-// requantize() on 8 lanes with per-lane scale and bias: the operations of
-// int8_depthwise_avx2.cpp's Epilogue (float form, and the integer form for
-// bounded channels), so every path agrees bit for bit.
-struct Epilogue {
-  __m256 inv, zp, lo, hi;
-  __m128i zp16, lo8, hi8;
-  explicit Epilogue(const Int8DepthwiseProblem& p)
-      : inv(_mm256_set1_ps(p.inv_out_scale)), zp(_mm256_set1_ps(p.out_zero_point)),
-        lo(_mm256_set1_ps(p.quant_min)), hi(_mm256_set1_ps(p.quant_max)),
-        zp16(_mm_set1_epi16(static_cast<int16_t>(p.out_zero_point))),
-        lo8(_mm_set1_epi8(static_cast<int8_t>(p.quant_min))),
-        hi8(_mm_set1_epi8(static_cast<int8_t>(p.quant_max))) {}
-
-  template <bool kBias>
-  TE_DW_INLINE __m256 scaled(__m256i acc, __m256 scale, __m256 bias) const {
-    __m256 y = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), scale);
-    if (kBias) y = _mm256_add_ps(y, bias);
-    return _mm256_mul_ps(y, inv);
-  }
-
-  template <bool kBias>
-  TE_DW_INLINE __m256i eight(__m256i acc, __m256 scale, __m256 bias) const {
-    __m256 r = _mm256_round_ps(scaled<kBias>(acc, scale, bias),
-                               _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    r = _mm256_add_ps(r, zp);
-    const __m256 nan = _mm256_cmp_ps(r, r, _CMP_UNORD_Q);
-    r = _mm256_andnot_ps(nan, _mm256_min_ps(_mm256_max_ps(r, lo), hi));
-    return _mm256_cvttps_epi32(r);
-  }
-
-  // 16 channels in order from sums in the lo and hi lane orders.
-  template <bool kBias, bool kBounded>
-  TE_DW_INLINE __m128i sixteen(__m256i acc_lo, __m256i acc_hi, const __m256 scale[2],
-                               const __m256 bias[2]) const {
-    if (kBounded) {
-      const __m256i w =
-          _mm256_packs_epi32(_mm256_cvtps_epi32(scaled<kBias>(acc_lo, scale[0], bias[0])),
-                             _mm256_cvtps_epi32(scaled<kBias>(acc_hi, scale[1], bias[1])));
-      const __m128i r = _mm_packs_epi16(_mm_adds_epi16(_mm256_castsi256_si128(w), zp16),
-                                        _mm_adds_epi16(_mm256_extracti128_si256(w, 1), zp16));
-      return _mm_min_epi8(_mm_max_epi8(r, lo8), hi8);
-    }
-    const __m256i w = _mm256_packs_epi32(eight<kBias>(acc_lo, scale[0], bias[0]),
-                                         eight<kBias>(acc_hi, scale[1], bias[1]));
-    return _mm_packs_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
-  }
-};
 
 // Output pixels [q0, q0 + count) of a band into the tile (AVX2: per pixel
 // 32 channels as two 16-channel halves, four accumulators; weights, scale
@@ -394,7 +348,7 @@ struct Epilogue {
 template <int kPairs, bool kBias, bool kBounded>
 void tile_avx2(const Int8DepthwiseProblem& p, const Int8DepthwiseBand& b, int64_t q0,
                int64_t count, int8_t* tile) {
-  const Epilogue ep(p);
+  const Int8DepthwiseRequantAvx2 ep(p);
   constexpr int kLocal = kPairs > 0 ? kPairs : 1;
   int64_t offsets[2 * kLocal];
   for (int i = 0; i < 2 * kPairs; ++i) offsets[i] = b.tap_offsets[i];
@@ -436,9 +390,9 @@ void tile_avx2(const Int8DepthwiseProblem& p, const Int8DepthwiseBand& b, int64_
     const __m256 b1[2] = {_mm256_load_ps(bias + 8), _mm256_load_ps(bias + 24)};
     int8_t* dst = tile + j * kBand;
     _mm_storeu_si128(reinterpret_cast<__m128i*>(dst),
-                     ep.sixteen<kBias, kBounded>(acc0, acc1, s0, b0));
+                     ep.sixteen<kBias, kBounded>(acc0, s0[0], b0[0], acc1, s0[1], b0[1]));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 16),
-                     ep.sixteen<kBias, kBounded>(acc2, acc3, s1, b1));
+                     ep.sixteen<kBias, kBounded>(acc2, s1[0], b1[0], acc3, s1[1], b1[1]));
     if (++ow == ow_total) {
       ow = 0;
       row += row_step;
