@@ -21,6 +21,7 @@
 #include <algorithm>
 
 #include "kernels/quantized/support/int8_depthwise.h"
+#include "kernels/quantized/support/x86/int8_depthwise_requant_avx512.h"
 
 namespace torchedge {
 namespace quantized {
@@ -30,51 +31,18 @@ constexpr int64_t kLanes = 32;
 
 inline __m512i load512(const int16_t* p) { return _mm512_loadu_si512(p); }
 
+// One channel's scale and bias on every lane of the shared requantize.
 struct Epilogue {
-  __m512 scale, bias, inv, zp, lo, hi;
-  __m512i zp16;
-  __m256i lo8, hi8;
+  __m512 scale, bias;
+  Int8DepthwiseRequantAvx512 requant;
   Epilogue(const Int8DepthwiseProblem& p, int64_t c)
       : scale(_mm512_set1_ps(p.in_scale * p.w_scales[c])),
-        bias(_mm512_set1_ps(p.bias != nullptr ? p.bias[c] : 0.0f)),
-        inv(_mm512_set1_ps(p.inv_out_scale)), zp(_mm512_set1_ps(p.out_zero_point)),
-        lo(_mm512_set1_ps(p.quant_min)), hi(_mm512_set1_ps(p.quant_max)),
-        zp16(_mm512_set1_epi16(static_cast<int16_t>(p.out_zero_point))),
-        lo8(_mm256_set1_epi8(static_cast<int8_t>(p.quant_min))),
-        hi8(_mm256_set1_epi8(static_cast<int8_t>(p.quant_max))) {}
-
-  template <bool kBias>
-  __attribute__((always_inline)) __m512 scaled(__m512i acc) const {
-    __m512 y = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), scale);
-    if (kBias) y = _mm512_add_ps(y, bias);
-    return _mm512_mul_ps(y, inv);
-  }
-
-  // requantize(): round half to even, + zero point, clamp (NaN -> 0).
-  template <bool kBias>
-  __attribute__((always_inline)) __m512i sixteen(__m512i acc) const {
-    __m512 r = _mm512_roundscale_ps(scaled<kBias>(acc),
-                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    r = _mm512_add_ps(r, zp);
-    const __mmask16 number = _mm512_cmp_ps_mask(r, r, _CMP_ORD_Q);
-    r = _mm512_maskz_mov_ps(number, _mm512_min_ps(_mm512_max_ps(r, lo), hi));
-    return _mm512_cvttps_epi32(r);
-  }
+        bias(_mm512_set1_ps(p.bias != nullptr ? p.bias[c] : 0.0f)), requant(p) {}
 
   // 32 output bytes in pixel order from the two accumulators.
   template <bool kBias, bool kBounded>
   __attribute__((always_inline)) __m256i thirty_two(__m512i acc_lo, __m512i acc_hi) const {
-    if (kBounded) {
-      // |y * inv| < 2^14 (int8_depthwise_channel_is_bounded): cvtps2dq
-      // rounds half to even, the zero point adds exactly, the saturating
-      // narrowing then max/min equal the float clamp.
-      const __m512i w = _mm512_packs_epi32(_mm512_cvtps_epi32(scaled<kBias>(acc_lo)),
-                                           _mm512_cvtps_epi32(scaled<kBias>(acc_hi)));
-      const __m256i r = _mm512_cvtsepi16_epi8(_mm512_adds_epi16(w, zp16));
-      return _mm256_min_epi8(_mm256_max_epi8(r, lo8), hi8);
-    }
-    const __m512i w = _mm512_packs_epi32(sixteen<kBias>(acc_lo), sixteen<kBias>(acc_hi));
-    return _mm512_cvtsepi16_epi8(w);
+    return requant.thirty_two<kBias, kBounded>(acc_lo, scale, bias, acc_hi, scale, bias);
   }
 };
 

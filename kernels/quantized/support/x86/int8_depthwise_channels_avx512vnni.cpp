@@ -26,6 +26,7 @@
 #include <algorithm>
 
 #include "kernels/quantized/support/int8_depthwise.h"
+#include "kernels/quantized/support/x86/int8_depthwise_requant_avx512.h"
 
 namespace torchedge {
 namespace quantized {
@@ -87,53 +88,19 @@ TE_DW_INLINE __m512i interleave_lanes(__m256i x, __m256i y) {
   return _mm512_shuffle_i64x2(xy, xy, _MM_SHUFFLE(3, 1, 2, 0));
 }
 
+// The band's per-lane scales and biases on the shared requantize.
 struct Epilogue {
-  __m512 scale_lo, scale_hi, bias_lo, bias_hi, inv, zp, lo, hi;
-  __m512i zp16;
-  __m256i lo8, hi8;
+  __m512 scale_lo, scale_hi, bias_lo, bias_hi;
+  Int8DepthwiseRequantAvx512 requant;
   Epilogue(const Int8DepthwiseProblem& p, const Int8DepthwiseBand& b)
       : scale_lo(_mm512_load_ps(b.scale)), scale_hi(_mm512_load_ps(b.scale + 16)),
-        bias_lo(_mm512_load_ps(b.bias)), bias_hi(_mm512_load_ps(b.bias + 16)),
-        inv(_mm512_set1_ps(p.inv_out_scale)), zp(_mm512_set1_ps(p.out_zero_point)),
-        lo(_mm512_set1_ps(p.quant_min)), hi(_mm512_set1_ps(p.quant_max)),
-        zp16(_mm512_set1_epi16(static_cast<int16_t>(p.out_zero_point))),
-        lo8(_mm256_set1_epi8(static_cast<int8_t>(p.quant_min))),
-        hi8(_mm256_set1_epi8(static_cast<int8_t>(p.quant_max))) {}
-
-  template <bool kBias>
-  TE_DW_INLINE __m512 scaled(__m512i acc, __m512 scale, __m512 bias) const {
-    __m512 y = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), scale);
-    if (kBias) y = _mm512_add_ps(y, bias);
-    return _mm512_mul_ps(y, inv);
-  }
-
-  // requantize(): round half to even, + zero point, clamp (NaN -> 0).
-  template <bool kBias>
-  TE_DW_INLINE __m512i sixteen(__m512i acc, __m512 scale, __m512 bias) const {
-    __m512 r = _mm512_roundscale_ps(scaled<kBias>(acc, scale, bias),
-                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    r = _mm512_add_ps(r, zp);
-    const __mmask16 number = _mm512_cmp_ps_mask(r, r, _CMP_ORD_Q);
-    r = _mm512_maskz_mov_ps(number, _mm512_min_ps(_mm512_max_ps(r, lo), hi));
-    return _mm512_cvttps_epi32(r);
-  }
+        bias_lo(_mm512_load_ps(b.bias)), bias_hi(_mm512_load_ps(b.bias + 16)), requant(p) {}
 
   // The 32 channels' bytes in order from the lo and hi sums.
   template <bool kBias, bool kBounded>
   TE_DW_INLINE __m256i thirty_two(__m512i acc_lo, __m512i acc_hi) const {
-    if (kBounded) {
-      // |y * inv| < 2^14 (int8_depthwise_channel_is_bounded): cvtps2dq
-      // rounds half to even, the zero point adds exactly, the saturating
-      // narrowing then max/min equal the float clamp.
-      const __m512i w =
-          _mm512_packs_epi32(_mm512_cvtps_epi32(scaled<kBias>(acc_lo, scale_lo, bias_lo)),
-                             _mm512_cvtps_epi32(scaled<kBias>(acc_hi, scale_hi, bias_hi)));
-      const __m256i r = _mm512_cvtsepi16_epi8(_mm512_adds_epi16(w, zp16));
-      return _mm256_min_epi8(_mm256_max_epi8(r, lo8), hi8);
-    }
-    const __m512i w = _mm512_packs_epi32(sixteen<kBias>(acc_lo, scale_lo, bias_lo),
-                                         sixteen<kBias>(acc_hi, scale_hi, bias_hi));
-    return _mm512_cvtsepi16_epi8(w);
+    return requant.thirty_two<kBias, kBounded>(acc_lo, scale_lo, bias_lo, acc_hi, scale_hi,
+                                               bias_hi);
   }
 };
 
