@@ -3,8 +3,9 @@
 // ResNet-50's layers of every kind, NCHW (conv2d_gemm: Winograd where it
 // applies, else im2col) vs channel-blocked (conv/conv2d_blocked.h), and on
 // MobileNetV2's depthwise 3x3 layers ("dw"), NCHW (conv2d_depthwise) vs
-// channel-blocked (conv/depthwise_blocked.h); best of repeated runs (not a
-// test; run by hand).
+// channel-blocked (conv/depthwise_blocked.h), and on ResNet's blocked 3x3
+// stride-1 layers ("wb"), direct vs Winograd (conv/winograd_blocked.h); best
+// of repeated runs (not a test; run by hand).
 //
 //   conv_bench [--threads N] [--seconds S] [--filter TEXT]
 //
@@ -20,6 +21,7 @@
 #include "kernels/optimized/conv/conv2d_blocked.h"
 #include "kernels/optimized/conv/depthwise_blocked.h"
 #include "kernels/optimized/conv/winograd.h"
+#include "kernels/optimized/conv/winograd_blocked.h"
 #include "kernels/optimized/threadpool/threadpool.h"
 #include "runtime/core/memory_allocator.h"
 
@@ -188,6 +190,43 @@ int main(int argc, char** argv) {
     const double bytes = 4.0 * c * (l.size * l.size + out * out);
     printf("%-27s nchw %8.1f us   blocked %8.1f us %6.1f GB/s   %.2fx\n", l.name, t_nchw * 1e6,
            t_blocked * 1e6, bytes / t_blocked * 1e-9, t_nchw / t_blocked);
+  }
+  // ResNet's 3x3 stride-1 layers on blocked activations ("wb"): the direct
+  // blocked convolution vs Winograd on blocked tiles (conv/winograd_blocked.h).
+  const Conv winograd[] = {
+      {"wb 3x3 64 @56 +add", 64, 64, 56, 3, 1, true},
+      {"wb 3x3 128 @28", 128, 128, 28, 3, 1, false},
+      {"wb 3x3 256 @14 +add", 256, 256, 14, 3, 1, true},
+      {"wb 3x3 512 @7", 512, 512, 7, 3, 1, false},
+  };
+  for (const Conv& l : winograd) {
+    if (filter != nullptr && strstr(l.name, filter) == nullptr) continue;
+    Conv2dShape s{1, l.cin, l.size, l.size, l.cout, l.size, l.size, 3, 3, 1, 1, 1, 1, 1, 1, 1};
+    const int64_t groups = (l.cout + 63) / 64;
+    std::vector<float> x(l.cin * l.size * l.size, 0.5f), wb(groups * 64 * l.cin * 9, 0.01f);
+    std::vector<float> u(16 * groups * 64 * l.cin, 0.01f);
+    std::vector<float> b(l.cout, 0.1f), r(l.cout * l.size * l.size, 0.2f), y(r.size());
+    Conv2dClamp relu;
+    relu.min = 0.0f;
+    const float* residual = l.residual ? r.data() : nullptr;
+    auto run = [&](bool wino) {
+      MemoryAllocator allocator(temp.data(), temp.size());
+      KernelContext ctx(&allocator);
+      return wino ? conv2d_winograd_blocked(ctx, s, x.data(), u.data(), b.data(), residual,
+                                            y.data(), relu)
+                  : conv2d_blocked(ctx, s, x.data(), wb.data(), b.data(), residual, y.data(), relu);
+    };
+    const double flops = 2.0 * l.cout * l.cin * 9 * l.size * l.size;
+    double t_direct = 1e30, t_wino = 1e30;
+    for (int round = 0; round < 4; ++round) {  // alternating, as above
+      const double a = best_seconds(budget / 4, [&] { return run(false); });
+      const double d = best_seconds(budget / 4, [&] { return run(true); });
+      t_direct = a < t_direct ? a : t_direct;
+      t_wino = d < t_wino ? d : t_wino;
+    }
+    printf("%-27s blocked %7.1f GFLOP/s %8.1f us   winograd %7.1f GFLOP/s %8.1f us   %.2fx\n",
+           l.name, flops / t_direct * 1e-9, t_direct * 1e6, flops / t_wino * 1e-9, t_wino * 1e6,
+           t_direct / t_wino);
   }
   return 0;
 }

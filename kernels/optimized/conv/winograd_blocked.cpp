@@ -1,0 +1,26 @@
+// conv2d_winograd_blocked (conv/winograd_blocked.h): the ISA dispatch.
+#include "kernels/optimized/conv/winograd_blocked.h"
+
+#include "kernels/optimized/gemm/sgemm.h"
+
+namespace torchedge {
+namespace optimized {
+
+Error conv2d_winograd_blocked(KernelContext& ctx, const Conv2dShape& s, const float* x,
+                              const float* u, const float* bias, const float* residual, float* y,
+                              const Conv2dClamp& clamp) {
+#ifndef TORCHEDGE_NO_X86_SIMD
+  const Isa isa = best_isa();
+  if (isa == Isa::kAvx512) {
+    return detail::conv2d_winograd_blocked_avx512(ctx, s, x, u, bias, residual, y, clamp);
+  }
+  if (isa == Isa::kAvx2) {
+    return detail::conv2d_winograd_blocked_avx2(ctx, s, x, u, bias, residual, y, clamp);
+  }
+#endif
+  (void)ctx, (void)s, (void)x, (void)u, (void)bias, (void)residual, (void)y, (void)clamp;
+  return Error::NotSupported;
+}
+
+}  // namespace optimized
+}  // namespace torchedge
