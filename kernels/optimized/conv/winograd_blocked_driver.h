@@ -48,8 +48,12 @@ TE_WINOGRAD_INLINE void store16(float* p, Vec16 v) { std::memcpy(p, &v, sizeof v
 TE_WINOGRAD_INLINE Vec16 splat16(float f) { return Vec16{} + f; }
 
 // V and one group's M per band: at most this many bytes, so both stay in
-// L2 between the input transform, the GEMMs and the output transform.
-constexpr int64_t kBandBytes = 768 * 1024;
+// L2 (1.25 MiB on the Ice Lake class host) between the input transform, the
+// GEMMs and the output transform. Every band streams all of U once, so
+// fewer bands matter most where U is large: 512 @ 7x7 (16.8 MB of U) ran
+// 0.59x the direct convolution in two 512 KiB bands and 1.22x in one;
+// 256 @ 14x14 was the same in one band or two (conv_bench "wb", 1 thread).
+constexpr int64_t kBandBytes = 1024 * 1024;
 
 struct Geometry {
   int64_t cin_blocks, cout_blocks, groups;

@@ -9,6 +9,7 @@
 // memory for the padded input copy.
 #include "kernels/optimized/conv/conv2d_blocked.h"
 #include "kernels/optimized/conv/conv2d_call.h"
+#include "kernels/optimized/ops/blocked_conv_operands.h"
 #include "kernels/optimized/ops/float_operands.h"
 #include "kernels/optimized/portable_fallback.h"
 #include "kernels/portable/support/kernel_args.h"
@@ -41,10 +42,7 @@ bool fast_call(Span<EValue*> args, Conv2dFastCall* f) {
   Result<int64_t> cout = int_arg(args, 4, "out_channels");
   Result<Span<const int64_t>> stride = int_list_arg(args, 5, "stride");
   Result<Span<const int64_t>> padding = int_list_arg(args, 6, "padding");
-  Result<double> lo = double_arg(args, 7, "output_min");
-  Result<double> hi = double_arg(args, 8, "output_max");
-  if (!cout.ok() || !stride.ok() || !padding.ok() || !lo.ok() || !hi.ok() ||
-      !(lo.get() <= hi.get()) || (stride->size() != 1 && stride->size() != 2) ||
+  if (!cout.ok() || !stride.ok() || !padding.ok() || (stride->size() != 1 && stride->size() != 2) ||
       (padding->size() != 1 && padding->size() != 2)) {
     return false;
   }
@@ -62,26 +60,7 @@ bool fast_call(Span<EValue*> args, Conv2dFastCall* f) {
                   (x.size(2) + 2 * ph - kh) / sh + 1, (x.size(3) + 2 * pw - kw) / sw + 1,
                   kh, kw, sh, sw, ph, pw, 1, 1, 1};
   if (x.size(2) + 2 * ph < kh || x.size(3) + 2 * pw < kw) return false;
-  f->clamp.min = static_cast<float>(lo.get());
-  f->clamp.max = static_cast<float>(hi.get());
-  if (!args[2]->is_none()) {
-    if (!args[2]->is_tensor()) return false;
-    const Tensor& b = args[2]->to_tensor();
-    if (!dense_float(b) || b.dim() != 1 || b.size(0) != co) return false;
-    f->bias = b.data_as<float>();
-  }
-  if (!args[3]->is_none()) {
-    if (!args[3]->is_tensor()) return false;
-    const Tensor& r = args[3]->to_tensor();
-    const int64_t sizes[] = {s.batch, co / kConvBlock, s.out_h, s.out_w, kConvBlock};
-    if (!dense_float(r) || r.dim() != 5) return false;
-    for (int d = 0; d < 5; ++d) {
-      if (r.size(d) != sizes[d]) return false;
-    }
-    if (bytes_overlap(r, args[kOut]->to_tensor())) return false;
-    f->residual = r.data_as<float>();
-  }
-  return true;
+  return blocked_clamp_bias_residual(args, 7, 2, 3, kOut, f);
 }
 
 }  // namespace
