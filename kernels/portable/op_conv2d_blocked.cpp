@@ -21,8 +21,7 @@
 // of 16, stride not 1 or 2 values >= 1, padding not 1 or 2 values >= 0, a
 // padded input smaller than the filter, a NaN bound or output_min >
 // output_max, input or residual overlapping out.
-#include <cmath>
-
+#include "kernels/portable/support/blocked_conv_checks.h"
 #include "kernels/portable/support/elementwise.h"
 #include "kernels/portable/support/kernel_args.h"
 #include "runtime/kernel/kernel_context.h"
@@ -31,7 +30,7 @@ namespace torchedge {
 namespace native {
 namespace {
 
-constexpr int64_t kBlock = 16;  // channels per blocked vector
+constexpr int64_t kBlock = kChannelBlock;
 constexpr int64_t kGroup = 64;  // output channels per packed weight group
 constexpr const char* kOp = "conv2d_blocked.out";
 
@@ -48,21 +47,16 @@ struct Arguments {
 
 Error check_input_and_weight(const Arguments& a) {
   const Tensor& x = *a.x;
-  TE_RETURN_IF_ERROR(expect_dtype(x, ScalarType::Float, "conv2d_blocked.out: input"));
   if (x.dim() == 4) {
+    TE_RETURN_IF_ERROR(expect_dtype(x, ScalarType::Float, "conv2d_blocked.out: input"));
     TE_CHECK_OR_RETURN(x.size(1) > 0 && x.size(1) < kBlock, Error::InvalidArgument,
                        "%s: input must be blocked [N, C/16, H, W, 16] or plain [N, C, H, W] "
                        "with 0 < C < 16, got C = %lld",
                        kOp, static_cast<long long>(x.size(1)));
   } else {
-    TE_CHECK_OR_RETURN(x.dim() == 5 && x.size(4) == kBlock, Error::InvalidArgument,
-                       "%s: input must be blocked [N, C/16, H, W, 16], got %d dims (last %lld)",
-                       kOp, x.dim(),
-                       static_cast<long long>(x.dim() > 0 ? x.size(x.dim() - 1) : 0));
+    TE_RETURN_IF_ERROR(check_blocked_input(x, kOp));
   }
-  TE_CHECK_OR_RETURN(a.cout >= kBlock && a.cout % kBlock == 0, Error::InvalidArgument,
-                     "%s: out_channels must be a positive multiple of 16, got %lld", kOp,
-                     static_cast<long long>(a.cout));
+  TE_RETURN_IF_ERROR(check_blocked_out_channels(a.cout, kOp));
   const Tensor& w = *a.w;
   const int64_t groups = (a.cout + kGroup - 1) / kGroup;
   const int64_t cin_blocks = x.dim() == 4 ? 1 : x.size(1);
@@ -74,25 +68,6 @@ Error check_input_and_weight(const Arguments& a) {
                      "%s: weight_packed must be a contiguous [%lld, %lld, KH, KW, 1024] "
                      "(ceil(out_channels / 64), the input's channel blocks: 1 for a plain input)",
                      kOp, static_cast<long long>(groups), static_cast<long long>(cin_blocks));
-  return Error::Ok;
-}
-
-Error check_output_operands(const Arguments& a, const int64_t sizes[5]) {
-  TE_CHECK_OR_RETURN(a.out->is_contiguous(), Error::InvalidArgument,
-                     "%s: out must be contiguous", kOp);
-  TE_CHECK_OR_RETURN(!bytes_overlap(*a.x, *a.out), Error::InvalidArgument,
-                     "%s: input must not overlap out", kOp);
-  if (a.residual == nullptr) return Error::Ok;
-  const Tensor& r = *a.residual;
-  TE_RETURN_IF_ERROR(expect_dtype(r, ScalarType::Float, "conv2d_blocked.out: residual"));
-  bool same = r.dim() == 5 && r.is_contiguous();
-  for (int d = 0; same && d < 5; ++d) same = r.size(d) == sizes[d];
-  TE_CHECK_OR_RETURN(same, Error::InvalidArgument,
-                     "%s: residual must be a contiguous [%lld, %lld, %lld, %lld, 16] (the output)",
-                     kOp, static_cast<long long>(sizes[0]), static_cast<long long>(sizes[1]),
-                     static_cast<long long>(sizes[2]), static_cast<long long>(sizes[3]));
-  TE_CHECK_OR_RETURN(!bytes_overlap(r, *a.out), Error::InvalidArgument,
-                     "%s: residual must not overlap out", kOp);
   return Error::Ok;
 }
 
@@ -113,28 +88,13 @@ Error read_arguments(Span<EValue*> args, Arguments* a) {
   TE_RETURN_IF_ERROR(read_int_pair(padding, kOp, "padding", 0, &a->pad_h, &a->pad_w));
   const Tensor& x = *a->x;
   const int64_t kh = a->w->size(2), kw = a->w->size(3);
-  TE_CHECK_OR_RETURN(x.size(2) + 2 * a->pad_h >= kh && x.size(3) + 2 * a->pad_w >= kw,
-                     Error::InvalidArgument,
-                     "%s: the padded input (%lld x %lld) is smaller than the %lld x %lld filter",
-                     kOp, static_cast<long long>(x.size(2) + 2 * a->pad_h),
-                     static_cast<long long>(x.size(3) + 2 * a->pad_w), static_cast<long long>(kh),
-                     static_cast<long long>(kw));
-  if (a->bias != nullptr) {
-    TE_RETURN_IF_ERROR(expect_dtype(*a->bias, ScalarType::Float, "conv2d_blocked.out: bias"));
-    TE_CHECK_OR_RETURN(a->bias->dim() == 1 && a->bias->size(0) == a->cout,
-                       Error::InvalidArgument, "%s: bias must be [%lld] (out_channels)", kOp,
-                       static_cast<long long>(a->cout));
-  }
-  TE_CHECK_OR_RETURN(!std::isnan(lo) && !std::isnan(hi) && lo <= hi, Error::InvalidArgument,
-                     "%s: need output_min <= output_max, got %g and %g", kOp, lo, hi);
-  a->lo = static_cast<float>(lo);
-  a->hi = static_cast<float>(hi);
-  TE_RETURN_IF_ERROR(expect_dtype(*a->out, ScalarType::Float, "conv2d_blocked.out: out"));
+  TE_RETURN_IF_ERROR(check_padded_input(x, a->pad_h, a->pad_w, kh, kw, kOp));
+  TE_RETURN_IF_ERROR(check_blocked_bias(a->bias, a->cout, kOp));
+  TE_RETURN_IF_ERROR(read_clamp_bounds(lo, hi, kOp, &a->lo, &a->hi));
   const int64_t sizes[5] = {x.size(0), a->cout / kBlock,
                             (x.size(2) + 2 * a->pad_h - kh) / a->stride_h + 1,
                             (x.size(3) + 2 * a->pad_w - kw) / a->stride_w + 1, kBlock};
-  TE_RETURN_IF_ERROR(resize_to(*a->out, {sizes, 5}));
-  return check_output_operands(*a, sizes);
+  return prepare_blocked_output(x, a->residual, *a->out, sizes, kOp);
 }
 
 // The input as channel blocks of `lanes` channels: the blocked layout has

@@ -20,6 +20,7 @@
 
 #include "kernels/portable/support/elementwise.h"
 #include "kernels/portable/support/kernel_args.h"
+#include "kernels/portable/support/winograd_filter.h"
 #include "runtime/kernel/kernel_context.h"
 
 namespace torchedge {
@@ -28,21 +29,6 @@ namespace {
 
 constexpr int64_t kPoints = 16;
 constexpr const char* kOp = "conv2d_winograd.out";
-
-// g = H U H^T for the filter of (co, ci): u[xi] at filter_u[xi][co][ci].
-void filter_from_u(const float* u, int64_t plane, float g[9]) {
-  float rows[3][4];
-  for (int j = 0; j < 4; ++j) {
-    rows[0][j] = u[j * plane];
-    rows[1][j] = u[(4 + j) * plane] - u[(8 + j) * plane];
-    rows[2][j] = u[(12 + j) * plane];
-  }
-  for (int a = 0; a < 3; ++a) {
-    g[a * 3 + 0] = rows[a][0];
-    g[a * 3 + 1] = rows[a][1] - rows[a][2];
-    g[a * 3 + 2] = rows[a][3];
-  }
-}
 
 struct Arguments {
   const Tensor* x = nullptr;

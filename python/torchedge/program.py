@@ -40,13 +40,17 @@ class PteOptions:
     prepack_weights: bool = True
     # float32 3x3 stride-1 convolutions the kernel's per-call Winograd filter transform does
     # not pay for (Cin * Cout > 65536, or an output below 28x28) -> torchedge::conv2d_winograd, the
-    # filters stored transformed (16/9 of their bytes; passes/winograd_filters.py). False
-    # for a smaller file or for upstream's runtime, which lacks that kernel.
+    # filters stored transformed (16/9 of their bytes; passes/winograd_filters.py); with
+    # blocked_convolutions, the blocked 3x3 stride-1 ones on maps of at least 14x14
+    # (blocked_layout.WINOGRAD_MIN_OUTPUT) -> torchedge::conv2d_winograd_blocked, the filters
+    # stored transformed and packed. False for a smaller file or for upstream's runtime,
+    # which lacks those kernels.
     winograd_filters: bool = True
     # Chains of float32 convolutions (ResNets, MobileNetV2) -> torchedge::conv2d_blocked /
-    # conv2d_depthwise_blocked on NCHW16c activations, the filters stored packed for them and
-    # layout changes where a chain starts and ends (passes/blocked_layout.py). False for
-    # upstream's runtime, which lacks those kernels.
+    # conv2d_depthwise_blocked (/ conv2d_winograd_blocked, see winograd_filters) on NCHW16c
+    # activations, the filters stored packed for them and layout changes where a chain starts
+    # and ends (passes/blocked_layout.py). False for upstream's runtime, which lacks those
+    # kernels.
     blocked_convolutions: bool = True
 
     def __post_init__(self) -> None:
@@ -216,7 +220,7 @@ def _lowered_for_runtime(ep: "ExportedProgram", options: PteOptions,
     if prepack:
         prepack_linear_weights(ep, keep)
     if blocked:
-        blocked = use_blocked_layout(ep, keep) > 0
+        blocked = use_blocked_layout(ep, keep, winograd=options.winograd_filters) > 0
     if winograd:
         transform_winograd_filters(ep, keep)
     return ep, prepack or winograd or blocked

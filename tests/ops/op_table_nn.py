@@ -14,6 +14,7 @@ import torchedge.passes.conv2d_clamp_op  # noqa: F401  (defines torchedge::conv2
 import torchedge.passes.linear_prepacked_op  # noqa: F401  (defines torchedge::linear_prepacked)
 from torchedge.passes.conv2d_blocked_op import pack_depthwise_weight, pack_weight  # defines the blocked ops
 from torchedge.passes.conv2d_winograd_op import transform_filters  # defines conv2d_winograd
+from torchedge.passes.conv2d_winograd_blocked_op import pack_winograd_weight  # defines it
 import torchedge.passes.max_pool2d_op  # noqa: F401  (defines torchedge::max_pool2d)
 import torchedge.passes.safe_softmax_op  # noqa: F401  (defines torchedge::safe_softmax)
 
@@ -274,6 +275,44 @@ CONV2D_DEPTHWISE_BLOCKED = OpSpec("torchedge::conv2d_depthwise_blocked.out", _de
      lambda x, w: _depthwise_blocked(x, w, None, [1, 1], [1, 1], -math.inf, math.inf), ()),
 ), dtypes=(torch.float32,), kind=REDUCTION)
 
+# torchedge::conv2d_winograd_blocked (to_pte's blocked_layout with
+# winograd_filters) called directly on NCHW16c activations: filter_u_packed
+# is pack_winograd_weight of random 3x3 filters (uniform in
+# +-1/sqrt(fan-in), as _packed; zeros past Cout and Cin); eager's reference
+# unblocks, convolves with the filters recovered as H U H^T and blocks again.
+_winograd_blocked = torch.ops.torchedge.conv2d_winograd_blocked.default
+
+
+def _packed_winograd(cout: int, cin: int) -> Callable[[torch.dtype], torch.Tensor]:
+    bound = 1.0 / math.sqrt(cin * 9)
+    return lambda dtype: pack_winograd_weight(
+        make((cout, cin, 3, 3), torch.float32, low=-bound, high=bound)).to(dtype)
+
+
+CONV2D_WINOGRAD_BLOCKED = OpSpec("torchedge::conv2d_winograd_blocked.out", _winograd_blocked,
+                                 _rows(
+    ("pad1_relu_14x14", _inputs(m(1, 2, 14, 14, 16), _packed_winograd(64, 32), m(64)),
+     lambda x, u, b: _winograd_blocked(x, u, b, None, 64, [1, 1], 0.0, math.inf), ()),
+    ("pad1_residual_relu6_batch2", _inputs(m(2, 1, 7, 9, 16), _packed_winograd(48, 16), m(48),
+                                           m(2, 3, 7, 9, 16)),
+     lambda x, u, b, r: _winograd_blocked(x, u, b, r, 48, [1], 0.0, 6.0), ()),
+    ("unpadded_no_bias_open_partial_group", _inputs(m(1, 2, 8, 9, 16), _packed_winograd(80, 32)),
+     lambda x, u: _winograd_blocked(x, u, None, None, 80, [0, 0], -math.inf, math.inf), ()),
+    ("padding_2_1_residual_clamp", _inputs(m(1, 1, 5, 6, 16), _packed_winograd(16, 16), m(16),
+                                           m(1, 1, 7, 6, 16)),
+     lambda x, u, b, r: _winograd_blocked(x, u, b, r, 16, [2, 1], -0.5, 2.0), ()),
+    ("padding_0_2_two_groups_residual_no_bias",
+     _inputs(m(1, 3, 6, 4, 16), _packed_winograd(144, 48), m(1, 9, 4, 6, 16)),
+     lambda x, u, r: _winograd_blocked(x, u, None, r, 144, [0, 2], -math.inf, 6.0), ()),
+    # Cin 24 and Cout 40 padded to whole blocks (the pass's zero padding lanes).
+    ("padded_channels_24_to_40", _inputs(m(1, 2, 9, 9, 16), _packed_winograd(40, 24), m(48)),
+     lambda x, u, b: _winograd_blocked(x, u, b, None, 48, [1], 0.0, math.inf), ()),
+    ("one_pixel_batch2", _inputs(m(2, 1, 3, 3, 16), _packed_winograd(16, 16), m(16)),
+     lambda x, u, b: _winograd_blocked(x, u, b, None, 16, [0], -1.0, 1.0), ()),
+    ("nan_inf", _inputs(_blocked_with_special(2, 2, 7, 9, 16), _packed_winograd(32, 32)),
+     lambda x, u: _winograd_blocked(x, u, None, None, 32, [1, 1], -math.inf, math.inf), ()),
+), dtypes=(torch.float32,), kind=REDUCTION)
+
 TO_BLOCKED = OpSpec("torchedge::to_blocked.out", torch.ops.torchedge.to_blocked.default, _rows(
     ("regular", _inputs(m(2, 32, 3, 5)), None, ()),
     ("one_block_one_pixel", _inputs(m(1, 16, 1, 1)), None, ()),
@@ -293,6 +332,7 @@ MATMUL = [
     CONV2D_WINOGRAD,
     CONV2D_BLOCKED,
     CONV2D_DEPTHWISE_BLOCKED,
+    CONV2D_WINOGRAD_BLOCKED,
     TO_BLOCKED,
     FROM_BLOCKED,
     LINEAR_PREPACKED,

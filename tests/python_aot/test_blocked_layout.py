@@ -8,11 +8,17 @@ midway included; a MobileNetV2-like network (depthwise convolutions, 24
 channels: zero padding lanes) runs blocked from stem to mean; channel counts
 not divisible by 16 enter and leave a chain padded and cut back; a chain
 needing too many layout changes stays in NCHW; blocked_convolutions=False
-restores the plain program; the EdgeProgram is untouched.
+restores the plain program; the EdgeProgram is untouched. With
+winograd_filters (the default), the blocked 3x3 stride-1 convolutions on
+maps of at least WINOGRAD_MIN_OUTPUT run as torchedge::conv2d_winograd_blocked
+(counted, shared filters lifted once, padded channels, non-finite filters
+and small maps kept direct) and must match eager the same way;
+winograd_filters=False keeps them conv2d_blocked.
 """
 
 from __future__ import annotations
 
+import copy
 import math
 
 import pytest
@@ -20,6 +26,8 @@ import torch
 
 import torchedge
 from torchedge import _C, runtime
+from torchedge.passes import blocked_layout
+from torchedge.passes.activation_fusion import fuse_conv_activations
 
 from numerics import scaled_error  # tests/python_aot (conftest puts it on sys.path)
 
@@ -28,6 +36,7 @@ DEPTHWISE = "torchedge::conv2d_depthwise_blocked.out"
 POOL = "torchedge::max_pool2d_blocked.out"
 TO = "torchedge::to_blocked.out"
 FROM = "torchedge::from_blocked.out"
+WINOGRAD = "torchedge::conv2d_winograd_blocked.out"
 RELATIVE_TOLERANCE = 1e-4
 
 
@@ -277,7 +286,7 @@ def test_values_leaving_the_chain_midway_are_unblocked(kernels):
     inputs = (torch.randn(1, 32, 20, 18),)
     _, pte = _lower(module, inputs)
     ops = pte.operators["forward"]
-    assert CONV in ops and FROM in ops and TO in ops
+    assert {CONV, WINOGRAD} & set(ops) and FROM in ops and TO in ops
     with torch.no_grad():
         want = module(*inputs)
     got = runtime.load(pte.buffer, kernels=kernels).forward(*inputs)
@@ -292,3 +301,158 @@ def test_a_chain_with_too_many_layout_changes_stays_nchw():
     module.convs = module.convs[:6]  # 3 layout changes for 6 convolutions
     _, pte = _lower(module, (torch.randn(1, 32, 20, 18),))
     assert not any("blocked" in op for op in pte.operators["forward"])
+
+
+# -- Winograd ---------------------------------------------------------------------------
+
+
+def _calls(pte, kernel: str) -> int:
+    """How many instructions of `forward` call `kernel`."""
+    plan = pte.inspect().program.execution_plan[0]
+    return sum(plan.operators[i.op_index].qualified_name == kernel
+               for i in plan.chains[0].instructions)
+
+
+class WinogradChain(torch.nn.Module):
+    """ResNet's shape at 16x16 (>= WINOGRAD_MIN_OUTPUT): a 3x3 16 -> 32
+    entry convolution with relu, two basic blocks of 3x3 stride-1
+    convolutions with residual adds (all five Winograd), then a stride-2
+    block at 8x8 (its 3x3 stride-2, 3x3 stride-1 on the small map and 1x1
+    downsample stay conv2d_blocked)."""
+
+    def __init__(self, channels: int = 32) -> None:
+        super().__init__()
+        self.entry = torch.nn.Conv2d(16, channels, 3, 1, 1)
+        self.blocks = torch.nn.Sequential(*(Block(channels, channels, stride)
+                                            for stride in (1, 1, 2)))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.blocks(torch.relu(self.entry(x)))
+
+
+@pytest.fixture(scope="module")
+def winograd_chain():
+    torch.manual_seed(6)
+    module = WinogradChain().eval()
+    inputs = (torch.randn(2, 16, 16, 16),)
+    edge, pte = _lower(module, inputs)
+    return module, inputs, edge, pte
+
+
+def test_the_chain_runs_its_large_map_3x3_convolutions_as_winograd(winograd_chain):
+    pte = winograd_chain[3]
+    assert _calls(pte, WINOGRAD) == 5
+    assert _calls(pte, CONV) == 3
+    assert _calls(pte, TO) == 1 and _calls(pte, FROM) == 1
+    assert "torchedge::conv2d_winograd.out" not in pte.operators["forward"]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("kernels", ["portable", "optimized"])
+def test_the_winograd_chain_matches_eager(winograd_chain, kernels, threads):
+    module, inputs, _, pte = winograd_chain
+    with torch.no_grad():
+        want = module(*inputs)
+    _C.set_num_threads(threads)
+    try:
+        got = _run(pte.buffer, kernels, *inputs)
+    finally:
+        _C.set_num_threads(1)
+    assert got.shape == want.shape
+    assert scaled_error(want, got) <= RELATIVE_TOLERANCE, (kernels, threads)
+
+
+@pytest.mark.parametrize("kernels", ["portable", "optimized"])
+def test_the_winograd_chain_keeps_non_finite_inputs_as_eager(winograd_chain, kernels):
+    module, inputs, _, pte = winograd_chain
+    x = inputs[0].clone()
+    x[1, 3, 7, 9] = math.nan  # one image's output goes NaN, the other's must not
+    x[1, 5, 2, 2] = math.inf
+    with torch.no_grad():
+        want = module(x)
+    got = _run(pte.buffer, kernels, x)
+    assert torch.equal(torch.isnan(got), torch.isnan(want))
+    assert torch.isfinite(got[0]).all()
+    assert scaled_error(want[0], got[0]) <= RELATIVE_TOLERANCE, kernels
+
+
+def test_winograd_filters_false_keeps_the_direct_blocked_convolutions(winograd_chain):
+    module, inputs, edge, _ = winograd_chain
+    pte = edge.to_pte(winograd_filters=False)
+    assert _calls(pte, WINOGRAD) == 0 and _calls(pte, CONV) == 8
+    with torch.no_grad():
+        want = module(*inputs)
+    got = _run(pte.buffer, "optimized", *inputs)
+    assert scaled_error(want, got) <= RELATIVE_TOLERANCE
+
+
+@pytest.mark.parametrize("kernels", ["portable", "optimized"])
+def test_winograd_with_channels_not_divisible_by_16(kernels):
+    torch.manual_seed(7)
+    module = WinogradChain(channels=24).eval()  # 16 -> 24 -> ...: padded to 32 lanes
+    inputs = (torch.randn(1, 16, 15, 14),)
+    _, pte = _lower(module, inputs)
+    assert _calls(pte, WINOGRAD) == 5  # 15x14 and 14x14 outputs, at the threshold
+    with torch.no_grad():
+        want = module(*inputs)
+    got = _run(pte.buffer, kernels, *inputs)
+    assert got.shape == want.shape
+    assert scaled_error(want, got) <= RELATIVE_TOLERANCE
+
+
+def _rewritten(module: torch.nn.Module, x: torch.Tensor, winograd: bool = True):
+    """The forward graph after the fusion and the blocked-layout pass."""
+    edge = torchedge.to_edge(torch.export.export(module.eval(), (x,)))
+    ep = copy.deepcopy(edge.exported_program())
+    fuse_conv_activations(ep.graph_module)
+    blocked_layout.use_blocked_layout(ep, winograd=winograd)
+    return ep
+
+
+def _targets(ep) -> list[str]:
+    return [n.target.name() for n in ep.graph.nodes if n.op == "call_function"
+            and hasattr(n.target, "name")]
+
+
+class SharedFilters(torch.nn.Module):
+    """One 3x3 convolution applied eight times (one weight), relu between:
+    eight convolutions for the two layout changes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(16, 16, 3, 1, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for _ in range(8):
+            x = torch.relu(self.conv(x))
+        return x
+
+
+def test_convolutions_sharing_a_weight_share_its_winograd_constant():
+    ep = _rewritten(SharedFilters(), torch.randn(1, 16, 14, 14))
+    assert _targets(ep).count("torchedge::conv2d_winograd_blocked") == 8
+    lifted = [n.name for n in ep.graph.nodes if n.op == "placeholder"
+              and n.name.endswith("_winograd_blocked")]
+    assert len(lifted) == 1, lifted
+    assert not any(n.name.endswith("_blocked") and not n.name.endswith("_winograd_blocked")
+                   for n in ep.graph.nodes if n.op == "placeholder")
+
+
+def test_the_output_threshold_and_non_finite_filters(monkeypatch):
+    x = torch.randn(1, 16, 16, 16)
+    monkeypatch.setattr(blocked_layout, "WINOGRAD_MIN_OUTPUT", 16)
+    assert _targets(_rewritten(SharedFilters(), x)).count(
+        "torchedge::conv2d_winograd_blocked") == 8
+    monkeypatch.setattr(blocked_layout, "WINOGRAD_MIN_OUTPUT", 17)
+    targets = _targets(_rewritten(SharedFilters(), x))
+    assert "torchedge::conv2d_winograd_blocked" not in targets
+    assert targets.count("torchedge::conv2d_blocked") == 8
+    monkeypatch.setattr(blocked_layout, "WINOGRAD_MIN_OUTPUT", 16)
+    module = SharedFilters()
+    with torch.no_grad():
+        module.conv.weight[3, 2, 0, 1] = math.inf  # the transform would spread it
+    targets = _targets(_rewritten(module, x))
+    assert "torchedge::conv2d_winograd_blocked" not in targets
+    assert targets.count("torchedge::conv2d_blocked") == 8
+    assert "torchedge::conv2d_winograd_blocked" not in _targets(
+        _rewritten(SharedFilters(), x, winograd=False))

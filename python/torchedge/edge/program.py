@@ -64,13 +64,16 @@ class EdgeProgram:
         layout; False for upstream's runtime), winograd_filters=True (3x3
         stride-1 convolutions with more than 256 x 256 channels or an output
         below 28x28 run as torchedge::conv2d_winograd, the filters stored Winograd-
-        transformed at 16/9 of their size; False for a smaller file or for
+        transformed at 16/9 of their size, and blocked ones with an output of
+        at least 14x14 (passes/blocked_layout.py's WINOGRAD_MIN_OUTPUT) as
+        torchedge::conv2d_winograd_blocked, the filters stored transformed and
+        packed; False for a smaller file or for
         upstream's runtime), blocked_convolutions=True (chains of float32
         convolutions, as in ResNets and MobileNetV2, run as
-        torchedge::conv2d_blocked / conv2d_depthwise_blocked on channel-blocked
+        torchedge::conv2d_blocked / conv2d_depthwise_blocked, or
+        conv2d_winograd_blocked (see winograd_filters), on channel-blocked
         NCHW16c activations, the filters stored packed for them; False for
-        upstream's runtime). This
-        EdgeProgram is not modified.
+        upstream's runtime). This EdgeProgram is not modified.
         """
         from torchedge.program import PteOptions, build_pte
 

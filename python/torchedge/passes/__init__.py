@@ -6,11 +6,14 @@ Each pass states in its docstring what holds afterwards. `to_edge` runs
 `refresh_fake_tensors`, `fold_constants` (over
 the ExportedProgram, it edits the signature) and `remove_redundant_copies`.
 `to_pte` runs `activation_fusion.fuse_conv_activations`,
-`pool_indices.drop_unused_pool_indices`,
-`weight_prepacking.prepack_linear_weights` and
+`pool_indices.drop_unused_pool_indices`, `safe_softmax.fuse_safe_softmax`,
+`weight_prepacking.prepack_linear_weights`,
+`blocked_layout.use_blocked_layout` and
 `winograd_filters.transform_winograd_filters` on a copy of each method
 (runtime-only: they introduce torchedge::conv2d_clamp, max_pool2d,
-linear_prepacked and conv2d_winograd).
+safe_softmax, linear_prepacked, the channel-blocked ops of
+conv2d_blocked_op.py and conv2d_winograd_blocked_op.py, and
+conv2d_winograd).
 """
 
 from torchedge.passes.batch_norm_folding import fold_batch_norms

@@ -31,10 +31,20 @@ outside the group (an RGB stem) reads its plain NCHW input as it is and
 writes blocked. So ResNets and MobileNetV2 each become one group whose only
 layout change is a from_blocked before the global mean. Values entering a
 group go through one torchedge::to_blocked each (shared by all their
-blocked readers), values leaving it through one torchedge::from_blocked. It
-runs at to_pte time on a copy of each method (PteOptions.blocked_convolutions),
-after the activation fusion and before the Winograd filter transform (which
-then sees only the convolutions left in NCHW).
+blocked readers), values leaving it through one torchedge::from_blocked.
+
+With `winograd` (PteOptions.winograd_filters), a blocked convolution with
+finite 3x3 filters, stride 1 and a blocked input whose output is at least
+WINOGRAD_MIN_OUTPUT in both dims becomes torchedge::conv2d_winograd_blocked
+(conv2d_winograd_blocked_op.py) instead, reading a new lifted constant
+`<weight>_winograd_blocked` (the filters Winograd-transformed and packed:
+16/9 of their bytes), with the same bias, residual, padding and clamp.
+
+The pass runs at to_pte time on a copy of each method
+(PteOptions.blocked_convolutions), after the activation fusion and before
+the NCHW Winograd filter transform (winograd_filters.py, which then sees
+only the convolutions left in NCHW: it matches 4-d aten / torchedge NCHW
+convolutions, none of the blocked ops).
 """
 
 from __future__ import annotations
@@ -46,7 +56,12 @@ import torch
 import torch.fx
 from torch.export import ExportedProgram
 
-from torchedge.passes import conv2d_blocked_op, conv_nodes, max_pool2d_op
+from torchedge.passes import (
+    conv2d_blocked_op,
+    conv2d_winograd_blocked_op,
+    conv_nodes,
+    max_pool2d_op,
+)
 from torchedge.passes.constant_folding import add_lifted_constant, drop_unused_constants
 from torchedge.passes.fake_tensors import graph_fake_mode, refresh_fake_tensors
 from torchedge.passes.weight_prepacking import stored_constants
@@ -57,12 +72,22 @@ DEPTHWISE_BLOCKED = getattr(_namespace, conv2d_blocked_op.DEPTHWISE_OP_NAME).def
 TO_BLOCKED = getattr(_namespace, conv2d_blocked_op.TO_OP_NAME).default
 FROM_BLOCKED = getattr(_namespace, conv2d_blocked_op.FROM_OP_NAME).default
 MAX_POOL2D_BLOCKED = getattr(_namespace, conv2d_blocked_op.POOL_OP_NAME).default
+WINOGRAD_BLOCKED = getattr(_namespace, conv2d_winograd_blocked_op.OP_NAME).default
 _MAX_POOL2D = getattr(getattr(torch.ops, max_pool2d_op.NAMESPACE), max_pool2d_op.OP_NAME).default
 aten = torch.ops.aten
 
 MIN_CONVOLUTIONS = 4
 MIN_CONVOLUTIONS_PER_CHANGE = 4
 BLOCK = conv2d_blocked_op.BLOCK
+# The smallest output map (min(OH, OW)) on which a blocked 3x3 stride-1
+# convolution runs as conv2d_winograd_blocked. 14 takes ResNet's 56, 28 and
+# 14 maps, where the kernel ran 1.84-1.89x the direct blocked one (conv_bench
+# 'wb', 1 thread). On 7x7 maps its 16 tiles cover 64 outputs for 49 and a
+# 512-channel layer streams 16.8 MB of U against 9.4 MB of filters: 1.05-1.22x
+# hot in conv_bench, nothing in the model (ResNet-18, 1 thread, two rounds:
+# 32.0 / 32.3 ms median with 14, 32.5 / 32.9 with 7, for a 76 instead of a
+# 54 MB file; 42 ms without the Winograd layers).
+WINOGRAD_MIN_OUTPUT = 14
 
 CONV, DEPTHWISE, POOL = "conv", "depthwise", "pool"
 
@@ -132,6 +157,19 @@ def _plain(member: Member, matches: dict) -> bool:
         and conv_nodes.value(member.x).shape[1] < BLOCK
 
 
+def _winograd(node: torch.fx.Node, member: Member, matches: dict, constants: dict) -> bool:
+    """Whether a blocked convolution runs as conv2d_winograd_blocked: 3x3
+    filters, all finite, stride 1 (dilation 1 and one group hold for every
+    CONV member), a blocked input, an output of at least
+    WINOGRAD_MIN_OUTPUT in both dims."""
+    if member.kind != CONV or _plain(member, matches) or not conv_nodes.ones(member.stride):
+        return False
+    weight = constants[member.weight]
+    return tuple(weight.shape[2:]) == (3, 3) \
+        and min(conv_nodes.value(node).shape[2:]) >= WINOGRAD_MIN_OUTPUT \
+        and bool(torch.isfinite(weight).all())
+
+
 def _groups(matches: dict) -> list[list[torch.fx.Node]]:
     """Connected groups of matched convolutions and pools (edges: one's
     output is another's input or residual), in graph order."""
@@ -191,12 +229,14 @@ def count_blocked_candidates(ep: ExportedProgram, keep: frozenset[str] = frozens
     return sum(m.kind != POOL for m in _matches(ep, keep)[0].values())
 
 
-def use_blocked_layout(ep: ExportedProgram, keep: frozenset[str] = frozenset()) -> int:
+def use_blocked_layout(ep: ExportedProgram, keep: frozenset[str] = frozenset(),
+                       winograd: bool = False) -> int:
     """Rewrites the selected groups of convolutions (module docstring) of
-    `ep`'s graph to torchedge::conv2d_blocked / conv2d_depthwise_blocked with
-    layout changes at the groups' edges. Each rewritten convolution keeps its
-    node name; filters nothing else reads any more are dropped; every node's
-    meta["val"] is re-propagated. The stored constants named in `keep` (read
+    `ep`'s graph to torchedge::conv2d_blocked / conv2d_depthwise_blocked (and,
+    with `winograd`, conv2d_winograd_blocked) with layout changes at the
+    groups' edges. Each rewritten convolution keeps its node name; filters
+    nothing else reads any more are dropped; every node's meta["val"] is
+    re-propagated. The stored constants named in `keep` (read
     by another method too) are left alone, as in weight_prepacking.py.
     Modifies `ep` in place; returns the number of convolutions rewritten."""
     matches, constants, biases = _matches(ep, keep)
@@ -243,10 +283,16 @@ def use_blocked_layout(ep: ExportedProgram, keep: frozenset[str] = frozenset()) 
         else:
             x = member.x if _plain(member, matches) else blocked_value(member.x)
             residual = None if member.residual is None else blocked_value(member.residual)
-            node.target = CONV2D_BLOCKED
-            node.args = (x, stored.weight(member.weight), stored.bias(member.bias, member.channels),
-                         residual, _padded(member.channels), member.stride, member.padding,
-                         member.lo, member.hi)
+            bias = stored.bias(member.bias, member.channels)
+            if winograd and _winograd(node, member, matches, constants):
+                node.target = WINOGRAD_BLOCKED
+                node.args = (x, stored.winograd_weight(member.weight), bias, residual,
+                             _padded(member.channels), member.padding, member.lo, member.hi)
+            else:
+                node.target = CONV2D_BLOCKED
+                node.args = (x, stored.weight(member.weight), bias, residual,
+                             _padded(member.channels), member.stride, member.padding, member.lo,
+                             member.hi)
             rewritten += 1
         if nchw_users:
             with graph.inserting_after(node):
@@ -265,8 +311,9 @@ def use_blocked_layout(ep: ExportedProgram, keep: frozenset[str] = frozenset()) 
 
 class _StoredOperands:
     """The new lifted constants of the rewritten convolutions: packed filters
-    and zero-padded biases, one per original placeholder (convolutions
-    sharing a weight share its packed form)."""
+    (direct or Winograd-transformed) and zero-padded biases, one of each form
+    per original placeholder (convolutions sharing a weight share its packed
+    form)."""
 
     def __init__(self, ep: ExportedProgram, constants: dict, biases: dict, fake_mode: Any):
         self._ep, self._constants, self._biases, self._fake_mode = ep, constants, biases, fake_mode
@@ -280,6 +327,11 @@ class _StoredOperands:
     def weight(self, node: torch.fx.Node) -> torch.fx.Node:
         return self._lift((CONV, node), f"{node.name}_blocked",
                           lambda: conv2d_blocked_op.pack_weight(self._constants[node]))
+
+    def winograd_weight(self, node: torch.fx.Node) -> torch.fx.Node:
+        return self._lift(("winograd", node), f"{node.name}_winograd_blocked",
+                          lambda: conv2d_winograd_blocked_op.pack_winograd_weight(
+                              self._constants[node]))
 
     def depthwise_weight(self, node: torch.fx.Node) -> torch.fx.Node:
         return self._lift((DEPTHWISE, node), f"{node.name}_blocked",

@@ -51,7 +51,10 @@ out`) are the runtime kernels "torchedge::to_blocked.out",
 "torchedge::from_blocked.out", "torchedge::conv2d_blocked.out",
 "torchedge::conv2d_depthwise_blocked.out" and
 "torchedge::max_pool2d_blocked.out". Only blocked_layout.py makes these
-calls, at to_pte time; the EdgeProgram itself stays core ATen.
+calls, at to_pte time; the EdgeProgram itself stays core ATen. The
+Winograd form of conv2d_blocked's 3x3 stride-1 case,
+torchedge::conv2d_winograd_blocked, is defined in
+conv2d_winograd_blocked_op.py with this layout's checks.
 """
 
 from __future__ import annotations
@@ -147,7 +150,7 @@ def to_blocked_reference(input: torch.Tensor) -> torch.Tensor:
 
 
 def from_blocked_reference(input: torch.Tensor) -> torch.Tensor:
-    _check_blocked(input, "input", FROM_OP_NAME)
+    check_blocked(input, "input", FROM_OP_NAME)
     n, cb, h, w, _ = input.shape
     return input.permute(0, 1, 4, 2, 3).reshape(n, cb * BLOCK, h, w).contiguous()
 
@@ -158,7 +161,7 @@ def _check_nchw(input: torch.Tensor, op: str) -> None:
                          f"multiple of {BLOCK}, got {input.dtype} {list(input.shape)}")
 
 
-def _check_blocked(t: torch.Tensor, name: str, op: str) -> None:
+def check_blocked(t: torch.Tensor, name: str, op: str) -> None:
     if t.dim() != 5 or t.dtype != torch.float32 or t.shape[4] != BLOCK:
         raise ValueError(f"{NAMESPACE}::{op}: {name} must be blocked float32 [N, C/{BLOCK}, H, "
                          f"W, {BLOCK}], got {t.dtype} {list(t.shape)}")
@@ -172,8 +175,8 @@ def _pair(values: Sequence[int], name: str, minimum: int, op: str) -> list[int]:
     return pair
 
 
-def _check_window(input, kh: int, kw: int, stride, padding, output_min, output_max,
-                  op: str) -> tuple[list[int], list[int], int, int]:
+def check_window(input, kh: int, kw: int, stride, padding, output_min, output_max,
+                 op: str) -> tuple[list[int], list[int], int, int]:
     """(stride, padding, OH, OW) of a convolution's window over `input`
     ([..., H, W, 16] or [N, C, H, W]), its clamp checked."""
     where = f"{NAMESPACE}::{op}"
@@ -189,10 +192,26 @@ def _check_window(input, kh: int, kw: int, stride, padding, output_min, output_m
     return st, pad, oh, ow
 
 
-def _check_bias(bias, channels: int, op: str) -> None:
+def check_bias(bias, channels: int, op: str) -> None:
     if bias is not None and (bias.dtype != torch.float32 or list(bias.shape) != [channels]):
         raise ValueError(f"{NAMESPACE}::{op}: bias must be float32 [{channels}], got "
                          f"{bias.dtype} {list(bias.shape)}")
+
+
+def check_out_channels(out_channels: int, op: str) -> int:
+    """The packed weight groups of a convolution with `out_channels` (a
+    positive multiple of 16) outputs."""
+    if out_channels < BLOCK or out_channels % BLOCK:
+        raise ValueError(f"{NAMESPACE}::{op}: out_channels must be a positive multiple of "
+                         f"{BLOCK}, got {out_channels}")
+    return (out_channels + GROUP - 1) // GROUP
+
+
+def check_residual(residual, shape: list[int], op: str) -> None:
+    if residual is not None and (residual.dtype != torch.float32
+                                 or list(residual.shape) != shape):
+        raise ValueError(f"{NAMESPACE}::{op}: residual must be float32 {shape} (the "
+                         f"convolution's output), got {residual.dtype} {list(residual.shape)}")
 
 
 def _check_conv(input, weight_packed, bias, residual, out_channels, stride, padding,
@@ -206,12 +225,9 @@ def _check_conv(input, weight_packed, bias, residual, out_channels, stride, padd
                              f"{BLOCK} channels (else blocked), got {input.dtype} "
                              f"{list(input.shape)}")
     else:
-        _check_blocked(input, "input", CONV_OP_NAME)
+        check_blocked(input, "input", CONV_OP_NAME)
     cin_blocks = 1 if plain else input.shape[1]
-    groups = (out_channels + GROUP - 1) // GROUP
-    if out_channels < BLOCK or out_channels % BLOCK:
-        raise ValueError(f"{where}: out_channels must be a positive multiple of {BLOCK}, got "
-                         f"{out_channels}")
+    groups = check_out_channels(out_channels, CONV_OP_NAME)
     if weight_packed.dim() != 5 or weight_packed.dtype != torch.float32 \
             or weight_packed.shape[0] != groups or weight_packed.shape[1] != cin_blocks \
             or weight_packed.shape[4] != BLOCK * GROUP:
@@ -219,30 +235,27 @@ def _check_conv(input, weight_packed, bias, residual, out_channels, stride, padd
                          f"KH, KW, {BLOCK * GROUP}], got {weight_packed.dtype} "
                          f"{list(weight_packed.shape)}")
     kh, kw = weight_packed.shape[2], weight_packed.shape[3]
-    st, pad, oh, ow = _check_window(input, kh, kw, stride, padding, output_min, output_max,
-                                    CONV_OP_NAME)
-    _check_bias(bias, out_channels, CONV_OP_NAME)
+    st, pad, oh, ow = check_window(input, kh, kw, stride, padding, output_min, output_max,
+                                   CONV_OP_NAME)
+    check_bias(bias, out_channels, CONV_OP_NAME)
     shape = [input.shape[0], out_channels // BLOCK, oh, ow, BLOCK]
-    if residual is not None and (residual.dtype != torch.float32
-                                 or list(residual.shape) != shape):
-        raise ValueError(f"{where}: residual must be float32 {shape} (the convolution's "
-                         f"output), got {residual.dtype} {list(residual.shape)}")
+    check_residual(residual, shape, CONV_OP_NAME)
     return st, pad, shape
 
 
 def _check_depthwise(input, weight_packed, bias, stride, padding, output_min,
                      output_max) -> tuple[list[int], list[int], list[int]]:
     """(stride, padding, output shape [N, CB, OH, OW, 16]) of a valid call."""
-    _check_blocked(input, "input", DEPTHWISE_OP_NAME)
+    check_blocked(input, "input", DEPTHWISE_OP_NAME)
     cb = input.shape[1]
     if weight_packed.dim() != 4 or weight_packed.dtype != torch.float32 \
             or weight_packed.shape[0] != cb or weight_packed.shape[3] != BLOCK:
         raise ValueError(f"{NAMESPACE}::{DEPTHWISE_OP_NAME}: weight_packed must be float32 "
                          f"[{cb}, KH, KW, {BLOCK}], got {weight_packed.dtype} "
                          f"{list(weight_packed.shape)}")
-    st, pad, oh, ow = _check_window(input, weight_packed.shape[1], weight_packed.shape[2], stride,
-                                    padding, output_min, output_max, DEPTHWISE_OP_NAME)
-    _check_bias(bias, cb * BLOCK, DEPTHWISE_OP_NAME)
+    st, pad, oh, ow = check_window(input, weight_packed.shape[1], weight_packed.shape[2], stride,
+                                   padding, output_min, output_max, DEPTHWISE_OP_NAME)
+    check_bias(bias, cb * BLOCK, DEPTHWISE_OP_NAME)
     return st, pad, [input.shape[0], cb, oh, ow, BLOCK]
 
 
@@ -292,7 +305,7 @@ def _fake_to(input):
 
 
 def _fake_from(input):
-    _check_blocked(input, "input", FROM_OP_NAME)
+    check_blocked(input, "input", FROM_OP_NAME)
     n, cb, h, w, _ = input.shape
     return input.new_empty((n, cb * BLOCK, h, w))
 
@@ -304,7 +317,7 @@ _POOL_ARGUMENTS = ("Tensor self, int[2] kernel_size, int[2] stride, int[2] paddi
 def max_pool2d_blocked_reference(self: torch.Tensor, kernel_size: Sequence[int],
                                  stride: Sequence[int], padding: Sequence[int],
                                  dilation: Sequence[int], ceil_mode: bool) -> torch.Tensor:
-    _check_blocked(self, "self", POOL_OP_NAME)
+    check_blocked(self, "self", POOL_OP_NAME)
     y = torch.ops.aten.max_pool2d_with_indices.default(
         from_blocked_reference(self), list(kernel_size), list(stride), list(padding),
         list(dilation), ceil_mode)[0]
@@ -312,7 +325,7 @@ def max_pool2d_blocked_reference(self: torch.Tensor, kernel_size: Sequence[int],
 
 
 def _fake_pool(self, kernel_size, stride, padding, dilation, ceil_mode):
-    _check_blocked(self, "self", POOL_OP_NAME)
+    check_blocked(self, "self", POOL_OP_NAME)
     n, cb, h, w, _ = self.shape
     y = torch.ops.aten.max_pool2d_with_indices.default(
         self.new_empty((n, cb * BLOCK, h, w)), list(kernel_size), list(stride), list(padding),
