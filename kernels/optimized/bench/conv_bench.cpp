@@ -100,6 +100,7 @@ int main(int argc, char** argv) {
     bool residual;
   };
   const Conv convs[] = {
+      {"r50 stem 7x7 s2 3->64 @224", 3, 64, 224, 7, 2, false},
       {"r50 1x1 64->256 @56 +add", 64, 256, 56, 1, 1, true},
       {"r50 1x1 256->64 @56", 256, 64, 56, 1, 1, false},
       {"r50 1x1 256->128 @56", 256, 128, 56, 1, 1, false},
@@ -132,7 +133,10 @@ int main(int argc, char** argv) {
                   l.stride, l.stride, pad, pad, 1, 1, 1};
     // The same values in either layout: the timing does not depend on where they sit.
     std::vector<float> x(l.cin * l.size * l.size, 0.5f), w(l.cout * l.cin * l.kernel * l.kernel, 0.01f);
-    std::vector<float> wb(((l.cout + 63) / 64) * 64 * l.cin * l.kernel * l.kernel, 0.01f);
+    // Packed filters: whole 64-channel groups and 16-channel input blocks (a
+    // plain stem input's 3 channels take one block).
+    std::vector<float> wb(((l.cout + 63) / 64) * 64 * ((l.cin + 15) / 16) * 16 * l.kernel * l.kernel,
+                          0.01f);
     std::vector<float> b(l.cout, 0.1f), r(l.cout * out * out, 0.2f), y(r.size());
     Conv2dClamp relu;
     relu.min = 0.0f;
