@@ -19,6 +19,10 @@
 
 #include <immintrin.h>
 
+// GCC 12's AVX-512 intrinsics start from _mm512_undefined_*() and trip
+// -Wmaybe-uninitialized (a known false positive of the headers).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
 #include "kernels/optimized/conv/conv2d_blocked_driver.h"
 
 namespace torchedge {

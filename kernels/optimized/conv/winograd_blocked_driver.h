@@ -33,8 +33,8 @@ typedef float Vec16 __attribute__((vector_size(64)));
 
 // Vec16 never crosses a call boundary (everything taking or returning one is
 // always_inline in one ISA's unit), so GCC's note that passing it without
-// AVX-512 would change the ABI does not apply.
-#pragma GCC diagnostic push
+// AVX-512 would change the ABI does not apply. Not popped: the templates
+// are instantiated at the end of the including unit.
 #pragma GCC diagnostic ignored "-Wpsabi"
 
 #define TE_WINOGRAD_INLINE __attribute__((always_inline)) static inline
@@ -260,7 +260,6 @@ Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const float*
 }
 
 #undef TE_WINOGRAD_INLINE
-#pragma GCC diagnostic pop
 
 }  // namespace winograd_blocked_driver
 }  // namespace optimized

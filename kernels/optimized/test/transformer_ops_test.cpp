@@ -2,15 +2,17 @@
 // log_softmax, layer norm, activations; add/sub/mul/div and mean are in
 // transformer_binary_mean_test.cpp) against the
 // portable kernels on randomized shapes (odd sizes, tails not a multiple
-// of 8, rank 0, empty), large magnitudes and NaN/inf, at 1 and 2 threads;
-// and the vector math (vec/vec_kernels.h) of every ISA this CPU runs
-// against the C library. CTest runs this binary twice (optimized_kernels_test
-// and, with TORCHEDGE_ISA=scalar, optimized_kernels_test_scalar), so the
-// op tests cover both the AVX2 and the scalar table.
+// of 8 or 16, rank 0, empty), large magnitudes and NaN/inf, at 1 and 2
+// threads; and the vector math (vec/vec_kernels.h) of every ISA this CPU
+// runs against the C library and, at every length 0..40, against the
+// scalar table. CTest runs this binary three times (optimized_kernels_test,
+// and with TORCHEDGE_ISA=avx2 and =scalar), so the op tests cover the
+// AVX-512, AVX2 and scalar tables on a CPU that has all three.
 //
 // Tolerances: elementwise ops rtol 1e-5 / atol 1e-6; softmax, log_softmax
 // and layer norm (reductions) rtol 1e-4 / atol 1e-5; vector math rel 1e-6
-// of the double-precision result (see vec_math_avx2.h for the measured ulp).
+// of the double-precision result (see vec_math_avx2.h / vec_math_avx512.h
+// for the measured ulp).
 #include "kernels/optimized/test/transformer_test_harness.h"
 
 namespace torchedge {
@@ -19,9 +21,11 @@ namespace {
 
 // ---- vector math ------------------------------------------------------------
 
+// Every table this CPU can run, whatever TORCHEDGE_ISA says.
 std::vector<Isa> runnable_isas() {
   std::vector<Isa> isas{Isa::kScalar};
   if (detected_isa() != Isa::kScalar) isas.push_back(Isa::kAvx2);
+  if (detected_isa() == Isa::kAvx512) isas.push_back(Isa::kAvx512);
   return isas;
 }
 
@@ -92,17 +96,177 @@ TEST(TransformerVecMath, SpecialValues) {
 }
 
 TEST(TransformerVecMath, SumMaxTails) {
+  std::vector<int64_t> lengths{1000};
+  for (int64_t n = 1; n <= 40; ++n) lengths.push_back(n);
   for (Isa isa : runnable_isas()) {
     const VecKernels& k = vec_kernels(isa);
-    for (int64_t n : {1, 7, 8, 9, 15, 16, 17, 33, 1000}) {
+    for (int64_t n : lengths) {
       std::vector<float> x(n);
       double s = 0;
       for (int64_t i = 0; i < n; ++i) s += x[i] = static_cast<float>((i * 37) % 11) - 5.0f;
       EXPECT_NEAR(k.sum(x.data(), n), s, 1e-4 * (1 + std::fabs(s))) << n;
+      x[n / 2] = INFINITY;
+      EXPECT_EQ(k.sum(x.data(), n), INFINITY) << n;
       x[n / 2] = 1000.0f;
       EXPECT_EQ(k.max(x.data(), n), 1000.0f) << n;
-      x[n - 1] = NAN;  // in the tail
-      EXPECT_TRUE(std::isnan(k.max(x.data(), n))) << n;
+      for (int64_t j = 0; j < n; j += (n <= 40 ? 1 : 97)) {  // the max, then a NaN, at each place
+        const std::string what = std::string(isa_name(isa)) + " n " + std::to_string(n) + " at " +
+                                 std::to_string(j);
+        std::vector<float> y(n, -INFINITY);
+        y[j] = 3.0f;
+        EXPECT_EQ(k.max(y.data(), n), 3.0f) << what;
+        y[j] = NAN;
+        EXPECT_TRUE(std::isnan(k.max(y.data(), n))) << what;
+        EXPECT_TRUE(std::isnan(k.sum(y.data(), n))) << what;
+      }
+    }
+  }
+}
+
+// ---- every tail length against the scalar table -----------------------------
+
+// n floats 68 bytes into a buffer (unaligned for every vector width) with
+// canaries on both sides, so a store past either end shows.
+class GuardedRow {
+ public:
+  explicit GuardedRow(const std::vector<float>& values)
+      : n_(static_cast<int64_t>(values.size())), buf_(kGuard, kCanary) {
+    buf_.insert(buf_.end(), values.begin(), values.end());
+    buf_.insert(buf_.end(), kGuard, kCanary);
+  }
+  float* data() { return buf_.data() + kGuard; }
+  std::vector<float> values() const { return {buf_.begin() + kGuard, buf_.begin() + kGuard + n_}; }
+  bool guards_intact() const {
+    for (int64_t i = 0; i < kGuard; ++i) {
+      if (buf_[i] != kCanary || buf_[kGuard + n_ + i] != kCanary) return false;
+    }
+    return true;
+  }
+
+ private:
+  static constexpr int64_t kGuard = 17;
+  static constexpr float kCanary = 12345.0f;
+  int64_t n_;
+  std::vector<float> buf_;
+};
+
+// n values of scale * N(0, 1); with `specials`, every fifth one cycles
+// through NaN, +-inf, +-0, tiny, huge and the ends of exp's range.
+std::vector<float> tail_values(int64_t n, float scale, bool specials) {
+  static const float kSpecials[] = {NAN,     INFINITY, -INFINITY, -0.0f, 0.0f,   1e-30f,
+                                    -1e-30f, 1e4f,     -1e4f,     88.0f, -87.0f, -100.0f};
+  std::normal_distribution<float> d(0.0f, scale);
+  std::vector<float> x(n);
+  for (int64_t i = 0; i < n; ++i) x[i] = specials && i % 5 == 4 ? kSpecials[(i / 5 + n) % 12] : d(rng());
+  return x;
+}
+
+// Runs `call(in, out)` out of place and in place on guarded rows: the
+// input must stay as it was, nothing outside the row may change, and in
+// place must give the out-of-place result exactly (an element computed
+// twice would not). Returns the out-of-place result.
+template <typename F>
+std::vector<float> run_guarded(const std::vector<float>& x, const std::string& what, F call) {
+  GuardedRow in(x), out(std::vector<float>(x.size(), 0.0f)), both(x);
+  call(in.data(), out.data());
+  call(both.data(), both.data());
+  EXPECT_TRUE(in.guards_intact() && out.guards_intact() && both.guards_intact()) << what;
+  expect_close(in.values(), x, 0, 0, what + " input changed");
+  expect_close(both.values(), out.values(), 0, 0, what + " in place");
+  return out.values();
+}
+
+TEST(TransformerVecMath, UnaryTailsAgainstScalar) {
+  const VecKernels& ref = scalar_vec_kernels();
+  const std::pair<const char*, UnaryLoop VecKernels::*> loops[] = {
+      {"exp", &VecKernels::exp},         {"tanh", &VecKernels::tanh},
+      {"erf", &VecKernels::erf},         {"gelu", &VecKernels::gelu_erf},
+      {"gelu_tanh", &VecKernels::gelu_tanh}, {"sigmoid", &VecKernels::sigmoid},
+      {"silu", &VecKernels::silu},       {"relu", &VecKernels::relu}};
+  for (Isa isa : runnable_isas()) {
+    const VecKernels& k = vec_kernels(isa);
+    for (const auto& [name, loop] : loops) {
+      for (int64_t n = 0; n <= 40; ++n) {
+        // 0.5: whole vectors inside erf's polynomial range; 4: both branches.
+        for (auto [scale, specials] : {std::pair{0.5f, false}, {4.0f, true}}) {
+          const std::vector<float> x = tail_values(n, scale, specials);
+          const std::string what = std::string(name) + " " + isa_name(isa) + " n " + std::to_string(n);
+          const std::vector<float> got =
+              run_guarded(x, what, [&](const float* in, float* out) { (k.*loop)(in, out, n); });
+          std::vector<float> want(n);
+          (ref.*loop)(x.data(), want.data(), n);
+          // atol: the scalar GELU's cancellation below x ~ -4 (AccuracyAgainstDouble).
+          expect_close(got, want, 1e-6, 1e-7, what);
+        }
+      }
+    }
+  }
+}
+
+// Rows for softmax/log_softmax: plain, huge, tiny, with -inf entries (they
+// give 0), with a NaN or +inf first or last (the whole row NaN), all -inf
+// (NaN; safe_softmax's zeros are op_softmax.cpp's).
+std::vector<std::vector<float>> softmax_rows(int64_t n) {
+  std::vector<std::vector<float>> rows{tail_values(n, 3.0f, false), tail_values(n, 1e4f, false),
+                                       tail_values(n, 1e-30f, false)};
+  if (n > 1) {
+    rows.push_back(tail_values(n, 3.0f, false));
+    for (int64_t i = 0; i < n; i += 3) rows.back()[i] = -INFINITY;
+  }
+  for (float special : {NAN, INFINITY}) {
+    for (int64_t at : {int64_t{0}, n - 1}) {
+      rows.push_back(tail_values(n, 3.0f, false));
+      rows.back()[at] = special;
+    }
+  }
+  rows.emplace_back(n, -INFINITY);
+  return rows;
+}
+
+void check_softmax_row_tails(const VecKernels& k, int64_t n, const std::string& at) {
+  for (const std::vector<float>& x : softmax_rows(n)) {
+    for (bool log : {false, true}) {
+      const auto row = log ? &VecKernels::log_softmax_row : &VecKernels::softmax_row;
+      const std::string what = (log ? "log_softmax " : "softmax ") + at;
+      const std::vector<float> got =
+          run_guarded(x, what, [&](const float* in, float* out) { (k.*row)(in, out, n); });
+      std::vector<float> want(n);
+      (scalar_vec_kernels().*row)(x.data(), want.data(), n);
+      expect_close(got, want, 1e-4, 1e-5, what);
+    }
+  }
+}
+
+void check_layer_norm_row_tails(const VecKernels& k, int64_t n, const std::string& at) {
+  const std::vector<float> w = tail_values(n, 1.0f, false), b = tail_values(n, 1.0f, false);
+  for (float offset : {0.0f, 1000.0f, NAN}) {  // large mean, small variance; NaN propagates
+    for (bool affine : {false, true}) {
+      std::vector<float> x = tail_values(n, 2.0f, false);
+      for (float& v : x) v += std::isnan(offset) ? 0.0f : offset;
+      if (std::isnan(offset)) x[n - 1] = NAN;
+      const float* wp = affine ? w.data() : nullptr;
+      const float* bp = affine ? b.data() : nullptr;
+      const std::string what =
+          "layer_norm " + at + (affine ? " affine" : "") + " offset " + std::to_string(offset);
+      float mean = 0, rstd = 0, want_mean = 0, want_rstd = 0;
+      const std::vector<float> got = run_guarded(x, what, [&](const float* in, float* out) {
+        k.layer_norm_row(in, wp, bp, 1e-5, n, out, &mean, &rstd);
+      });
+      std::vector<float> want(n);
+      scalar_vec_kernels().layer_norm_row(x.data(), wp, bp, 1e-5, n, want.data(), &want_mean,
+                                          &want_rstd);
+      expect_close(got, want, 1e-4, 1e-5, what);
+      expect_close({mean, rstd}, {want_mean, want_rstd}, 1e-4, 1e-5, what + " mean, rstd");
+    }
+  }
+}
+
+TEST(TransformerVecMath, RowTailsAgainstScalar) {
+  for (Isa isa : runnable_isas()) {
+    for (int64_t n = 1; n <= 40; ++n) {
+      const std::string at = std::string(isa_name(isa)) + " n " + std::to_string(n);
+      check_softmax_row_tails(vec_kernels(isa), n, at);
+      check_layer_norm_row_tails(vec_kernels(isa), n, at);
     }
   }
 }

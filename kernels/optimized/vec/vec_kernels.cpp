@@ -5,10 +5,17 @@ namespace torchedge {
 namespace optimized {
 
 const VecKernels& vec_kernels(Isa isa) {
-#if defined(__x86_64__)
-  // The AVX2 table is compiled on every x86-64 build; it may run only when
-  // the CPU has AVX2 + FMA (detected_isa() is never raised by the env).
-  if (isa != Isa::kScalar && detected_isa() != Isa::kScalar) return avx2_vec_kernels();
+#ifndef TORCHEDGE_NO_X86_SIMD
+  // The AVX tables are compiled on every x86-64 build; each may run only
+  // when the CPU has its ISA (detected_isa() is never raised by the env).
+  const Isa usable = static_cast<int>(isa) < static_cast<int>(detected_isa()) ? isa : detected_isa();
+  switch (usable) {
+    case Isa::kAvx512: return avx512_vec_kernels();
+    case Isa::kAvx2: return avx2_vec_kernels();
+    case Isa::kScalar: break;
+  }
+#else
+  (void)isa;
 #endif
   return scalar_vec_kernels();
 }

@@ -12,9 +12,11 @@
 // their own input exactly (in place) but must not partially overlap.
 // Semantics follow the portable kernels (kernels/portable): NaN propagates,
 // softmax/log_softmax subtract the row max (no overflow for large inputs),
-// a row containing +inf or NaN gives NaN as the portable kernel does.
-// Accuracy of the AVX2 table is stated in vec_math_avx2.h; the scalar
-// table calls the C library.
+// a row containing +inf or NaN gives NaN as the portable kernel does, and
+// -inf entries give 0 (a row of only -inf gives NaN; safe_softmax's zeros
+// for it are op_softmax.cpp's business). Accuracy of the AVX2 and AVX-512
+// tables is stated in vec_math_avx2.h and vec_math_avx512.h (the same
+// algorithms and constants); the scalar table calls the C library.
 #pragma once
 
 #include <cstdint>
@@ -60,15 +62,20 @@ struct VecKernels {
 };
 
 /// The table for `isa`; an ISA this build or CPU lacks gives the widest
-/// one below it that both have (so kAvx512 gives the AVX2 table today).
+/// one below it that both have (non-x86 builds have only the scalar one).
 const VecKernels& vec_kernels(Isa isa);
 
 /// vec_kernels(best_isa()), looked up once.
 const VecKernels& active_vec_kernels();
 
-/// The tables themselves (vec_kernels_scalar.cpp, vec_kernels_avx2.cpp).
+/// The tables themselves (vec_kernels_scalar.cpp, vec_kernels_avx2.cpp,
+/// vec_kernels_avx512.cpp). The AVX-512 table runs the transcendental and
+/// row loops 16 lanes wide and shares the AVX2 table's relu and binary.
+/// The AVX ones exist on x86-64 builds only and may be called only on a
+/// CPU that has their ISA: use vec_kernels() unless that is known.
 const VecKernels& scalar_vec_kernels();
 const VecKernels& avx2_vec_kernels();
+const VecKernels& avx512_vec_kernels();
 
 }  // namespace optimized
 }  // namespace torchedge

@@ -38,9 +38,9 @@ void gelu_erf_loop(const float* x, float* y, int64_t n) {
 // x/2 (1 + tanh(u)) = x / (1 + e^{-2u}): one exp, no cancellation for x < 0.
 void gelu_tanh_loop(const float* x, float* y, int64_t n) {
   map(x, y, n, [](__m256 a) {
-    const __m256 minus_two_beta = _mm256_set1_ps(static_cast<float>(-2.0 * M_SQRT2 * M_2_SQRTPI * 0.5));
+    const __m256 minus_two_beta = _mm256_set1_ps(-2.0f * vec_math::kGeluTanhBeta);
     const __m256 cube = _mm256_mul_ps(_mm256_mul_ps(a, a), a);
-    const __m256 inner = _mm256_fmadd_ps(_mm256_set1_ps(0.044715f), cube, a);
+    const __m256 inner = _mm256_fmadd_ps(_mm256_set1_ps(vec_math::kGeluTanhCubic), cube, a);
     const __m256 e = v::exp(_mm256_mul_ps(minus_two_beta, inner));
     return _mm256_div_ps(a, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
   });

@@ -19,9 +19,8 @@
 //            for negative z, so there is no cancellation: rel err <= 1e-6
 //            everywhere (eager's formula loses it below x ~ -4, where both
 //            are below 1e-5 in magnitude).
-// The polynomial coefficients were fitted for this file by weighted least
-// squares (Lawson iterations, float64) on Chebyshev nodes; exp uses the
-// Taylor coefficients 1/k!.
+// The constants (and how the polynomials were fitted) are in
+// vec_math_coefficients.h, shared with vec_math_avx512.h.
 #pragma once
 
 #if !defined(__AVX2__) || !defined(__FMA__)
@@ -29,6 +28,8 @@
 #endif
 
 #include <immintrin.h>
+
+#include "kernels/optimized/vec/vec_math_coefficients.h"
 
 namespace torchedge {
 namespace optimized {
@@ -46,19 +47,17 @@ inline __m256 polynomial(__m256 v, const float (&c)[N]) {
 /// Taylor polynomial of e^r (truncation 5e-9 relative), times 2^n built
 /// in the exponent bits.
 inline __m256 exp(__m256 x) {
-  static constexpr float kCoeffs[] = {1.0f,         1.0f,          0.5f,          1.0f / 6,
-                                      1.0f / 24,    1.0f / 120,    1.0f / 720,    1.0f / 5040};
-  const __m256 kMin = _mm256_set1_ps(-87.3365f);  // log(FLT_MIN): smallest normal result
+  const __m256 kMin = _mm256_set1_ps(vec_math::kExpMin);  // smallest normal result
   // Clamp with x as the second operand so NaN passes through (max/min return
   // their second operand for NaN) and propagates through the arithmetic.
   // The upper bound 89 > log(FLT_MAX) makes every x > 88.72 overflow to +inf.
-  const __m256 clamped = _mm256_min_ps(_mm256_set1_ps(89.0f), _mm256_max_ps(kMin, x));
-  const __m256 n = _mm256_round_ps(_mm256_mul_ps(clamped, _mm256_set1_ps(1.44269504088896341f)),
+  const __m256 clamped =
+      _mm256_min_ps(_mm256_set1_ps(vec_math::kExpClampMax), _mm256_max_ps(kMin, x));
+  const __m256 n = _mm256_round_ps(_mm256_mul_ps(clamped, _mm256_set1_ps(vec_math::kLog2e)),
                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  // ln2 split in a high part with trailing zero bits (n * hi is exact) and the rest.
-  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693145751953125f), clamped);
-  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(1.428606765330187045e-06f), r);
-  const __m256 p = polynomial(r, kCoeffs);
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(vec_math::kLn2Hi), clamped);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(vec_math::kLn2Lo), r);
+  const __m256 p = polynomial(r, vec_math::kExpTaylor);
   // n is in [-126, 128]; 2^128 is not a float, so scale by 2^(n-1) * 2 (at
   // n = -126 that factor is not representable and the result flushes to 0).
   const __m256i bits = _mm256_slli_epi32(
@@ -76,18 +75,14 @@ inline __m256 copysign(__m256 x, __m256 sign_of) {
 }
 
 inline __m256 tanh(__m256 x) {
-  // tanh(x) / x as a polynomial in x^2 on |x| <= 0.625 (fit error 4e-9).
-  static constexpr float kSmall[] = {0.9999999960911399f,   -0.33333260608353765f,
-                                     0.13331128703087208f,  -0.05372113620987537f,
-                                     0.020591162675271668f, -0.005660151118795592f};
   const __m256 a = abs(x);
-  const __m256 small = _mm256_mul_ps(x, polynomial(_mm256_mul_ps(x, x), kSmall));
-  // 1 - 2 / (e^{2|x|} + 1): no cancellation for |x| >= 0.625 (result >= 0.55).
+  const __m256 small = _mm256_mul_ps(x, polynomial(_mm256_mul_ps(x, x), vec_math::kTanhSmall));
+  // 1 - 2 / (e^{2|x|} + 1) at and above kTanhSmallMax.
   const __m256 e = exp(_mm256_add_ps(a, a));
   const __m256 one = _mm256_set1_ps(1.0f);
   const __m256 large = _mm256_sub_ps(one, _mm256_div_ps(_mm256_set1_ps(2.0f), _mm256_add_ps(e, one)));
   const __m256 y = _mm256_blendv_ps(copysign(large, x), small,
-                                    _mm256_cmp_ps(a, _mm256_set1_ps(0.625f), _CMP_LT_OQ));
+                                    _mm256_cmp_ps(a, _mm256_set1_ps(vec_math::kTanhSmallMax), _CMP_LT_OQ));
   return _mm256_blendv_ps(y, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
 }
 
@@ -96,12 +91,8 @@ inline __m256 tanh(__m256 x) {
 /// (rel err 4e-7 in float); t^2 is split into hi + lo so exp(-t^2) keeps
 /// full precision for large t.
 inline __m256 erfc_large(__m256 t) {
-  static constexpr float kErfcx[] = {3.3485284512367124e-06f, 0.5641045584359897f,
-                                     0.0006166023619998406f,  -0.280279350625391f,
-                                     -0.05400029659795669f,   0.7827393112183951f,
-                                     -1.2082967756912795f,    0.9534412391553545f,
-                                     -0.40342680776942386f,   0.07268181378750056f};
-  const __m256 tc = _mm256_min_ps(_mm256_max_ps(t, _mm256_set1_ps(1.0f)), _mm256_set1_ps(10.0f));
+  const __m256 tc = _mm256_min_ps(_mm256_max_ps(t, _mm256_set1_ps(vec_math::kErfSmallMax)),
+                                  _mm256_set1_ps(vec_math::kErfcxMax));
   // 1/tc: 12-bit reciprocal estimate plus one Newton step (rel err ~1e-7,
   // far below what P's 4e-7 leaves), cheaper than a division.
   const __m256 u0 = _mm256_rcp_ps(tc);
@@ -112,19 +103,13 @@ inline __m256 erfc_large(__m256 t) {
   const __m256 one = _mm256_set1_ps(1.0f);
   const __m256 e = _mm256_mul_ps(exp(_mm256_sub_ps(_mm256_setzero_ps(), hi)),
                                  _mm256_fnmadd_ps(lo, one, one));  // e^-lo ~ 1 - lo
-  return _mm256_mul_ps(e, polynomial(u, kErfcx));
+  return _mm256_mul_ps(e, polynomial(u, vec_math::kErfcx));
 }
-
-// erf(t) / t as a polynomial in t^2 on |t| <= 1 (fit error 1.2e-9).
-constexpr float kErfSmall[] = {1.1283791657323463f,    -0.37612625839751335f,
-                               0.11283585270823482f,   -0.026853816070404962f,
-                               0.005188334502443048f,  -0.0008010247661068143f,
-                               7.854026333088682e-05f};
 
 inline __m256 erf(__m256 x) {
   const __m256 t = abs(x);
-  const __m256 small = _mm256_mul_ps(x, polynomial(_mm256_mul_ps(x, x), kErfSmall));
-  const __m256 is_small = _mm256_cmp_ps(t, _mm256_set1_ps(1.0f), _CMP_LT_OQ);
+  const __m256 small = _mm256_mul_ps(x, polynomial(_mm256_mul_ps(x, x), vec_math::kErfSmall));
+  const __m256 is_small = _mm256_cmp_ps(t, _mm256_set1_ps(vec_math::kErfSmallMax), _CMP_LT_OQ);
   // Every lane below 1 (NaN is not): the blend below would pick `small`
   // for all of them, so the exp and the erfc polynomial are skipped.
   if (_mm256_movemask_ps(is_small) == 0xFF) return small;
@@ -135,12 +120,12 @@ inline __m256 erf(__m256 x) {
 
 /// x/2 (1 + erf(x / sqrt 2)), see the file comment.
 inline __m256 gelu_erf(__m256 x) {
-  const __m256 z = _mm256_mul_ps(x, _mm256_set1_ps(0.70710678118654752f));
+  const __m256 z = _mm256_mul_ps(x, _mm256_set1_ps(vec_math::kSqrtHalf));
   const __m256 t = abs(z);
   const __m256 one = _mm256_set1_ps(1.0f);
-  const __m256 small = _mm256_fmadd_ps(z, polynomial(_mm256_mul_ps(z, z), kErfSmall), one);
+  const __m256 small = _mm256_fmadd_ps(z, polynomial(_mm256_mul_ps(z, z), vec_math::kErfSmall), one);
   const __m256 half_x = _mm256_mul_ps(x, _mm256_set1_ps(0.5f));
-  const __m256 is_small = _mm256_cmp_ps(t, one, _CMP_LT_OQ);
+  const __m256 is_small = _mm256_cmp_ps(t, _mm256_set1_ps(vec_math::kErfSmallMax), _CMP_LT_OQ);
   // Every |z| below 1 (most of a transformer's activations; NaN is not):
   // the same result without the exp and the erfc polynomial.
   if (_mm256_movemask_ps(is_small) == 0xFF) return _mm256_mul_ps(half_x, small);
@@ -165,7 +150,7 @@ inline float hsum(__m256 v) {
   return _mm_cvtss_f32(s);
 }
 
-/// Horizontal max; NaN lanes are the caller's concern (see max_propagating).
+/// Horizontal max; NaN lanes are the caller's concern (see max() in vec_kernels_avx2.cpp).
 inline float hmax(__m256 v) {
   __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
   m = _mm_max_ps(m, _mm_movehl_ps(m, m));
