@@ -22,12 +22,15 @@
 
 #include "kernels/optimized/conv/conv2d_blocked.h"
 #include "kernels/optimized/cpu/cpu_features.h"
+#include "kernels/optimized/test/blocked_conv_reference.h"
 #include "kernels/optimized/threadpool/threadpool.h"
 #include "runtime/core/memory_allocator.h"
 
 namespace torchedge {
 namespace optimized {
 namespace {
+
+using namespace blocked_test;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
@@ -66,12 +69,6 @@ Conv2dShape shape_of(const Case& c) {
                      c.stride, c.stride, c.pad, c.pad, 1, 1, 1};
 }
 
-// Index of NCHW element (n, c, h, w) in the blocked [N, C/16, H, W, 16] layout.
-int64_t blocked_index(int64_t n, int64_t c, int64_t h, int64_t w, int64_t channels, int64_t height,
-                      int64_t width) {
-  return (((n * (channels / 16) + c / 16) * height + h) * width + w) * 16 + c % 16;
-}
-
 std::vector<float> pack_weights(const std::vector<float>& w, const Conv2dShape& s) {
   const int64_t groups = (s.out_channels + 63) / 64, cb = (s.in_channels + 15) / 16;
   std::vector<float> packed(static_cast<size_t>(groups * cb * s.kernel_h * s.kernel_w * 1024), 0.0f);
@@ -107,21 +104,8 @@ Operands make_run(const Case& c, uint32_t seed) {
   for (std::vector<float>* v : {&r.x, &r.w, &r.bias, &r.residual}) {
     for (float& e : *v) e = dist(gen);
   }
-  r.xb.resize(r.x.size());
-  if (plain(c)) r.xb = r.x;
-  for (int64_t n = 0; n < s.batch && !plain(c); ++n)
-    for (int64_t ch = 0; ch < s.in_channels; ++ch)
-      for (int64_t h = 0; h < s.in_h; ++h)
-        for (int64_t w = 0; w < s.in_w; ++w)
-          r.xb[blocked_index(n, ch, h, w, s.in_channels, s.in_h, s.in_w)] =
-              r.x[((n * s.in_channels + ch) * s.in_h + h) * s.in_w + w];
-  r.rb.resize(r.residual.size());
-  for (int64_t n = 0; n < s.batch; ++n)
-    for (int64_t ch = 0; ch < s.out_channels; ++ch)
-      for (int64_t h = 0; h < s.out_h; ++h)
-        for (int64_t w = 0; w < s.out_w; ++w)
-          r.rb[blocked_index(n, ch, h, w, s.out_channels, s.out_h, s.out_w)] =
-              r.residual[((n * s.out_channels + ch) * s.out_h + h) * s.out_w + w];
+  r.xb = plain(c) ? r.x : to_blocked(r.x, s.batch, s.in_channels, s.in_h, s.in_w);
+  r.rb = to_blocked(r.residual, s.batch, s.out_channels, s.out_h, s.out_w);
   r.wb = pack_weights(r.w, s);
   r.y.assign(r.residual.size(), 0.0f);
   return r;
@@ -129,37 +113,8 @@ Operands make_run(const Case& c, uint32_t seed) {
 
 // Checks r.y (blocked) against direct double sums of the NCHW operands.
 void expect_matches(const Case& c, const Operands& r) {
-  const Conv2dShape s = shape_of(c);
-  for (int64_t n = 0; n < s.batch; ++n) {
-    for (int64_t co = 0; co < s.out_channels; ++co) {
-      for (int64_t oh = 0; oh < s.out_h; ++oh) {
-        for (int64_t ow = 0; ow < s.out_w; ++ow) {
-          double sum = c.bias ? r.bias[co] : 0.0, scale = std::fabs(sum);
-          for (int64_t ci = 0; ci < s.in_channels; ++ci) {
-            for (int64_t kr = 0; kr < s.kernel_h; ++kr) {
-              for (int64_t kq = 0; kq < s.kernel_w; ++kq) {
-                const int64_t ih = oh * s.stride_h - s.pad_h + kr, iw = ow * s.stride_w - s.pad_w + kq;
-                if (ih < 0 || ih >= s.in_h || iw < 0 || iw >= s.in_w) continue;
-                const double t = double{r.x[((n * s.in_channels + ci) * s.in_h + ih) * s.in_w + iw]} *
-                                 r.w[((co * s.in_channels + ci) * s.kernel_h + kr) * s.kernel_w + kq];
-                sum += t;
-                scale += std::fabs(t);
-              }
-            }
-          }
-          if (c.residual) {
-            const double v = r.residual[((n * s.out_channels + co) * s.out_h + oh) * s.out_w + ow];
-            sum += v;
-            scale += std::fabs(v);
-          }
-          sum = std::min<double>(c.hi, std::max<double>(c.lo, sum));
-          const float got = r.y[blocked_index(n, co, oh, ow, s.out_channels, s.out_h, s.out_w)];
-          ASSERT_NEAR(got, sum, 1e-5 + 1e-4 * scale)
-              << "n " << n << " co " << co << " (" << oh << ", " << ow << ")";
-        }
-      }
-    }
-  }
+  expect_blocked_conv_matches(shape_of(c), r.x, r.w, c.bias ? r.bias.data() : nullptr,
+                              c.residual ? r.residual.data() : nullptr, c.lo, c.hi, r.y);
 }
 
 Error run_kernel(const Case& c, Operands& r, size_t temp_bytes = size_t{16} << 20) {
