@@ -15,12 +15,16 @@
 // dilation. This reference sums the direct convolution of each output pixel
 // in float32, then rounds as conv2d_add_clamp does: ((sum + bias) +
 // residual), then the clamp (NaN stays NaN). The optimized kernel sums in
-// another order and comes here for what it declines.
+// another order and comes here for what it declines. out may be the
+// residual itself (the memory planner writes a residual block's output over
+// its residual): each output value is stored right after its residual
+// value is read, and nothing else reads it.
 // Errors: non-float32 or wrongly shaped tensors (named; a 4-d input of 16
 // or more channels must be blocked), out_channels not a positive multiple
 // of 16, stride not 1 or 2 values >= 1, padding not 1 or 2 values >= 0, a
 // padded input smaller than the filter, a NaN bound or output_min >
-// output_max, input or residual overlapping out.
+// output_max, input overlapping out, residual overlapping out other than
+// as out itself.
 #include "kernels/portable/support/blocked_conv_checks.h"
 #include "kernels/portable/support/elementwise.h"
 #include "kernels/portable/support/kernel_args.h"
@@ -94,7 +98,7 @@ Error read_arguments(Span<EValue*> args, Arguments* a) {
   const int64_t sizes[5] = {x.size(0), a->cout / kBlock,
                             (x.size(2) + 2 * a->pad_h - kh) / a->stride_h + 1,
                             (x.size(3) + 2 * a->pad_w - kw) / a->stride_w + 1, kBlock};
-  return prepare_blocked_output(x, a->residual, *a->out, sizes, kOp);
+  return prepare_blocked_output(x, a->residual, *a->out, sizes, kOp, /*out_may_be_residual=*/true);
 }
 
 // The input as channel blocks of `lanes` channels: the blocked layout has

@@ -102,3 +102,68 @@ def test_dynamic_shapes_plan_at_upper_bound():
     assert x.sizes == [32, 8] and y.sizes == [32, 8]
     assert x.shape_dynamism == s.TensorShapeDynamism.DYNAMIC_BOUND
     assert pte.memory_plan["forward"].arena_bytes >= 2 * 32 * 8 * 4
+
+
+class _ResidualBlocks(torch.nn.Module):
+    """Two residual blocks on blocked activations: the first's residual is
+    read by nothing after its 1x1 convolution (written over in place); the
+    second's residual is also its convolution's input (kept apart)."""
+
+    def __init__(self, channels: int = 32) -> None:
+        super().__init__()
+        self.stem = torch.nn.Conv2d(3, channels, 3, padding=1)
+        self.a = torch.nn.Conv2d(channels, channels, 3, padding=1)
+        self.b = torch.nn.Conv2d(channels, channels, 1)
+        self.c = torch.nn.Conv2d(channels, channels, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = torch.relu(self.stem(x))
+        y = torch.relu(self.b(torch.relu(self.a(x))) + x)
+        z = torch.relu(self.c(y) + y)
+        return z.mean((2, 3))
+
+
+@pytest.mark.parametrize("kernels", ["portable", "optimized"])
+def test_blocked_convolution_writes_over_its_dead_residual(kernels):
+    from numerics import scaled_error  # tests/python_aot (conftest puts it on sys.path)
+    from torchedge import runtime
+    from torchedge.memory.execution_plan import in_place_pairs
+
+    torch.manual_seed(0)
+    model = _ResidualBlocks().eval()
+    x = torch.randn(2, 3, 12, 12)
+    pte = torchedge.lower(model, (x,))
+    plan = pte.inspect().program.execution_plan[0]
+    calls = [i for i in plan.chains[0].instructions
+             if plan.operators[i.op_index].name == "torchedge::conv2d_blocked"]
+    residual_calls = [i for i in calls if isinstance(plan.values[i.args[3]], s.Tensor)]
+    assert len(residual_calls) == 2
+    first, second = residual_calls
+    assert in_place_pairs(plan) == [(first.args[3], first.args[-1])]
+    offset = lambda index: plan.values[index].allocation_info.offset  # noqa: E731
+    assert offset(first.args[3]) == offset(first.args[-1])
+    assert second.args[0] == second.args[3]  # residual is the input too: not in place
+    assert offset(second.args[3]) != offset(second.args[-1])
+    lifetimes = tensor_lifetimes(plan)
+    assert first.args[-1] not in {t.key for t in lifetimes}  # it has the residual's bytes
+    _assert_valid(lifetimes, {t.key: offset(t.key) for t in lifetimes}, plan.non_const_buffer_sizes[1])
+    got = runtime.load(pte.buffer, kernels=kernels).forward(x)
+    assert scaled_error(model(x), got[0] if isinstance(got, (list, tuple)) else got) < 1e-5
+
+
+def test_a_residual_read_later_keeps_its_bytes():
+    from torchedge.memory.execution_plan import in_place_pairs
+
+    class SharedResidual(_ResidualBlocks):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            x = torch.relu(self.stem(x))
+            y = torch.relu(self.b(torch.relu(self.a(x))) + x)  # x is read again below
+            return torch.relu(self.c(y) + x).mean((2, 3))  # x's last read: in place
+
+    pte = torchedge.lower(SharedResidual().eval(), (torch.randn(1, 3, 12, 12),))
+    plan = pte.inspect().program.execution_plan[0]
+    calls = [i for i in plan.chains[0].instructions
+             if plan.operators[i.op_index].name == "torchedge::conv2d_blocked"
+             and isinstance(plan.values[i.args[3]], s.Tensor)]
+    assert len(calls) == 2 and calls[0].args[3] == calls[1].args[3]
+    assert in_place_pairs(plan) == [(calls[1].args[3], calls[1].args[-1])]

@@ -24,9 +24,9 @@
 // convolution pads; then tasks of (64-channel weight group, band of output
 // pixels), threaded. Within a task, input channels go in chunks whose
 // weights (<= ~192 KiB) stay in L2 while the band's tiles reuse them; the
-// accumulators of a tile start from zero in the first chunk, from the
-// partial sums stored in the output otherwise, and get the epilogue in the
-// last. Which loop is outer follows the larger operand: when the weights
+// accumulators of a tile start from the residual (or zero) in the first
+// chunk, from the partial sums stored in the output otherwise, and get bias
+// and clamp in the last (so y may be the residual itself). Which loop is outer follows the larger operand: when the weights
 // outweigh the input (ResNet's 7x7 and 14x14 layers), each group's weights
 // stream once over a few wide bands; otherwise (the 56x56 layers) a band of
 // 48 pixels stays cached while every group passes over it.
@@ -56,10 +56,11 @@ struct BlockedTile {
   float* y;                // output at (the group's first block, first pixel)
   int64_t y_block_stride;  // floats between output channel blocks
   const float* bias;       // at the group's first channel, or null
-  const float* residual;   // laid out as y, or null
+  const float* residual;   // laid out as y (may be y itself), or null: the first
+                           // chunk's accumulators start from it
   float lo, hi;
-  bool accumulate;         // start from y's partial sums, not zeros
-  bool finish;             // the last chunk: bias, residual, clamp
+  bool accumulate;         // start from y's partial sums, not the residual (or zeros)
+  bool finish;             // the last chunk: bias and clamp
   int64_t plain_channels;  // 0, or a plain NCHW input's channels (< 16): then x is
                            // channel 0's plane, x_block_stride floats per plane,
                            // pixels `stride` floats apart

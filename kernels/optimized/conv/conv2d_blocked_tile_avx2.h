@@ -62,7 +62,10 @@ struct Avx2Tile {
     for (int p = 0; p < kP; ++p) {
 #pragma GCC unroll 2
       for (int h = 0; h < 2; ++h) {
-        acc[p][h] = a.accumulate ? _mm256_loadu_ps(y + p * 16 + h * 8) : _mm256_setzero_ps();
+        const int64_t at = p * 16 + h * 8;
+        acc[p][h] = a.accumulate             ? _mm256_loadu_ps(y + at)
+                    : a.residual != nullptr ? _mm256_loadu_ps(a.residual + b * a.y_block_stride + at)
+                                            : _mm256_setzero_ps();
       }
     }
     const float* wp = a.w + b * 16;
@@ -105,7 +108,8 @@ struct Avx2Tile {
     }
   }
 
-  // Partial sums back to y, or (the last chunk) bias, residual and clamp.
+  // Partial sums back to y, or (the last chunk) bias and clamp (the
+  // residual started the first chunk's accumulators: see conv2d_blocked.h).
   template <int kP>
   __attribute__((always_inline)) static inline void store(const BlockedTile& a, int b, float* y,
                                                           __m256 (&acc)[kP][2]) {
@@ -118,7 +122,6 @@ struct Avx2Tile {
       return;
     }
     const __m256 lo = _mm256_set1_ps(a.lo), hi = _mm256_set1_ps(a.hi);
-    const float* residual = a.residual == nullptr ? nullptr : a.residual + b * a.y_block_stride;
 #pragma GCC unroll 2
     for (int h = 0; h < 2; ++h) {
       const __m256 bias =
@@ -127,7 +130,6 @@ struct Avx2Tile {
       for (int p = 0; p < kP; ++p) {
         __m256 v = acc[p][h];
         if (a.bias != nullptr) v = _mm256_add_ps(v, bias);
-        if (residual != nullptr) v = _mm256_add_ps(v, _mm256_loadu_ps(residual + p * 16 + h * 8));
         // max/min take v second so a NaN stays NaN.
         _mm256_storeu_ps(y + p * 16 + h * 8, _mm256_min_ps(hi, _mm256_max_ps(lo, v)));
       }

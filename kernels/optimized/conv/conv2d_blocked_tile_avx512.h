@@ -75,8 +75,10 @@ struct Avx512Tile {
     for (int p = 0; p < kP; ++p) {
 #pragma GCC unroll 4
       for (int b = 0; b < kB; ++b) {
-        acc[p][b] = a.accumulate ? _mm512_loadu_ps(a.y + b * a.y_block_stride + p * 16)
-                                 : _mm512_setzero_ps();
+        const int64_t at = b * a.y_block_stride + p * 16;
+        acc[p][b] = a.accumulate           ? _mm512_loadu_ps(a.y + at)
+                    : a.residual != nullptr ? _mm512_loadu_ps(a.residual + at)
+                                            : _mm512_setzero_ps();
       }
     }
     if constexpr (kPlain) {
@@ -137,7 +139,8 @@ struct Avx512Tile {
     }
   }
 
-  // Partial sums back to y, or (the last chunk) bias, residual and clamp.
+  // Partial sums back to y, or (the last chunk) bias and clamp (the
+  // residual started the first chunk's accumulators: see conv2d_blocked.h).
   template <int kP, int kB>
   __attribute__((always_inline)) static inline void store(const BlockedTile& a,
                                                           __m512 (&acc)[kP][kB]) {
@@ -159,9 +162,6 @@ struct Avx512Tile {
       for (int p = 0; p < kP; ++p) {
         __m512 v = acc[p][b];
         if (a.bias != nullptr) v = _mm512_add_ps(v, bias);
-        if (a.residual != nullptr) {
-          v = _mm512_add_ps(v, _mm512_loadu_ps(a.residual + b * ys + p * 16));
-        }
         // max/min take v second so a NaN stays NaN.
         _mm512_storeu_ps(a.y + b * ys + p * 16, _mm512_min_ps(hi, _mm512_max_ps(lo, v)));
       }

@@ -9,7 +9,8 @@ namespace torchedge {
 namespace optimized {
 
 bool blocked_clamp_bias_residual(Span<EValue*> args, size_t lo_at, size_t bias_at,
-                                 size_t residual_at, size_t out_at, Conv2dFastCall* f) {
+                                 size_t residual_at, size_t out_at, bool out_may_be_residual,
+                                 Conv2dFastCall* f) {
   Result<double> lo = double_arg(args, lo_at, "output_min");
   Result<double> hi = double_arg(args, lo_at + 1, "output_max");
   if (!lo.ok() || !hi.ok() || !(lo.get() <= hi.get())) return false;
@@ -30,7 +31,9 @@ bool blocked_clamp_bias_residual(Span<EValue*> args, size_t lo_at, size_t bias_a
     for (int d = 0; d < 5; ++d) {
       if (r.size(d) != sizes[d]) return false;
     }
-    if (bytes_overlap(r, args[out_at]->to_tensor())) return false;
+    const Tensor& out = args[out_at]->to_tensor();
+    const bool in_place = out_may_be_residual && out.data() == r.data();
+    if (!in_place && bytes_overlap(r, out)) return false;
     f->residual = r.data_as<float>();
   }
   return true;

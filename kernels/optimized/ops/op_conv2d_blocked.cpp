@@ -60,7 +60,7 @@ bool fast_call(Span<EValue*> args, Conv2dFastCall* f) {
                   (x.size(2) + 2 * ph - kh) / sh + 1, (x.size(3) + 2 * pw - kw) / sw + 1,
                   kh, kw, sh, sw, ph, pw, 1, 1, 1};
   if (x.size(2) + 2 * ph < kh || x.size(3) + 2 * pw < kw) return false;
-  return blocked_clamp_bias_residual(args, 7, 2, 3, kOut, f);
+  return blocked_clamp_bias_residual(args, 7, 2, 3, kOut, /*out_may_be_residual=*/true, f);
 }
 
 }  // namespace

@@ -45,7 +45,7 @@ bool fast_call(Span<EValue*> args, Conv2dFastCall* f) {
   f->s = Conv2dShape{x.size(0), x.size(1) * kConvBlock, x.size(2), x.size(3), co,
                      x.size(2) + 2 * ph - 2, x.size(3) + 2 * pw - 2, 3, 3, 1, 1, ph, pw,
                      1, 1, 1};
-  return blocked_clamp_bias_residual(args, 6, 2, 3, kOut, f);
+  return blocked_clamp_bias_residual(args, 6, 2, 3, kOut, /*out_may_be_residual=*/false, f);
 }
 
 }  // namespace

@@ -7,7 +7,8 @@
 // ones (gathered per tap); maps whose
 // pixel counts split into uneven tiles (7x7, 14x14, 1x1, 5x9); more input
 // channels than one weight chunk (1x1 with 1024, 3x3 with 192: partial sums
-// through the output); a batch; bias or none; the fused residual and clamp;
+// through the output); a batch; bias or none; the fused residual and clamp,
+// also with y the residual itself (written over in place, several chunks);
 // 1 and 2 threads; a first layer's plain NCHW input (3 channels, 7x7
 // stride 2 like ResNet's stem; 1 channel; a 1x1 one read flat). NaN in the
 // input stays NaN through the clamp. Under
@@ -170,6 +171,64 @@ TEST(Conv2dBlocked, TooLittleTempMemoryLeavesTheOutputAlone) {
   r.y.assign(r.y.size(), 42.0f);
   EXPECT_EQ(run_kernel(c, r, 1024), Error::MemoryAllocationFailed);
   for (float v : r.y) ASSERT_EQ(v, 42.0f);
+}
+
+// y may be the residual itself (the memory planner writes a residual
+// block's output over its residual): the first chunk of input channels
+// starts from the residual, later chunks from the partial sums in y. Cases
+// with a residual: several chunks (1x1 with 1024 / 512 / 256 input
+// channels: 128 a chunk; 3x3 with 192 and 1024: 16 a chunk), stride 2,
+// batch 2, two weight groups, a padded copy, gathered taps, plain inputs.
+const Case kInPlaceCases[] = {
+    {1, 1024, 7, 7, 32, 1, 1, 1, 0, true, true, -kInf, kInf},    // 8 chunks
+    {1, 512, 7, 7, 128, 1, 1, 1, 0, true, true, 0.0f, kInf},     // 4 chunks, 2 groups, relu
+    {2, 256, 9, 5, 64, 1, 1, 2, 0, false, true, -kInf, kInf},    // 2 chunks, stride 2, batch 2
+    {1, 192, 6, 6, 96, 3, 3, 1, 0, true, true, -0.5f, 2.0f},     // 12 chunks, unpadded 3x3
+    {2, 192, 7, 7, 48, 3, 3, 2, 1, true, true, 0.0f, kInf},      // 12 chunks, stride 2, batch 2
+    {2, 32, 7, 7, 48, 3, 3, 1, 1, true, true, 0.0f, kInf},       // batch 2, 2 chunks
+    {1, 32, 9, 5, 64, 1, 1, 2, 0, true, true, 0.0f, 6.0f},       // 1x1 stride 2, one chunk
+    {1, 48, 5, 9, 128, 5, 3, 1, 2, true, true, -kInf, kInf},     // 5x3 filter, 2 groups
+    {1, 32, 20, 18, 48, 3, 3, 1, 1, true, true, 0.0f, kInf},     // rows of 18: padded copy
+    {2, 32, 33, 32, 16, 1, 1, 2, 0, false, true, -kInf, kInf},   // 1x1 stride 2, rows of 16
+    {1, 1024, 12, 12, 16, 3, 3, 1, 1, true, true, -kInf, kInf},  // gathered, 64 chunks
+    {1, 3, 23, 19, 64, 7, 7, 2, 3, true, true, 0.0f, kInf},      // plain input: a stem
+    {2, 1, 9, 9, 80, 3, 3, 1, 1, true, true, -kInf, kInf},       // plain, 1 channel, batch 2
+};
+
+TEST(Conv2dBlocked, WritesOverItsResidualInPlace) {
+  if (!simd()) return;  // NotSupported: checked above
+  for (size_t threads : {size_t{1}, size_t{2}}) {
+    ASSERT_EQ(set_num_threads(threads), Error::Ok);
+    uint32_t seed = 101;
+    for (const Case& c : kInPlaceCases) {
+      SCOPED_TRACE(testing::Message() << "case n " << c.n << " cin " << c.cin << " cout " << c.cout
+                                      << " " << c.kh << "x" << c.kw << " stride " << c.stride
+                                      << " threads " << threads);
+      ASSERT_TRUE(c.residual);
+      Operands r = make_run(c, seed++);
+      ASSERT_EQ(run_kernel(c, r), Error::Ok);  // separate output
+      const std::vector<float> separate = r.y;
+      expect_matches(c, r);
+
+      // y is the residual: the same buffer passed as both.
+      r.y = r.rb;
+      Conv2dClamp clamp;
+      clamp.min = c.lo;
+      clamp.max = c.hi;
+      std::vector<uint8_t> temp(size_t{16} << 20);
+      MemoryAllocator allocator(temp.data(), temp.size());
+      KernelContext ctx(&allocator);
+      ASSERT_EQ(conv2d_blocked(ctx, shape_of(c), r.xb.data(), r.wb.data(),
+                               c.bias ? r.bias.data() : nullptr, r.y.data(), r.y.data(), clamp),
+                Error::Ok);
+      expect_matches(c, r);
+      ASSERT_EQ(r.y.size(), separate.size());
+      for (size_t i = 0; i < separate.size(); ++i) {
+        ASSERT_NEAR(r.y[i], separate[i], 1e-6f * (1.0f + std::fabs(separate[i]))) << "at " << i;
+      }
+    }
+  }
+  ASSERT_EQ(set_num_threads(1), Error::Ok);
 }
 
 }  // namespace

@@ -65,7 +65,8 @@ Error read_clamp_bounds(double output_min, double output_max, const char* op, fl
 }
 
 Error prepare_blocked_output(const Tensor& x, const Tensor* residual, Tensor& out,
-                             const int64_t sizes[5], const char* op) {
+                             const int64_t sizes[5], const char* op,
+                             bool out_may_be_residual) {
   TE_RETURN_IF_ERROR(expect_float(out, op, "out"));
   TE_RETURN_IF_ERROR(resize_to(out, {sizes, 5}));
   TE_CHECK_OR_RETURN(out.is_contiguous(), Error::InvalidArgument, "%s: out must be contiguous",
@@ -81,8 +82,10 @@ Error prepare_blocked_output(const Tensor& x, const Tensor* residual, Tensor& ou
                      "%s: residual must be a contiguous [%lld, %lld, %lld, %lld, 16] (the output)",
                      op, static_cast<long long>(sizes[0]), static_cast<long long>(sizes[1]),
                      static_cast<long long>(sizes[2]), static_cast<long long>(sizes[3]));
-  TE_CHECK_OR_RETURN(!bytes_overlap(r, out), Error::InvalidArgument,
-                     "%s: residual must not overlap out", op);
+  const bool in_place = out_may_be_residual && r.data() == out.data();
+  TE_CHECK_OR_RETURN(in_place || !bytes_overlap(r, out), Error::InvalidArgument,
+                     "%s: residual must not overlap out%s", op,
+                     out_may_be_residual ? " (it may be out itself)" : "");
   return Error::Ok;
 }
 

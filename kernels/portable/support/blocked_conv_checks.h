@@ -39,8 +39,11 @@ Error read_clamp_bounds(double output_min, double output_max, const char* op, fl
 /// Checks that `out` is float32, resizes it to `sizes` ([N, Cout / 16, OH,
 /// OW, 16]) and fails unless it is then contiguous and apart from `x`, and
 /// `residual` (nullptr: None) is a contiguous float32 of `sizes` apart from
-/// `out`. Neither pointer is kept.
+/// `out`, or, with `out_may_be_residual`, `out` itself (the same address:
+/// a kernel that reads each residual value before writing that output
+/// position may write over it). Neither pointer is kept.
 Error prepare_blocked_output(const Tensor& x, const Tensor* residual, Tensor& out,
-                             const int64_t sizes[5], const char* op);
+                             const int64_t sizes[5], const char* op,
+                             bool out_may_be_residual = false);
 
 }  // namespace torchedge

@@ -304,10 +304,102 @@ TEST(Conv2dBlocked, TensorErrors) {
   TestTensor small(ScalarType::Float, {1, 1, 2, 2, 16});
   expect_error(run_call([&](Call& c) { c.residual = &small; }), Error::InvalidArgument,
                "residual must be a contiguous [1, 1, 4, 4, 16]");
-  expect_error(run_call([](Call& c) { c.residual = &c.out; }), Error::InvalidArgument,
-               "residual must not overlap out");
   expect_error(run_call([](Call& c) { c.output = &c.x; }), Error::InvalidArgument,
                "input must not overlap out");
+}
+
+// out may be the residual itself (the memory planner writes a residual
+// block's output over its residual): the same values as a separate residual
+// tensor holding them. Batch 2 and two output blocks; no clamp, so the
+// separate run must also be exactly the run without residual plus it.
+TEST(Conv2dBlocked, ResidualMayBeOutItself) {
+  TestTensor x(ScalarType::Float, {2, 1, 4, 4, 16}), w(ScalarType::Float, {1, 1, 3, 3, 1024});
+  TestTensor bias(ScalarType::Float, {32});
+  // Small multiples of powers of two, repeating with periods prime to the
+  // layout's: values = (i * mul % period - period / 2) * scale.
+  auto values = [](size_t n, size_t mul, int period, float scale) {
+    std::vector<float> v(n);
+    for (size_t i = 0; i < n; ++i) {
+      v[i] = static_cast<float>(static_cast<int>(i * mul % period) - period / 2) * scale;
+    }
+    return v;
+  };
+  const std::vector<float> xs = values(2 * 4 * 4 * 16, 37, 17, 0.125f);
+  const std::vector<float> ws = values(9 * 1024, 13, 11, 0.0625f);
+  const std::vector<float> rs = values(2 * 2 * 4 * 4 * 16, 29, 13, 0.5f);
+  x.fill(xs);
+  w.fill(ws);
+  bias.fill(arange(32, 0.25f, -4.0f));
+  auto run = [&](TestTensor* residual, TestTensor& out) {
+    return run_call([&](Call& c) {
+      c.input = &x;
+      c.weight = &w;
+      c.bias = &bias;
+      c.residual = residual;
+      c.cout = 32;
+      c.lo = -kInf;
+      c.hi = kInf;
+      c.output = &out;
+    });
+  };
+  TestTensor plain_out(ScalarType::Float, {2, 2, 4, 4, 16});
+  ASSERT_EQ(run(nullptr, plain_out), Error::Ok);
+  TestTensor residual(ScalarType::Float, {2, 2, 4, 4, 16});
+  TestTensor apart(ScalarType::Float, {2, 2, 4, 4, 16});
+  residual.fill(rs);
+  apart.fill(std::vector<float>(rs.size(), kNan));  // what out held before does not matter
+  ASSERT_EQ(run(&residual, apart), Error::Ok);
+  TestTensor in_place(ScalarType::Float, {2, 2, 4, 4, 16});
+  in_place.fill(rs);
+  ASSERT_EQ(run(&in_place, in_place), Error::Ok);
+
+  const std::vector<float> none = plain_out.values<float>(), want = apart.values<float>();
+  EXPECT_EQ(in_place.values<float>(), want);
+  EXPECT_EQ(residual.values<float>(), rs);  // a separate residual is left alone
+  for (size_t i = 0; i < want.size(); ++i) {
+    ASSERT_EQ(want[i], none[i] + rs[i]) << "at " << i;
+  }
+}
+
+// A float32 view of `data` with `sizes` (contiguous), for operands that
+// share storage.
+struct View {
+  std::vector<int32_t> sizes, strides;
+  std::vector<uint8_t> order;
+  Tensor tensor;
+  View(float* data, std::vector<int32_t> s) : sizes(s), strides(s.size()), order(s.size()) {
+    for (size_t d = 0; d < s.size(); ++d) order[d] = static_cast<uint8_t>(d);
+    tensor = Tensor(ScalarType::Float, static_cast<int>(s.size()), sizes.data(), order.data(),
+                    strides.data(), data);
+  }
+};
+
+// Any overlap of residual and out other than out itself is still an error:
+// residual starting inside out, out starting inside the residual. Right
+// next to each other is fine.
+TEST(Conv2dBlocked, ResidualPartlyOverlappingOutIsAnError) {
+  TestTensor x(ScalarType::Float, {1, 1, 4, 4, 16}), w(ScalarType::Float, {1, 1, 3, 3, 1024});
+  TestTensor storage(ScalarType::Float, {1024});
+  float* base = storage.get()->mutable_data_as<float>();
+  auto run = [&](View& residual, View& out) {
+    return Args().t(x).t(w).none().t(&residual.tensor).i(16).ints({1, 1}).ints({1, 1}).d(0.0)
+        .d(6.0).t(&out.tensor).run(native::conv2d_blocked_out);
+  };
+  const std::vector<int32_t> sizes{1, 1, 4, 4, 16};  // 256 floats
+  struct Offsets {
+    int residual, out;
+  };
+  for (const Offsets& at : {Offsets{4, 0}, Offsets{0, 4}, Offsets{255, 0}, Offsets{0, 255},
+                            Offsets{100, 300}}) {
+    SCOPED_TRACE(testing::Message() << "residual at " << at.residual << ", out at " << at.out);
+    View residual(base + at.residual, sizes), out(base + at.out, sizes);
+    expect_error(run(residual, out), Error::InvalidArgument, "residual must not overlap out");
+  }
+  View residual(base + 256, sizes), out(base, sizes);  // adjacent, apart
+  EXPECT_EQ(run(residual, out), Error::Ok);
+  View same(base + 512, sizes);  // out itself through another tensor: the same data
+  View same_out(base + 512, sizes);
+  EXPECT_EQ(run(same, same_out), Error::Ok);
 }
 
 TEST(Conv2dBlocked, GeometryAndBoundErrors) {

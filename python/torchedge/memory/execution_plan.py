@@ -16,6 +16,14 @@ branch moves its result there) get no memory of their own; they alias the
 moved tensor, whose lifetime is extended to cover every use of the alias.
 The `out` of an `executorch_prim::et_view` call (emit/view_aliases.py) is an
 alias the same way: the kernel points it at its `self` at run time.
+
+Written over the residual: a `torchedge::conv2d_blocked` call whose residual
+is read by nothing after it writes its output into the residual's bytes
+(`in_place_pairs`; the op allows out to be its residual, as ONNX Runtime's
+NCHWc convolution takes its Sum input: the output then costs no
+read-for-ownership traffic of its own, and the arena shrinks). The output
+shares the residual's offset, and the residual's lifetime stretches to the
+output's last use.
 """
 
 from __future__ import annotations
@@ -89,6 +97,57 @@ def alias_pairs(plan: s.ExecutionPlan) -> list[tuple[int, int]]:
     return pairs
 
 
+# Ops whose `out` may be the tensor at the given argument index (kernels
+# that read each value of it before writing that output position):
+# kernels/portable/op_conv2d_blocked.cpp and conv/conv2d_blocked.h.
+IN_PLACE_ARGUMENT = {("torchedge::conv2d_blocked", "out"): 3}
+
+
+def in_place_pairs(plan: s.ExecutionPlan) -> list[tuple[int, int]]:
+    """(residual, out) for every call of an IN_PLACE_ARGUMENT op that may
+    write its output over that argument: both are planned activations of
+    the same byte size, neither is a plan input, output or mutable buffer,
+    neither takes part in a move or view alias, the residual is no other
+    argument of the call, and no instruction after the call reads it. Plans
+    with control flow keep separate outputs (instruction order is not
+    execution order there)."""
+    instructions = _instructions(plan)
+    if any(isinstance(i, s.JumpFalseCall) for i in instructions):
+        return []
+    _, last = _uses(plan)
+    aliased = {v for pair in alias_pairs(plan) for v in pair}
+    boundary = set(plan.inputs) | set(plan.outputs)
+    pairs = []
+    for position, instruction in enumerate(instructions):
+        if not isinstance(instruction, s.KernelCall):
+            continue
+        op = plan.operators[instruction.op_index]
+        at = IN_PLACE_ARGUMENT.get((op.name, op.overload))
+        if at is None or len(instruction.args) <= at:
+            continue
+        residual, out = instruction.args[at], instruction.args[-1]
+        values = [plan.values[residual], plan.values[out]]
+        if not all(isinstance(v, s.Tensor) and is_planned(v) and not is_mutable_buffer(v) for v in values):
+            continue
+        if {residual, out} & (boundary | aliased) or residual == out:
+            continue
+        if instruction.args.count(residual) != 1 or last.get(residual) != position:
+            continue
+        if tensor_nbytes(values[0]) != tensor_nbytes(values[1]):
+            continue
+        pairs.append((residual, out))
+    return pairs
+
+
+def _in_place_roots(plan: s.ExecutionPlan) -> dict[int, int]:
+    """out -> the tensor whose bytes it takes (following chains: a block's
+    output written over its residual can be the next block's residual)."""
+    root: dict[int, int] = {}
+    for residual, out in in_place_pairs(plan):
+        root[out] = root.get(residual, residual)
+    return root
+
+
 def move_destinations(plan: s.ExecutionPlan) -> set[int]:
     """Values with no memory of their own: written only by MoveCall (never an
     argument of a kernel before that) or the out of an et_view."""
@@ -141,6 +200,9 @@ def tensor_lifetimes(plan: s.ExecutionPlan) -> list[Lifetime]:
     first, last = _uses(plan)
     _extend_moved(plan, last)
     aliases = move_destinations(plan)
+    for out, root in _in_place_roots(plan).items():
+        last[root] = max(last[root], last.get(out, first.get(out, 0)))
+        aliases.add(out)
     end = max(len(_instructions(plan)) - 1, 0)
     lifetimes = []
     for index, value in enumerate(plan.values):
@@ -160,6 +222,8 @@ def plan_memory(plan: s.ExecutionPlan, alignment: int = DEFAULT_ALIGNMENT) -> Me
     arena = plan_arena(lifetimes, alignment)
     for t in lifetimes:
         plan.values[t.key].allocation_info = s.AllocationDetails.at(MEMORY_ID, arena.offsets[t.key])
+    for out, root in _in_place_roots(plan).items():
+        plan.values[out].allocation_info = s.AllocationDetails.at(MEMORY_ID, arena.offsets[root])
     plan.non_const_buffer_sizes = [0, arena.arena_bytes]
     buffer_bytes = sum(t.size for t in lifetimes if is_mutable_buffer(plan.values[t.key]))
     return MemoryReport(arena.arena_bytes, arena.lower_bound_bytes, len(lifetimes), buffer_bytes)
