@@ -78,6 +78,8 @@ static inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 constexpr int64_t kChunkWeightFloats = 8 * 1024;
 // Output pixels per band when the input is the larger operand.
 constexpr int64_t kBandPixels = 48;
+// The largest band whose chunks may be single kernel rows (see run).
+constexpr int64_t kRowChunkMaxPixels = 64;
 
 // Output rows narrower than this are gathered (below): row-by-row tiles
 // of a 7-pixel row are 4 + 3 pixels wide, gathered ones 6 or 5. Unless the
@@ -200,6 +202,19 @@ Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const float*
                         : flat       ? ceil_div(pixels, kBandPixels)
                                      : ceil_div(rows, max64(1, kBandPixels / row_pixels));
   const int64_t band_units = ceil_div(units, bands);
+  // Where one block's weights exceed a chunk (3x3: 36 KiB, more than a
+  // 32 KiB L1) and stream past small bands (the weights outweigh the input
+  // and a band's partial sums stay in L1: ResNet's 7x7 outputs), a chunk is
+  // one kernel row of one block (3x3: 12 KiB). AMD Zen 3, 1 thread,
+  // conv_bench: 3x3 512 @7 4245-4514 -> 3354-3628 us, 3x3 s2 512 @14
+  // 3732-4341 -> 3117-3652; in ResNet-18 its 7x7 layers 8-10 % faster. The
+  // 14x14 and larger layers ran 8-15 % slower that way (more partial sums
+  // through the output, weights already in L2) and keep whole blocks.
+  const bool row_chunks = !plain && groups_outer &&
+                          taps * kConvBlock * kConvBlockGroup > kChunkWeightFloats &&
+                          band_units * (flat ? 1 : row_pixels) <= kRowChunkMaxPixels;
+  const int64_t row_pieces = row_chunks ? s.kernel_h : 1;
+  const int64_t piece_rows = s.kernel_h / row_pieces;
   const int64_t y_block_stride = pixels * kConvBlock;
   const int stride = flat ? 1 : static_cast<int>(s.stride_w);
   for (int64_t n = 0; n < s.batch; ++n) {
@@ -220,27 +235,29 @@ Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const float*
         const int64_t u_begin = band * band_units, u_end = min64(units, u_begin + band_units);
         if (u_begin >= u_end) continue;
         const int blocks = static_cast<int>(min64(4, cout_blocks - g * 4));
-        for (int64_t c0 = 0; c0 < cin_blocks; c0 += chunk) {
+        for (int64_t piece = 0; piece < ceil_div(cin_blocks, chunk) * row_pieces; ++piece) {
+          const int64_t c0 = piece / row_pieces * chunk, r0 = piece % row_pieces * piece_rows;
           BlockedTile a;
           a.x_block_stride = plane;
           a.x_row_stride = gathered ? s.kernel_w * pixels * kConvBlock : pw * lanes;
           a.x_tap_stride = gathered ? pixels * kConvBlock : lanes;
           a.plain_channels = plain ? s.in_channels : 0;
-          a.w = w + (g * cin_blocks + c0) * taps * kConvBlock * kConvBlockGroup;
+          a.w = w + ((g * cin_blocks + c0) * taps + r0 * s.kernel_w) * kConvBlock * kConvBlockGroup;
           a.cin_blocks = min64(chunk, cin_blocks - c0);
-          a.kernel_h = s.kernel_h;
+          a.kernel_h = piece_rows;
           a.kernel_w = s.kernel_w;
           a.y_block_stride = y_block_stride;
           a.bias = bias == nullptr ? nullptr : bias + g * kConvBlockGroup;
           a.lo = clamp.min;
           a.hi = clamp.max;
-          a.accumulate = c0 > 0;
-          a.finish = c0 + a.cin_blocks == cin_blocks;
+          a.accumulate = piece > 0;
+          a.finish = piece + 1 == ceil_div(cin_blocks, chunk) * row_pieces;
           // The flat row's pixel range [q0, q1), or whole output rows.
           const int64_t row_begin = flat ? 0 : u_begin, row_end = flat ? 1 : u_end;
           // The next chunk's weights (the next group's first, after the
           // last), a slice per tile call of this pass.
-          const int64_t chunk_floats = a.cin_blocks * taps * kConvBlock * kConvBlockGroup;
+          const int64_t chunk_floats =
+              a.cin_blocks * piece_rows * s.kernel_w * kConvBlock * kConvBlockGroup;
           const float* next = a.w + chunk_floats;
           const int64_t next_bytes =
               4 * max64(0, min64(chunk_floats, weight_floats - (next - w)));
@@ -259,7 +276,8 @@ Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const float*
                 prefetched += slice;
               }
               const int64_t size = count / tiles + (i < count % tiles ? 1 : 0);
-              a.x = xn + c0 * plane + (flat ? q : r * s.stride_h * pw + q * stride) * lanes;
+              a.x = xn + c0 * plane + r0 * a.x_row_stride +
+                    (flat ? q : r * s.stride_h * pw + q * stride) * lanes;
               const int64_t out_offset = g * 4 * y_block_stride + (r * row_pixels + q) * kConvBlock;
               a.y = yn + out_offset;
               a.residual = rn == nullptr ? nullptr : rn + out_offset;
