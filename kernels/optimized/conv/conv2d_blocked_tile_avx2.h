@@ -74,7 +74,7 @@ struct Avx2Tile {
       const int64_t plane = a.x_block_stride, channels = a.plain_channels;
       for (int64_t r = 0; r < kernel_h; ++r) {
         const float* tap = a.x + r * row_stride;
-        for (int64_t s = 0; s < kernel_w; ++s, ++tap, wp += 1024) {
+        for (int64_t s = 0; s < kernel_w; ++s, ++tap, wp += a.w_tap_stride) {
           for (int64_t ci = 0; ci < channels; ++ci) {
             fma_channel<kP, kStep>(tap + ci * plane, wp + ci * 64, acc);
           }

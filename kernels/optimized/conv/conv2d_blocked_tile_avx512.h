@@ -131,7 +131,7 @@ struct Avx512Tile {
     const float* wp = a.w;
     for (int64_t r = 0; r < kernel_h; ++r) {
       const float* tap = a.x + r * row_stride;
-      for (int64_t s = 0; s < kernel_w; ++s, ++tap, wp += 1024) {
+      for (int64_t s = 0; s < kernel_w; ++s, ++tap, wp += a.w_tap_stride) {
         for (int64_t ci = 0; ci < channels; ++ci) {
           fma_channel<kP, kB, kStep>(tap + ci * plane, wp + ci * 64, acc);
         }
