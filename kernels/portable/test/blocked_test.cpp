@@ -361,19 +361,6 @@ TEST(Conv2dBlocked, ResidualMayBeOutItself) {
   }
 }
 
-// A float32 view of `data` with `sizes` (contiguous), for operands that
-// share storage.
-struct View {
-  std::vector<int32_t> sizes, strides;
-  std::vector<uint8_t> order;
-  Tensor tensor;
-  View(float* data, std::vector<int32_t> s) : sizes(s), strides(s.size()), order(s.size()) {
-    for (size_t d = 0; d < s.size(); ++d) order[d] = static_cast<uint8_t>(d);
-    tensor = Tensor(ScalarType::Float, static_cast<int>(s.size()), sizes.data(), order.data(),
-                    strides.data(), data);
-  }
-};
-
 // Any overlap of residual and out other than out itself is still an error:
 // residual starting inside out, out starting inside the residual. Right
 // next to each other is fine.
@@ -381,7 +368,7 @@ TEST(Conv2dBlocked, ResidualPartlyOverlappingOutIsAnError) {
   TestTensor x(ScalarType::Float, {1, 1, 4, 4, 16}), w(ScalarType::Float, {1, 1, 3, 3, 1024});
   TestTensor storage(ScalarType::Float, {1024});
   float* base = storage.get()->mutable_data_as<float>();
-  auto run = [&](View& residual, View& out) {
+  auto run = [&](FloatView& residual, FloatView& out) {
     return Args().t(x).t(w).none().t(&residual.tensor).i(16).ints({1, 1}).ints({1, 1}).d(0.0)
         .d(6.0).t(&out.tensor).run(native::conv2d_blocked_out);
   };
@@ -392,13 +379,13 @@ TEST(Conv2dBlocked, ResidualPartlyOverlappingOutIsAnError) {
   for (const Offsets& at : {Offsets{4, 0}, Offsets{0, 4}, Offsets{255, 0}, Offsets{0, 255},
                             Offsets{100, 300}}) {
     SCOPED_TRACE(testing::Message() << "residual at " << at.residual << ", out at " << at.out);
-    View residual(base + at.residual, sizes), out(base + at.out, sizes);
+    FloatView residual(base + at.residual, sizes), out(base + at.out, sizes);
     expect_error(run(residual, out), Error::InvalidArgument, "residual must not overlap out");
   }
-  View residual(base + 256, sizes), out(base, sizes);  // adjacent, apart
+  FloatView residual(base + 256, sizes), out(base, sizes);  // adjacent, apart
   EXPECT_EQ(run(residual, out), Error::Ok);
-  View same(base + 512, sizes);  // out itself through another tensor: the same data
-  View same_out(base + 512, sizes);
+  FloatView same(base + 512, sizes);  // out itself through another tensor: the same data
+  FloatView same_out(base + 512, sizes);
   EXPECT_EQ(run(same, same_out), Error::Ok);
 }
 

@@ -243,28 +243,15 @@ TEST(Conv2dDepthwiseBlocked, TensorErrors) {
                "input must not overlap out");
 }
 
-// A float32 view of `data` with `sizes` (contiguous), for operands that
-// share storage.
-struct View {
-  std::vector<int32_t> sizes, strides;
-  std::vector<uint8_t> order;
-  Tensor tensor;
-  View(float* data, std::vector<int32_t> s) : sizes(s), strides(s.size()), order(s.size()) {
-    for (size_t d = 0; d < s.size(); ++d) order[d] = static_cast<uint8_t>(d);
-    tensor = Tensor(ScalarType::Float, static_cast<int>(s.size()), sizes.data(), order.data(),
-                    strides.data(), data);
-  }
-};
-
 TEST(Conv2dDepthwiseBlocked, WeightOrBiasOverlappingOutIsAnError) {
   TestTensor x(ScalarType::Float, {1, 1, 4, 4, 16});
   TestTensor storage(ScalarType::Float, {1024});
   float* base = storage.get()->mutable_data_as<float>();
-  View w(base, {1, 3, 3, 16}), bias(base + 300, {16}), out(base + 100, {1, 1, 4, 4, 16});
+  FloatView w(base, {1, 3, 3, 16}), bias(base + 300, {16}), out(base + 100, {1, 1, 4, 4, 16});
   expect_error(Args().t(x).t(&w.tensor).none().ints({1}).ints({1}).d(-kInf).d(kInf)
                    .t(&out.tensor).run(native::conv2d_depthwise_blocked_out),
                Error::InvalidArgument, "weight_packed must not overlap out");
-  View w_apart(base + 600, {1, 3, 3, 16});
+  FloatView w_apart(base + 600, {1, 3, 3, 16});
   expect_error(Args().t(x).t(&w_apart.tensor).t(&bias.tensor).ints({1}).ints({1}).d(-kInf)
                    .d(kInf).t(&out.tensor).run(native::conv2d_depthwise_blocked_out),
                Error::InvalidArgument, "bias must not overlap out");

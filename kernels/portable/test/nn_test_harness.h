@@ -148,5 +148,18 @@ inline std::vector<float> arange(size_t n, float scale = 1.0f, float offset = 0.
   return v;
 }
 
+// A contiguous float32 tensor of `sizes` over `data` (not owned), for
+// operands that share storage (overlap checks).
+struct FloatView {
+  std::vector<int32_t> sizes, strides;
+  std::vector<uint8_t> order;
+  Tensor tensor;
+  FloatView(float* data, std::vector<int32_t> s) : sizes(s), strides(s.size()), order(s.size()) {
+    for (size_t d = 0; d < s.size(); ++d) order[d] = static_cast<uint8_t>(d);
+    tensor = Tensor(ScalarType::Float, static_cast<int>(s.size()), sizes.data(), order.data(),
+                    strides.data(), data);
+  }
+};
+
 }  // namespace
 }  // namespace torchedge

@@ -350,27 +350,14 @@ TEST(Conv2dWinogradBlocked, TensorErrors) {
                "residual must not overlap out");
 }
 
-// A float32 view of `data` with `sizes` (contiguous), for operands that
-// share storage.
-struct View {
-  std::vector<int32_t> sizes, strides;
-  std::vector<uint8_t> order;
-  Tensor tensor;
-  View(float* data, std::vector<int32_t> s) : sizes(s), strides(s.size()), order(s.size()) {
-    for (size_t d = 0; d < s.size(); ++d) order[d] = static_cast<uint8_t>(d);
-    tensor = Tensor(ScalarType::Float, static_cast<int>(s.size()), sizes.data(), order.data(),
-                    strides.data(), data);
-  }
-};
-
 TEST(Conv2dWinogradBlocked, OperandsOverlappingOutAreErrors) {
   // out accumulates while the input, filters and bias are still read.
   TestTensor storage(ScalarType::Float, {40000});
   float* base = storage.get()->mutable_data_as<float>();
-  View x(base, {1, 1, 4, 4, 16}), out(base + 20000, {1, 1, 4, 4, 16});
-  View u_over(base + 19000, {16, 1, 1, 1024}), u_apart(base + 1000, {16, 1, 1, 1024});
-  View bias_over(base + 20100, {16});
-  auto run = [&](View& u, Tensor* bias, View& o) {
+  FloatView x(base, {1, 1, 4, 4, 16}), out(base + 20000, {1, 1, 4, 4, 16});
+  FloatView u_over(base + 19000, {16, 1, 1, 1024}), u_apart(base + 1000, {16, 1, 1, 1024});
+  FloatView bias_over(base + 20100, {16});
+  auto run = [&](FloatView& u, Tensor* bias, FloatView& o) {
     Args args;
     args.t(&x.tensor).t(&u.tensor);
     bias == nullptr ? args.none() : args.t(bias);
@@ -382,7 +369,7 @@ TEST(Conv2dWinogradBlocked, OperandsOverlappingOutAreErrors) {
                "filter_u_packed must not overlap out");
   expect_error(run(u_apart, &bias_over.tensor, out), Error::InvalidArgument,
                "bias must not overlap out");
-  View out_on_x(base + 100, {1, 1, 4, 4, 16});
+  FloatView out_on_x(base + 100, {1, 1, 4, 4, 16});
   expect_error(run(u_apart, nullptr, out_on_x), Error::InvalidArgument,
                "input must not overlap out");
 }
