@@ -85,6 +85,9 @@ def _pin_cli(env: Environment, out_dir: Path) -> Environment:
     pinned = out_dir / "bin" / env.cli.name
     pinned.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy2(env.cli, pinned)
+    fma_peak = env.cli.parent / "fma_peak"  # the host's measured peak sits beside the CLI
+    if fma_peak.exists():
+        shutil.copy2(fma_peak, pinned.parent / fma_peak.name)
     return replace(env, cli=pinned)
 
 
