@@ -138,6 +138,20 @@ def resnet():
     return module, inputs, edge, pte
 
 
+def _expect_matches_eager(lowered, kernels: str, threads: int) -> None:
+    """A (module, inputs, _, pte) fixture's program against eager, at `threads`."""
+    module, inputs, _, pte = lowered
+    with torch.no_grad():
+        want = module(*inputs)
+    _C.set_num_threads(threads)
+    try:
+        got = _run(pte.buffer, kernels, *inputs)
+    finally:
+        _C.set_num_threads(1)
+    assert got.shape == want.shape
+    assert scaled_error(want, got) <= RELATIVE_TOLERANCE, (kernels, threads)
+
+
 def test_the_resnet_runs_blocked_from_stem_to_mean(resnet):
     _, _, _, pte = resnet
     ops = pte.operators["forward"]
@@ -150,16 +164,7 @@ def test_the_resnet_runs_blocked_from_stem_to_mean(resnet):
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("kernels", ["portable", "optimized"])
 def test_matches_eager(resnet, kernels, threads):
-    module, inputs, _, pte = resnet
-    with torch.no_grad():
-        want = module(*inputs)
-    _C.set_num_threads(threads)
-    try:
-        got = _run(pte.buffer, kernels, *inputs)
-    finally:
-        _C.set_num_threads(1)
-    assert got.shape == want.shape
-    assert scaled_error(want, got) <= RELATIVE_TOLERANCE, (kernels, threads)
+    _expect_matches_eager(resnet, kernels, threads)
 
 
 @pytest.mark.parametrize("kernels", ["portable", "optimized"])
@@ -350,16 +355,7 @@ def test_the_chain_runs_its_large_map_3x3_convolutions_as_winograd(winograd_chai
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("kernels", ["portable", "optimized"])
 def test_the_winograd_chain_matches_eager(winograd_chain, kernels, threads):
-    module, inputs, _, pte = winograd_chain
-    with torch.no_grad():
-        want = module(*inputs)
-    _C.set_num_threads(threads)
-    try:
-        got = _run(pte.buffer, kernels, *inputs)
-    finally:
-        _C.set_num_threads(1)
-    assert got.shape == want.shape
-    assert scaled_error(want, got) <= RELATIVE_TOLERANCE, (kernels, threads)
+    _expect_matches_eager(winograd_chain, kernels, threads)
 
 
 @pytest.mark.parametrize("kernels", ["portable", "optimized"])
