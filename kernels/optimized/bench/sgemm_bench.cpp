@@ -83,6 +83,9 @@ int main(int argc, char** argv) {
       {"mbv2 1x1 384->64 @14", 64, 196, 384},
       {"mbv2 1x1 960->160 @7", 160, 49, 960},
       {"mbv2 1x1 320->1280 @7", 1280, 49, 320},
+      // Classifier heads: one row against weights streamed from memory.
+      {"mbv2 classifier 1x1000x1280 cold", 1, 1000, 1280, true, true, true},
+      {"r50 classifier 1x1000x2048 cold", 1, 1000, 2048, true, true, true},
       {"linear 197x192x768", 197, 768, 192},
       {"linear W^T 128x384x384", 128, 384, 384, true},
       {"linear W^T 197x768x192", 197, 768, 192, true},

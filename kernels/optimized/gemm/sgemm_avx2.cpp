@@ -206,6 +206,38 @@ struct Avx2Kernel {
   // Packing (sgemm_driver.h contract) with whole-vector moves: the scalar
   // transposing loops took 13 % of BERT-MiniLM's GEMM time (A and B
   // together, perf annotate), as much as a quarter of the FMAs they feed.
+  // gemv_strips (sgemm_driver.h): `strips` (1..4) prepacked strips at
+  // once, one accumulator pair each, k in order from zero as micro_r sums
+  // a one-row tile (so the results are bit-identical to it); the strips'
+  // independent chains hide the FMA latency and their streams overlap.
+  static void gemv_strips(int strips, int64_t kc, const float* a, const float* pb,
+                          int64_t strip_stride, float* c, bool accumulate) {
+    switch (strips) {
+      case 1: return gemv_n<1>(kc, a, pb, strip_stride, c, accumulate);
+      case 2: return gemv_n<2>(kc, a, pb, strip_stride, c, accumulate);
+      case 3: return gemv_n<3>(kc, a, pb, strip_stride, c, accumulate);
+      default: return gemv_n<4>(kc, a, pb, strip_stride, c, accumulate);
+    }
+  }
+
+  template <int kStrips>
+  static inline void gemv_n(int64_t kc, const float* a, const float* pb, int64_t strip_stride,
+                            float* c, bool accumulate) {
+    __m256 acc[kStrips][2];
+#pragma GCC unroll 4
+    for (int s = 0; s < kStrips; ++s) acc[s][0] = acc[s][1] = _mm256_setzero_ps();
+    for (int64_t k = 0; k < kc; ++k, pb += kNr) {
+      const __m256 x = _mm256_broadcast_ss(a + k);
+#pragma GCC unroll 4
+      for (int s = 0; s < kStrips; ++s) {
+        acc[s][0] = _mm256_fmadd_ps(x, _mm256_load_ps(pb + s * strip_stride), acc[s][0]);
+        acc[s][1] = _mm256_fmadd_ps(x, _mm256_load_ps(pb + s * strip_stride + 8), acc[s][1]);
+      }
+    }
+#pragma GCC unroll 4
+    for (int s = 0; s < kStrips; ++s) store_row(c, kNr, s, acc[s][0], acc[s][1], accumulate, nullptr);
+  }
+
   static void pack_a_strip(const float* a, int64_t lda, int64_t rows, int64_t kc, float* out) {
     const __m256 zero = _mm256_setzero_ps();
     int64_t k = 0;
