@@ -243,6 +243,16 @@ Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const float*
   const bool row_chunks = !plain && groups_outer &&
                           taps * kConvBlock * kConvBlockGroup > kChunkWeightFloats &&
                           band_units * (flat ? 1 : row_pixels) <= kRowChunkMaxPixels;
+  // Prefetching the next chunk's weights pays where they stream from memory
+  // past the convolution's taps: the 3x3 layers whose weights outweigh the
+  // input, and the stem. Elsewhere the hints only compete with the tiles'
+  // loads. AMD Zen 3, 1 thread, conv_bench --cold, min of 4-6 alternating
+  // runs with / without: r50 3x3 512 @7 3135 / 3610 us, 3x3 s2 512 @14
+  // 3278 / 3603, 3x3 256 @14 2881 / 2870-3320; but 3x3 64 @56 2836 / 2717,
+  // 1x1 64->256 @56 1471 / 1319, 1024->256 @14 1230 / 1173, MobileNetV2's
+  // 1x1 960->320 @7 409 / 387, 576->96 @14 296 / 278 (its other 1x1
+  // layers 2-4 % faster too; r50's 1x1 @7 level within 2 %).
+  const bool prefetch_weights = plain || (groups_outer && taps > 1);
   const int64_t row_pieces = row_chunks ? s.kernel_h : 1;
   const int64_t piece_rows = s.kernel_h / row_pieces;
   const int64_t y_block_stride = pixels * kConvBlock;
@@ -291,7 +301,7 @@ Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const float*
               a.cin_blocks * piece_rows * s.kernel_w * w_tap_stride;
           const float* next = a.w + chunk_floats;
           const int64_t next_bytes =
-              4 * max64(0, min64(chunk_floats, weight_floats - (next - w)));
+              prefetch_weights ? 4 * max64(0, min64(chunk_floats, weight_floats - (next - w))) : 0;
           const int64_t calls = (row_end - row_begin) *
                                 ceil_div(flat ? u_end - u_begin : row_pixels, Tile::kMaxPixels);
           const int64_t slice = ceil_div(ceil_div(next_bytes, calls), 64) * 64;
