@@ -9,6 +9,9 @@
 //     // blocks of 16 output channels: pixel p's first tap in input channel
 //     // block 0 at a.x + p * 16 * stride (stride 1 or 2; see BlockedTile).
 //     static void compute(int pixels, int blocks, int stride, const BlockedTile& a);
+//     // Whether compute() runs its blocks one after another (so a group
+//     // may be split into slices of fewer blocks at no cost per FMA).
+//     static constexpr bool kBlocksInSequence;
 //   };
 //
 // Why one base pointer and a compile-time pixel stride: with a pointer per
@@ -176,6 +179,46 @@ static void pad_input(const Conv2dShape& s, int64_t planes, int64_t lanes, const
   });
 }
 
+// How run() cuts one image into tasks of (slice of output channel blocks,
+// band of output pixels). A slice is a 64-channel weight group or, for a
+// tile that runs its blocks in sequence, a part of one, so that every task
+// costs the same; where the weights stream (groups_outer) the band count
+// makes the tasks a multiple of the threads and `grain` hands each thread
+// whole equal shares. Why: MobileNetV2's 7x7 layers have 3-20 groups, some
+// partial (160 channels: 4 + 4 + 2 blocks), and at 2 threads parallel_for
+// cut 10 tasks into 5 chunks of 2: 3 chunks against 2.
+struct TaskSplit {
+  int64_t slices, slice_blocks, bands, grain;
+};
+
+template <typename Tile>
+TaskSplit split_tasks(bool groups_outer, int64_t cout_blocks, int64_t units, int64_t threads,
+                      int64_t input_outer_bands) {
+  TaskSplit t;
+  t.slice_blocks = 4;
+  if (Tile::kBlocksInSequence && groups_outer && threads > 1 && cout_blocks % 4 != 0) {
+    t.slice_blocks = cout_blocks % 2 == 0 ? 2 : 1;
+  }
+  t.slices = ceil_div(cout_blocks, t.slice_blocks);
+  t.grain = 1;
+  if (!groups_outer) {  // many small tasks: dynamic scheduling balances them
+    t.bands = input_outer_bands;
+    return t;
+  }
+  t.bands = min64(units, max64(1, ceil_div(4 * threads, t.slices)));
+  while (t.bands < units && (t.slices * t.bands) % threads != 0) ++t.bands;
+  const int64_t tasks = t.slices * t.bands;
+  if (tasks > 4 * threads && tasks % threads == 0) {
+    for (int64_t per_thread = 4; per_thread >= 1; --per_thread) {
+      if (tasks % (threads * per_thread) == 0) {
+        t.grain = tasks / (threads * per_thread);
+        break;
+      }
+    }
+  }
+  return t;
+}
+
 template <typename Tile>
 Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
           const float* bias, const float* residual, float* y, const Conv2dClamp& clamp) {
@@ -228,9 +271,10 @@ Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const float*
   const int64_t threads = static_cast<int64_t>(num_threads());
   // A band: a range of pixels of the flat row, or of output rows.
   const int64_t units = flat ? pixels : rows;
-  const int64_t bands = groups_outer ? min64(units, max64(1, ceil_div(4 * threads, groups)))
-                        : flat       ? ceil_div(pixels, kBandPixels)
-                                     : ceil_div(rows, max64(1, kBandPixels / row_pixels));
+  const TaskSplit split = split_tasks<Tile>(groups_outer, cout_blocks, units, threads,
+                                           flat ? ceil_div(pixels, kBandPixels)
+                                                : ceil_div(rows, max64(1, kBandPixels / row_pixels)));
+  const int64_t bands = split.bands, slices = split.slices, slice_blocks = split.slice_blocks;
   const int64_t band_units = ceil_div(units, bands);
   // Where one block's weights exceed a chunk (3x3: 36 KiB, more than a
   // 32 KiB L1) and stream past small bands (the weights outweigh the input
@@ -268,13 +312,16 @@ Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const float*
     }
     float* yn = y + n * cout_blocks * y_block_stride;
     const float* rn = residual == nullptr ? nullptr : residual + n * cout_blocks * y_block_stride;
-    parallel_for(0, groups * bands, 1, [&](int64_t begin, int64_t end) {
+    parallel_for(0, slices * bands, split.grain, [&](int64_t begin, int64_t end) {
       for (int64_t t = begin; t < end; ++t) {
-        const int64_t g = groups_outer ? t / bands : t % groups;
-        const int64_t band = groups_outer ? t % bands : t / groups;
+        const int64_t slice = groups_outer ? t / bands : t % slices;
+        const int64_t band = groups_outer ? t % bands : t / slices;
         const int64_t u_begin = band * band_units, u_end = min64(units, u_begin + band_units);
         if (u_begin >= u_end) continue;
-        const int blocks = static_cast<int>(min64(4, cout_blocks - g * 4));
+        // The slice's first block: group g, block b0 of its 4.
+        const int64_t first_block = slice * slice_blocks;
+        const int64_t g = first_block / 4, b0 = first_block % 4;
+        const int blocks = static_cast<int>(min64(slice_blocks, cout_blocks - first_block));
         for (int64_t piece = 0; piece < ceil_div(cin_blocks, chunk) * row_pieces; ++piece) {
           const int64_t c0 = piece / row_pieces * chunk, r0 = piece % row_pieces * piece_rows;
           BlockedTile a;
@@ -282,13 +329,14 @@ Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const float*
           a.x_row_stride = gathered ? s.kernel_w * pixels * kConvBlock : pw * lanes;
           a.x_tap_stride = gathered ? pixels * kConvBlock : lanes;
           a.plain_channels = plain ? s.in_channels : 0;
-          a.w = w + ((g * cin_blocks + c0) * taps + r0 * s.kernel_w) * w_tap_stride;
+          a.w = w + ((g * cin_blocks + c0) * taps + r0 * s.kernel_w) * w_tap_stride +
+                b0 * kConvBlock;
           a.w_tap_stride = w_tap_stride;
           a.cin_blocks = min64(chunk, cin_blocks - c0);
           a.kernel_h = piece_rows;
           a.kernel_w = s.kernel_w;
           a.y_block_stride = y_block_stride;
-          a.bias = bias == nullptr ? nullptr : bias + g * kConvBlockGroup;
+          a.bias = bias == nullptr ? nullptr : bias + first_block * kConvBlock;
           a.lo = clamp.min;
           a.hi = clamp.max;
           a.accumulate = piece > 0;
@@ -319,7 +367,8 @@ Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const float*
               const int64_t size = count / tiles + (i < count % tiles ? 1 : 0);
               a.x = xn + c0 * plane + r0 * a.x_row_stride +
                     (flat ? q : r * s.stride_h * pw + q * stride) * lanes;
-              const int64_t out_offset = g * 4 * y_block_stride + (r * row_pixels + q) * kConvBlock;
+              const int64_t out_offset =
+                  first_block * y_block_stride + (r * row_pixels + q) * kConvBlock;
               a.y = yn + out_offset;
               a.residual = rn == nullptr ? nullptr : rn + out_offset;
               Tile::compute(static_cast<int>(size), blocks, stride, a);

@@ -25,6 +25,7 @@ using conv2d_blocked_driver::BlockedTile;
 
 struct Avx2Tile {
   static constexpr int kMaxPixels = 6;
+  static constexpr bool kBlocksInSequence = true;
 
   static void compute(int pixels, int blocks, int stride, const BlockedTile& a) {
     const bool plain = a.plain_channels != 0;  // pixels `stride` floats apart

@@ -33,6 +33,7 @@ using conv2d_blocked_driver::BlockedTile;
 
 struct Avx512Tile {
   static constexpr int kMaxPixels = 6;
+  static constexpr bool kBlocksInSequence = false;
 
   static void compute(int pixels, int blocks, int stride, const BlockedTile& a) {
     if (a.plain_channels != 0) {  // a plain NCHW input: pixels `stride` floats apart

@@ -58,6 +58,8 @@ const Case kCases[] = {
     {1, 3, 23, 19, 64, 7, 7, 2, 3, true, false, 0.0f, kInf},     // plain input: a stem
     {2, 1, 9, 9, 80, 3, 3, 1, 1, true, true, -kInf, kInf},       // plain, 1 channel, batch 2
     {1, 3, 6, 5, 32, 1, 1, 1, 0, false, false, -kInf, kInf},     // plain 1x1: read flat
+    {1, 960, 7, 7, 160, 1, 1, 1, 0, true, true, -kInf, kInf},    // 10 blocks: slices of 2 at 2 threads
+    {1, 64, 7, 7, 112, 3, 3, 1, 1, true, true, 0.0f, 6.0f},      // 7 blocks: slices of 1 at 2 threads
 };
 
 // A plain NCHW input (a first layer) has fewer than 16 channels.
