@@ -108,6 +108,55 @@ TEST_P(SgemmPrepackedTest, BitIdenticalToStridedWeight) {
 
 INSTANTIATE_TEST_SUITE_P(Threads, SgemmPrepackedTest, ::testing::Values(1, 2));
 
+// One row against prepacked B takes its own path (sgemm_driver.h
+// run_gemv: whole strips, then the unfused epilogue); with every epilogue
+// term it must still match the strided weight's fused tiles bit for bit.
+TEST_P(SgemmPrepackedTest, OneRowWithEveryEpilogueTerm) {
+  ASSERT_EQ(set_num_threads(static_cast<size_t>(GetParam())), Error::Ok);
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<uint8_t> temp(size_t{16} << 20);
+  const int64_t n = 1000, k = 1280;  // MobileNetV2's head: 63 strips, 5 KC blocks
+  std::vector<float> a(k), w(n * k), col_bias(n), addend(n), row_bias{0.25f};
+  for (float& x : a) x = dist(rng);
+  for (float& x : w) x = dist(rng);
+  for (float& x : col_bias) x = dist(rng);
+  for (float& x : addend) x = dist(rng);
+  for (Isa isa : runnable_isas()) {
+    SgemmProblem p;
+    p.m = 1, p.n = n, p.k = k;
+    p.a = MatrixView{a.data(), k, 1};
+    p.b = MatrixView{w.data(), 1, k};
+    p.alpha = 0.75f, p.beta = -0.5f;
+    p.addend = MatrixView{addend.data(), n, 1};
+    p.row_bias = row_bias.data();
+    p.col_bias = col_bias.data();
+    p.min = -4.0f, p.max = 4.0f;
+    p.ldc = n;
+    std::vector<float> expected(n), got(n, -1.0f), storage;
+    p.c = expected.data();
+    {
+      MemoryAllocator allocator(temp.data(), temp.size());
+      KernelContext ctx(&allocator);
+      ASSERT_EQ(sgemm_with_isa(ctx, p, isa), Error::Ok);
+    }
+    SgemmProblem q = p;
+    q.b = MatrixView{};
+    q.b_prepacked = prepack(w, n, k, 16, 0, &storage);
+    q.b_prepacked_nr = 16;
+    q.c = got.data();
+    MemoryAllocator allocator(temp.data(), temp.size());
+    KernelContext ctx(&allocator);
+    ASSERT_EQ(sgemm_with_isa(ctx, q, isa), Error::Ok);
+    EXPECT_EQ(std::memcmp(got.data(), expected.data(), sizeof(float) * got.size()), 0)
+        << isa_name(isa) << " threads=" << GetParam();
+    int64_t clamped = 0;
+    for (float v : got) clamped += v == -4.0f || v == 4.0f;
+    EXPECT_GT(clamped, 0) << "the clamp never bit: the test would not see it";
+  }
+  ASSERT_EQ(set_num_threads(1), Error::Ok);
+}
+
 TEST(SgemmPrepacked, InPlaceNeedsNoBPanelScratch) {
   const int64_t m = 128, n = 384, k = 384;
   std::vector<float> w(static_cast<size_t>(n * k), 0.5f), storage;
