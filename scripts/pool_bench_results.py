@@ -1,55 +1,41 @@
 """Pools several `python -m torchedge.bench` runs into one ratio table.
 
-    python3 scripts/pool_bench_results.py out/run-a/results.json out/run-b/results.json ...
+    .venv/bin/python scripts/pool_bench_results.py out/run-a/results.json out/run-b/results.json ...
 
 Each run's rounds interleave torchedge with its peers, so every run is a
 fair comparison on its own; on a noisy shared host the runs still disagree.
-This takes every configuration's latencies from all the given runs, and
-prints, per model and thread count, the median of the pooled latencies of
-torchedge-optimized and its ratio to each peer's pooled median (bold where
-the issue's target is met: <= 1.0 against ONNX Runtime and
-ExecuTorch-XNNPACK, <= 0.5 against eager). Standard library only.
+This treats each run's result for a (model, configuration, threads) as one
+more round of it and recombines them with the bench's own code
+(`aggregate.combine`: the median over all their timed runs; `aggregate.ratios`:
+best torchedge configuration / each peer against the issue targets), then
+prints the bench's ratio table. Writes nothing.
 """
 
 from __future__ import annotations
 
 import collections
 import json
-import statistics
 import sys
 
-MODELS = ["resnet18", "resnet50", "mobilenet_v2", "vit_tiny", "bert_minilm"]
-PEERS = [("onnxruntime", 1.0), ("executorch-xnnpack", 1.0), ("eager", 0.5)]
+from torchedge.bench.aggregate import combine, ratios
+from torchedge.bench.configs import by_name
+from torchedge.bench.report import ratio_table_text
 
 
-def main(paths: list[str]) -> None:
-    latencies = collections.defaultdict(list)
+def pooled_ratio_table(paths: list[str]) -> str:
+    rounds = collections.defaultdict(list)  # (model, config, threads) -> results, run order
     for path in paths:
         with open(path) as f:
             for r in json.load(f)["results"]:
-                if r.get("status") == "ok":
-                    latencies[(r["model"], r["config"], r["threads"])] += r["latencies_ms"]
-    print("| model | threads | torchedge | / ORT | / ET | / eager |")
-    print("|---|---|---|---|---|---|")
-    for model in MODELS:
-        for threads in (1, 2):
-            ours = latencies.get((model, "torchedge-optimized", threads))
-            if not ours:
-                continue
-            te = statistics.median(ours)
-            row = [model, str(threads), f"{te:.1f}"]
-            for peer, target in PEERS:
-                theirs = latencies.get((model, peer, threads))
-                if not theirs:
-                    row.append("-")
-                    continue
-                pm = statistics.median(theirs)
-                ratio = f"{te / pm:.2f}"
-                row.append((f"**{ratio}**" if te / pm <= target else ratio) + f" ({pm:.1f})")
-            print("| " + " | ".join(row) + " |")
+                rounds[(r["model"], r["config"], r["threads"])].append(r)
+    configs = by_name(sorted({config for _, config, _ in rounds}))
+    by_config = {c.name: c for c in configs}
+    pooled = [combine(by_config[config], threads, None, results)
+              for (_, config, threads), results in rounds.items()]
+    return ratio_table_text({"ratios": ratios(pooled, configs)})
 
 
 if __name__ == "__main__":
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    main(sys.argv[1:])
+    print(pooled_ratio_table(sys.argv[1:]))
