@@ -352,7 +352,7 @@ Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const float*
               prefetch_weights ? 4 * max64(0, min64(chunk_floats, weight_floats - (next - w))) : 0;
           const int64_t calls = (row_end - row_begin) *
                                 ceil_div(flat ? u_end - u_begin : row_pixels, Tile::kMaxPixels);
-          const int64_t slice = ceil_div(ceil_div(next_bytes, calls), 64) * 64;
+          const int64_t prefetch_step = ceil_div(ceil_div(next_bytes, calls), 64) * 64;
           int64_t prefetched = 0;
           for (int64_t r = row_begin; r < row_end; ++r) {
             const int64_t q0 = flat ? u_begin : 0, count = flat ? u_end - u_begin : row_pixels;
@@ -361,8 +361,8 @@ Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const float*
             int64_t q = q0;
             for (int64_t i = 0; i < tiles; ++i) {
               if (prefetched < next_bytes) {
-                prefetch_to_l2(next + prefetched / 4, min64(slice, next_bytes - prefetched));
-                prefetched += slice;
+                prefetch_to_l2(next + prefetched / 4, min64(prefetch_step, next_bytes - prefetched));
+                prefetched += prefetch_step;
               }
               const int64_t size = count / tiles + (i < count % tiles ? 1 : 0);
               a.x = xn + c0 * plane + r0 * a.x_row_stride +

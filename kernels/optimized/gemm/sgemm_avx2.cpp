@@ -203,9 +203,6 @@ struct Avx2Kernel {
     for (int i = 0; i < kRows; ++i) store_row(c, ldc, i, acc[i][0], acc[i][1], accumulate, epi);
   }
 
-  // Packing (sgemm_driver.h contract) with whole-vector moves: the scalar
-  // transposing loops took 13 % of BERT-MiniLM's GEMM time (A and B
-  // together, perf annotate), as much as a quarter of the FMAs they feed.
   // gemv_strips (sgemm_driver.h): `strips` (1..4) prepacked strips at
   // once, one accumulator pair each, k in order from zero as micro_r sums
   // a one-row tile (so the results are bit-identical to it); the strips'
@@ -238,6 +235,9 @@ struct Avx2Kernel {
     for (int s = 0; s < kStrips; ++s) store_row(c, kNr, s, acc[s][0], acc[s][1], accumulate, nullptr);
   }
 
+  // Packing (sgemm_driver.h contract) with whole-vector moves: the scalar
+  // transposing loops took 13 % of BERT-MiniLM's GEMM time (A and B
+  // together, perf annotate), as much as a quarter of the FMAs they feed.
   static void pack_a_strip(const float* a, int64_t lda, int64_t rows, int64_t kc, float* out) {
     const __m256 zero = _mm256_setzero_ps();
     int64_t k = 0;

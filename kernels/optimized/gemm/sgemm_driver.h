@@ -551,7 +551,7 @@ void run_gemv(const SgemmProblem& p, const Item& it, int64_t m, int64_t n_begin,
     for (int64_t n0 = n_begin; n0 < n_end; n0 += kMaxStrips * K::kNr) {
       const int64_t cols = min64(kMaxStrips * K::kNr, n_end - n0);
       const int strips = static_cast<int>((cols + K::kNr - 1) / K::kNr);
-      std::memset(sums, 0, sizeof(sums));  // K == 0: zeros, then the epilogue
+      if (p.k == 0) std::memset(sums, 0, sizeof(sums));  // zeros, then the epilogue
       for (int64_t k0 = 0; k0 < p.k; k0 += kc_block) {
         K::gemv_strips(strips, min64(kc_block, p.k - k0), a + k0, prepacked_block<K>(p, n0, k0),
                        p.k * K::kNr, sums, k0 > 0);
