@@ -5,7 +5,9 @@
 //   0 input, 1 input_scale, 2 input_zero_point, 3 weight_panels,
 //   4 weight_scales, 5 bias (Tensor?), 6 kernel_size, 7 stride, 8 padding,
 //   9 dilation, 10 groups
-// (the output quantization and `out` follow, named differently per op).
+// (the output quantization and `out` follow, named differently per op),
+// and last before `out` an optional `int weight_bits=8` (added after the
+// first int8 files were written: a file without it loads as 8 bits).
 // Include only from those two op files.
 #pragma once
 
@@ -29,6 +31,20 @@ inline Error read_int8_conv_operands(Span<EValue*> args, quantized::Int8ConvArgs
   TE_ASSIGN_OR_RETURN(a->dilation, int_list_arg(args, 9, "dilation"));
   TE_ASSIGN_OR_RETURN(a->groups, int_arg(args, 10, "groups"));
   return Error::Ok;
+}
+
+/// The argument count, with `weight_bits` (`without` + 1: read it from
+/// args[without - 1] into a->weight_bits) or without (`without`: 8); out
+/// is then args[count - 1]. Any other count is InvalidArgument.
+inline Result<size_t> read_int8_conv_weight_bits(Span<EValue*> args, size_t without,
+                                                 quantized::Int8ConvArgs* a) {
+  if (args.size() != without + 1) {
+    TE_RETURN_IF_ERROR(expect_arg_count(args, without));
+    a->weight_bits = 8;
+    return without;
+  }
+  TE_ASSIGN_OR_RETURN(a->weight_bits, int_arg(args, without - 1, "weight_bits"));
+  return without + 1;
 }
 
 }  // namespace native

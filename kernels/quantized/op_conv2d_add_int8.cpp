@@ -3,7 +3,8 @@
 //     int[] stride, int[] padding, int[] dilation, int groups, float conv_scale,
 //     int conv_zero_point, int conv_min, int conv_max, Tensor residual,
 //     float residual_scale, int residual_zero_point, float output_scale,
-//     int output_zero_point, int output_min, int output_max, *, Tensor(a!) out)
+//     int output_zero_point, int output_min, int output_max, int weight_bits=8, *,
+//     Tensor(a!) out)
 //
 // A ResNet block's tail in one call: add_int8(conv2d_int8(input, ...,
 // conv_scale, conv_zero_point, conv_min, conv_max), conv_scale,
@@ -30,12 +31,13 @@ constexpr const char* kOp = "conv2d_add_int8.out";
 
 Result<quantized::Int8ConvArgs> conv_args(Span<EValue*> args) {
   quantized::Int8ConvArgs a{};
+  TE_ASSIGN_OR_RETURN(const size_t count, read_int8_conv_weight_bits(args, 23, &a));
   TE_RETURN_IF_ERROR(read_int8_conv_operands(args, &a));
   TE_ASSIGN_OR_RETURN(a.output_scale, double_arg(args, 11, "conv_scale"));
   TE_ASSIGN_OR_RETURN(a.output_zero_point, int_arg(args, 12, "conv_zero_point"));
   TE_ASSIGN_OR_RETURN(a.output_min, int_arg(args, 13, "conv_min"));
   TE_ASSIGN_OR_RETURN(a.output_max, int_arg(args, 14, "conv_max"));
-  TE_ASSIGN_OR_RETURN(a.out, tensor_arg(args, 22, "out"));
+  TE_ASSIGN_OR_RETURN(a.out, tensor_arg(args, count - 1, "out"));
   a.output_scale_name = "conv_scale";
   a.output_zero_point_name = "conv_zero_point";
   return a;
@@ -88,7 +90,6 @@ Error add_params(Span<EValue*> args, const quantized::Int8ConvArgs& conv,
 }  // namespace
 
 Error conv2d_add_int8_out(KernelContext& ctx, Span<EValue*> args) {
-  TE_RETURN_IF_ERROR(expect_arg_count(args, 23));
   TE_ASSIGN_OR_RETURN(const quantized::Int8ConvArgs a, conv_args(args));
   TE_ASSIGN_OR_RETURN(const Tensor* residual, tensor_arg(args, 15, "residual"));
   quantized::Int8ConvProblem p;

@@ -9,7 +9,7 @@
 // 1536: ~150 GOP/s on a quiet machine) measured just before it: the "vs
 // GEMM" column is the conv's fraction of the tile's throughput.
 // Usage: int8_conv_bench [iterations] [filter substring of "net KxK Cin@HW->Cout sS"]
-//        [max threads (2)]
+//        [max threads (2)] [weight bits (8; 7: the AVX2 u8 path, same weights)]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -93,7 +93,9 @@ int main(int argc, char** argv) {
   const int iterations = argc > 1 ? std::atoi(argv[1]) : 10;
   const char* filter = argc > 2 && argv[2][0] != 0 ? argv[2] : nullptr;
   const int max_threads = argc > 3 ? std::atoi(argv[3]) : 2;
-  std::printf("isa %s, best of %d\n", quant_isa_name(quant_isa()), iterations);
+  const int weight_bits = argc > 4 ? std::atoi(argv[4]) : 8;
+  std::printf("isa %s, best of %d, weight bits %d\n", quant_isa_name(quant_isa()), iterations,
+              weight_bits);
   std::printf("%-12s %5s %4s %5s %3s %2s | %9s %7s %7s | %9s %7s\n", "net", "Cin", "HW", "Cout",
               "k", "s", "ms 1T", "GOP/s", "vs GEMM", "ms 2T", "GOP/s");
   GemmYardstick yardstick;
@@ -118,13 +120,14 @@ int main(int argc, char** argv) {
     p.out_height = (l.hw + 2 * p.pad_h - l.kernel) / l.stride + 1;
     p.out_width = p.out_height;
     p.in_zero_point = -3;
+    p.weight_bits = weight_bits;
     p.in_scale = 0.02f;
     p.inv_out_scale = 20.0f;
     p.out_zero_point = 4.0f;
     std::vector<int8_t> x(static_cast<size_t>(l.cin * l.hw * l.hw));
     for (int8_t& v : x) v = static_cast<int8_t>(i8(gen));
     std::vector<int8_t> w(static_cast<size_t>(p.groups * p.panels() * p.panel_bytes()));
-    for (int8_t& v : w) v = static_cast<int8_t>(i8(gen) / 2);
+    for (int8_t& v : w) v = static_cast<int8_t>(i8(gen) / 2);  // [-64, 63]: 7 bits
     std::vector<float> scales(static_cast<size_t>(l.cout), 0.001f), bias(scales.size(), 0.1f);
     std::vector<int8_t> out(static_cast<size_t>(l.cout * p.pixels()));
     p.input = x.data();

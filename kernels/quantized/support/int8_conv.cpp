@@ -116,6 +116,10 @@ Error prepare_int8_conv(const Int8ConvArgs& a, Int8ConvProblem* p, const char* o
   q.dilation_h = a.dilation[0];
   q.dilation_w = a.dilation[1];
   q.groups = groups;
+  TE_CHECK_OR_RETURN(a.weight_bits == 7 || a.weight_bits == 8, Error::InvalidArgument,
+                     "%s: weight_bits must be 7 (every weight in [-64, 63]) or 8, got %lld", op,
+                     static_cast<long long>(a.weight_bits));
+  q.weight_bits = static_cast<int32_t>(a.weight_bits);
   const int64_t span_h = q.height + 2 * q.pad_h - q.dilation_h * (q.kernel_h - 1) - 1;
   const int64_t span_w = q.width + 2 * q.pad_w - q.dilation_w * (q.kernel_w - 1) - 1;
   TE_CHECK_OR_RETURN(span_h >= 0 && span_w >= 0, Error::InvalidArgument,
@@ -236,39 +240,60 @@ void int8_conv_pad_image(const Int8ConvProblem& p, int64_t n, int64_t c_begin, i
 #endif
 
 #if defined(TORCHEDGE_QUANTIZED_X86)
+// Here, not in the VNNI unit: the AVX2 u8 path sizes its scratch with it too.
+size_t int8_conv_row_sums_bytes(const Int8ConvProblem& p) {
+  if (p.in_zero_point == -128) return 0;
+  return static_cast<size_t>(p.groups * p.panels() * kInt8ConvPanelRows) * sizeof(int32_t);
+}
+
 namespace {
 
 bool shares_weights(const Int8ConvProblem& p) {
   return int8_conv_widened_bytes(p) <= kInt8ConvSharedWeightBytes;
 }
 
-bool uses_vnni() { return quant_isa() == QuantIsa::kAvx512Vnni; }
+// Which x86 inner loop a problem takes: int16 pairs (AVX2, exact for any
+// int8 weights), u8 quads by vpmaddubsw (AVX2, 7-bit weights) or by
+// vpdpbusd (AVX-512 VNNI).
+enum class SimdPath { kPairs, kQuadsAvx2, kVnni };
+
+SimdPath simd_path_of(const Int8ConvProblem& p) {
+  if (quant_isa() == QuantIsa::kAvx512Vnni) return SimdPath::kVnni;
+  return p.weight_bits <= 7 ? SimdPath::kQuadsAvx2 : SimdPath::kPairs;
+}
 
 // Scratch: [padded image][per-call weight data shared by the workers: the
-// widened weights (AVX2, when they fit) or the row sums (VNNI, when the
+// widened weights (pairs, when they fit) or the row sums (quads, when the
 // input zero point is not -128)][worker slots].
 struct SimdScratch {
   size_t padded, shared, slot;
-  bool vnni;
+  SimdPath path;
 };
 
 SimdScratch simd_scratch_of(const Int8ConvProblem& p, const Split& s) {
   const size_t padded = round_up_64(int8_conv_padded_bytes(p));
-  if (uses_vnni()) {
-    return SimdScratch{padded, round_up_64(int8_conv_vnni_row_sums_bytes(p)),
-                       round_up_64(int8_conv_avx512vnni_worker_bytes(p, s.chunk_strips)), true};
+  const SimdPath path = simd_path_of(p);
+  switch (path) {
+    case SimdPath::kVnni:
+      return SimdScratch{padded, round_up_64(int8_conv_row_sums_bytes(p)),
+                         round_up_64(int8_conv_avx512vnni_worker_bytes(p, s.chunk_strips)), path};
+    case SimdPath::kQuadsAvx2:
+      return SimdScratch{padded, round_up_64(int8_conv_row_sums_bytes(p)),
+                         round_up_64(int8_conv_u8_avx2_worker_bytes(p, s.chunk_strips)), path};
+    case SimdPath::kPairs:
+      break;
   }
   const bool shared = shares_weights(p);
   return SimdScratch{padded, shared ? round_up_64(int8_conv_widened_bytes(p)) : 0,
-                     round_up_64(int8_conv_avx2_worker_bytes(p, s.chunk_strips, shared)), false};
+                     round_up_64(int8_conv_avx2_worker_bytes(p, s.chunk_strips, shared)), path};
 }
 
-// Widens the weights (AVX2) or sums their rows (VNNI) into `weights` (when
-// not nullptr) and pads image n's planes into `padded` (when not flat) in ONE
-// parallel region: items are groups of weight panels, then groups of input
-// planes (~32K weights or ~64K pixels each), so a conv waits at one barrier
-// before its GEMM, not two.
-void prepare_operands(const Int8ConvProblem& p, int64_t n, bool vnni, void* weights,
+// Widens the weights (pairs) or sums their rows (quads) into `weights`
+// (when not nullptr) and pads image n's planes into `padded` (when not
+// flat) in ONE parallel region: items are groups of weight panels, then
+// groups of input planes (~32K weights or ~64K pixels each), so a conv
+// waits at one barrier before its GEMM, not two.
+void prepare_operands(const Int8ConvProblem& p, int64_t n, SimdPath path, void* weights,
                       int8_t* padded) {
   const int64_t panels = p.groups * p.panels();
   const int64_t panel_grain = std::max<int64_t>(1, 32768 / p.panel_bytes());
@@ -280,10 +305,16 @@ void prepare_operands(const Int8ConvProblem& p, int64_t n, bool vnni, void* weig
     for (int64_t i = begin; i < end; ++i) {
       if (i < widen_items) {
         const int64_t pb = i * panel_grain, pe = std::min(panels, (i + 1) * panel_grain);
-        if (vnni) {
-          int8_conv_vnni_row_sums(p, pb, pe, static_cast<int32_t*>(weights));
-        } else {
-          int8_conv_widen_weights(p, pb, pe, static_cast<int16_t*>(weights));
+        switch (path) {
+          case SimdPath::kVnni:
+            int8_conv_vnni_row_sums(p, pb, pe, static_cast<int32_t*>(weights));
+            break;
+          case SimdPath::kQuadsAvx2:
+            int8_conv_u8_row_sums(p, pb, pe, static_cast<int32_t*>(weights));
+            break;
+          case SimdPath::kPairs:
+            int8_conv_widen_weights(p, pb, pe, static_cast<int16_t*>(weights));
+            break;
         }
       } else {
         const int64_t c = (i - widen_items) * plane_grain;
@@ -322,18 +353,27 @@ void run_int8_conv(const Int8ConvProblem& p, void* scratch) {
     char* slots = static_cast<char*>(scratch) + layout.padded + layout.shared;
     const int64_t strips = strips_of(p);
     // One chunk: strips [b, e) and panels [pb, pe) of group g.
+    const Int8RequantizeRun requantize =
+        layout.path == SimdPath::kQuadsAvx2 ? int8_conv_requantize_run_for(p) : nullptr;
     auto chunk = [&](const Int8ConvSource& src, int64_t n, int64_t g, int64_t b, int64_t e,
                      int64_t pb, int64_t pe, void* worker_scratch) {
-      if (layout.vnni) {
-        int8_conv_avx512vnni(p, src, static_cast<const int32_t*>(weights), n, g, b, e, pb, pe,
-                             worker_scratch);
-      } else {
-        int8_conv_avx2(p, src, static_cast<const int16_t*>(weights), n, g, b, e, pb, pe,
-                       worker_scratch);
+      switch (layout.path) {
+        case SimdPath::kVnni:
+          int8_conv_avx512vnni(p, src, static_cast<const int32_t*>(weights), n, g, b, e, pb, pe,
+                               worker_scratch);
+          break;
+        case SimdPath::kQuadsAvx2:
+          int8_conv_u8_avx2(p, src, static_cast<const int32_t*>(weights), n, g, b, e, pb, pe,
+                            requantize, worker_scratch);
+          break;
+        case SimdPath::kPairs:
+          int8_conv_avx2(p, src, static_cast<const int16_t*>(weights), n, g, b, e, pb, pe,
+                         worker_scratch);
+          break;
       }
     };
     for (int64_t n = 0; n < p.batch; ++n) {
-      prepare_operands(p, n, layout.vnni, n == 0 ? weights : nullptr, padded);
+      prepare_operands(p, n, layout.path, n == 0 ? weights : nullptr, padded);
       Int8ConvSource src{p.input + n * p.in_channels * p.height * p.width, p.width,
                          p.height * p.width, true};
       if (!int8_conv_is_flat(p)) src = int8_conv_padded_source(p, padded);

@@ -65,6 +65,11 @@ struct Int8ConvProblem {
   int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1;
   int64_t pad_h = 0, pad_w = 0, dilation_h = 1, dilation_w = 1;
   int64_t groups = 1;
+  // 8, or 7 when every weight is in [-64, 63] (the caller's promise, made
+  // at export from the weights: torchedge's reduce_range quantization);
+  // lets AVX2 without VNNI multiply u8 x s8 (int8_conv_u8_avx2) instead of
+  // int16 pairs. The sums, and so the output, do not depend on it.
+  int32_t weight_bits = 8;
   int32_t in_zero_point = 0;
   float in_scale = 1.0f;
   float inv_out_scale = 1.0f;  // float(1.0 / double(output_scale))
@@ -105,6 +110,7 @@ struct Int8ConvArgs {
   const Tensor* bias;  // nullptr for None
   Span<const int64_t> kernel_size, stride, padding, dilation;
   int64_t groups;
+  int64_t weight_bits = 8;  // 7 or 8 (Int8ConvProblem::weight_bits)
   double output_scale;
   int64_t output_zero_point, output_min, output_max;
   Tensor* out;
@@ -208,10 +214,10 @@ void int8_conv_avx2(const Int8ConvProblem& p, const Int8ConvSource& src, const i
 /// the panels as they are. Its u8 x s8 products need each weight row's sum
 /// when the input zero point is not -128: int8_conv_vnni_row_sums writes
 /// those of panels [panel_begin, panel_end) (over all groups) into `sums`
-/// (int8_conv_vnni_row_sums_bytes: 0 when zx == -128; then pass nullptr).
+/// (int8_conv_row_sums_bytes: 0 when zx == -128; then pass nullptr).
 /// Worker scratch: int8_conv_avx512vnni_worker_bytes. The same exact sums
 /// and the AVX2 epilogue: bit for bit the other paths' output.
-size_t int8_conv_vnni_row_sums_bytes(const Int8ConvProblem& p);
+size_t int8_conv_row_sums_bytes(const Int8ConvProblem& p);
 void int8_conv_vnni_row_sums(const Int8ConvProblem& p, int64_t panel_begin, int64_t panel_end,
                              int32_t* sums);
 size_t int8_conv_avx512vnni_worker_bytes(const Int8ConvProblem& p, int64_t chunk_strips);
@@ -220,14 +226,28 @@ void int8_conv_avx512vnni(const Int8ConvProblem& p, const Int8ConvSource& src,
                           int64_t strip_end, int64_t panel_begin, int64_t panel_end,
                           void* worker_scratch);
 
+/// The AVX2 path for 7-bit weights (support/x86/int8_conv_u8_avx2.cpp; when
+/// quant_isa() is kAvx2 and p.weight_bits == 7): the VNNI path's chunks,
+/// u8 quads and row sums, multiplied by vpmaddubsw + vpmaddwd (exact for
+/// weights in [-64, 63]); `requantize` is int8_conv_requantize_run_for(p).
+/// Row sums as for VNNI (int8_conv_row_sums_bytes; nullptr when zx ==
+/// -128), written by int8_conv_u8_row_sums with AVX2 code.
+void int8_conv_u8_row_sums(const Int8ConvProblem& p, int64_t panel_begin, int64_t panel_end,
+                           int32_t* sums);
+size_t int8_conv_u8_avx2_worker_bytes(const Int8ConvProblem& p, int64_t chunk_strips);
+using Int8RequantizeRun = void (*)(const Int8ConvProblem& p, const int32_t* cs,
+                                   int64_t channel0, int64_t count, int64_t n, int64_t pixel0,
+                                   int64_t cols);
+void int8_conv_u8_avx2(const Int8ConvProblem& p, const Int8ConvSource& src,
+                       const int32_t* row_sums, int64_t n, int64_t g, int64_t strip_begin,
+                       int64_t strip_end, int64_t panel_begin, int64_t panel_end,
+                       Int8RequantizeRun requantize, void* worker_scratch);
+
 /// The AVX2 epilogue on exact sums from elsewhere: run(p, cs, channel0,
 /// count, n, pixel0, cols) requantizes cs ([count][16] int32: output
 /// channels channel0 + row of one group, image n, pixels pixel0 + j of the
 /// output plane for j < cols <= 16) into p.out (residual add included), bit
 /// for bit as int8_conv_avx2 does; count <= 2 rows per call pair best.
-using Int8RequantizeRun = void (*)(const Int8ConvProblem& p, const int32_t* cs,
-                                   int64_t channel0, int64_t count, int64_t n, int64_t pixel0,
-                                   int64_t cols);
 Int8RequantizeRun int8_conv_requantize_run_for(const Int8ConvProblem& p);
 
 /// Winograd F(2x2, 3x3) in integers (support/x86/int8_winograd_avx2.cpp):

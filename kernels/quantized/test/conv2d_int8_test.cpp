@@ -77,7 +77,9 @@ Error run_kernel(const Geometry& g, const Quant& q, const Data& d, TestTensor& o
     args.none();
   }
   args.ints({g.kh, g.kw}).ints({g.sh, g.sw}).ints({g.ph, g.pw}).ints({g.dh, g.dw}).i(g.groups);
-  args.d(q.out_scale).i(q.out_zp).i(q.out_min).i(q.out_max).t(out);
+  args.d(q.out_scale).i(q.out_zp).i(q.out_min).i(q.out_max);
+  if (q.weight_bits != 8 || q.pass_weight_bits) args.i(q.weight_bits);
+  args.t(out);
   std::vector<unsigned char> arena(arena_bytes);
   MemoryAllocator temp(arena.data(), arena.size());
   KernelContext ctx(&temp);
@@ -101,9 +103,10 @@ std::string describe(const Geometry& g, const Quant& q) {
   char buf[320];
   std::snprintf(buf, sizeof(buf),
                 "N%d Cin%d %dx%d Cout%d k%dx%d s%dx%d p%dx%d d%dx%d g%d | zx %d zo %d [%d, %d] "
-                "bias %d threads %zu isa %s",
+                "bias %d weight bits %d threads %zu isa %s",
                 g.n, g.cin, g.h, g.w, g.cout, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw,
-                g.groups, q.in_zp, q.out_zp, q.out_min, q.out_max, q.bias, num_threads(),
+                g.groups, q.in_zp, q.out_zp, q.out_min, q.out_max, q.bias, q.weight_bits,
+                num_threads(),
                 quantized::quant_isa_name(quantized::quant_isa()));
   return buf;
 }
@@ -123,7 +126,7 @@ void expect_equal_outputs(const std::vector<int8_t>& want, const std::vector<int
 
 void check_case(const Geometry& g, const Quant& q, uint32_t seed, const Data* data = nullptr) {
   SCOPED_TRACE(describe(g, q));
-  const Data d = data != nullptr ? *data : random_data(g, seed);
+  const Data d = data != nullptr ? *data : random_data(g, seed, q.weight_bits);
   TestTensor out(ScalarType::Char, {g.n, g.cout, g.oh(), g.ow()});
   ASSERT_EQ(run_kernel(g, q, d, out), Error::Ok);
   const std::vector<int8_t> got = out.values<int8_t>();
@@ -158,12 +161,20 @@ TEST(Conv2dInt8, KnownGeometriesEqualReference) {
   };
   uint32_t seed = 100;
   for (const Geometry& g : cases) check_case(g, Quant{}, seed += 7);
+  // 7-bit weights (the AVX2 u8 path): the same geometries, the input's zero
+  // point -128 (no row sums) and not.
+  Quant seven;
+  seven.weight_bits = 7;
+  for (const Geometry& g : cases) {
+    seven.in_zp = seven.in_zp == -128 ? 3 : -128;
+    check_case(g, seven, seed += 7);
+  }
 }
 
 TEST(Conv2dInt8, RandomGeometriesEqualReferenceOnOneAndTwoThreads) {
   std::mt19937 gen(2026);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
-  for (int t = 0; t < 80; ++t) {
+  for (int t = 0; t < 120; ++t) {
     Geometry g{};
     g.kh = pick(1, 7);
     g.kw = pick(1, 7);
@@ -188,6 +199,7 @@ TEST(Conv2dInt8, RandomGeometriesEqualReferenceOnOneAndTwoThreads) {
     q.in_scale = 0.005 + 0.05 * pick(0, 100) / 100.0;
     q.out_scale = 0.01 + 0.2 * pick(0, 100) / 100.0;
     q.bias = pick(0, 1) == 1;
+    q.weight_bits = pick(0, 1) == 1 ? 7 : 8;
     if (pick(0, 2) == 0) {
       q.out_min = std::max(-128, q.out_zp);  // relu
     } else if (pick(0, 2) == 0) {
@@ -266,6 +278,32 @@ TEST(Conv2dInt8, ExtremeValuesStayExact) {
   check_case(g, q, 0, &d);
 }
 
+TEST(Conv2dInt8, ExtremeSevenBitValuesStayExact) {
+  // The u8 path's largest pair sums: x - zx spans 0..255 (x + 128 as u8
+  // 0..255) against w = -64 or 63, |u1 w1 + u2 w2| up to 32640 <= 32767, so
+  // vpmaddubsw does not saturate. Both signs, both zero-point cases, and
+  // the 2-thread panel split.
+  const Geometry g{1, 64, 9, 18, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1};
+  for (const int8_t w : {int8_t{-64}, int8_t{63}}) {
+    for (const int8_t x : {int8_t{127}, int8_t{-128}}) {
+      Data d = random_data(g, 6, 7);
+      std::fill(d.x.begin(), d.x.end(), x);
+      std::fill(d.w.begin(), d.w.end(), w);
+      Quant q;
+      q.weight_bits = 7;
+      q.in_zp = x == 127 ? -128 : 127;
+      q.out_scale = 1000.0;
+      check_case(g, q, 0, &d);
+    }
+  }
+  ASSERT_EQ(set_num_threads(2), Error::Ok);
+  Quant q;
+  q.weight_bits = 7;
+  check_case({1, 40, 5, 5, 100, 3, 3, 1, 1, 1, 1, 1, 1, 1}, q, 41);   // output-channel split
+  check_case({1, 256, 7, 7, 512, 1, 1, 1, 1, 0, 0, 1, 1, 1}, q, 42);  // flat, half strip
+  ASSERT_EQ(set_num_threads(1), Error::Ok);
+}
+
 // One call on random data with the given overrides (the argument checks).
 Error run_default(const Geometry& g, const Quant& q, ScalarType x_dtype = ScalarType::Char,
                   std::vector<int32_t> w_shape = {}, ScalarType out_dtype = ScalarType::Char,
@@ -290,6 +328,19 @@ Error run_default(const Geometry& g, const Quant& q, ScalarType x_dtype = Scalar
   MemoryAllocator temp(bytes.data(), bytes.size());
   KernelContext ctx(&temp);
   return args.run_with(native::conv2d_int8_out, ctx);
+}
+
+TEST(Conv2dInt8, WeightBitsArgumentIsOptionalAndChecked) {
+  const Geometry g{1, 8, 10, 10, 12, 3, 3, 1, 1, 1, 1, 1, 1, 2};
+  Quant q;
+  q.pass_weight_bits = true;  // an explicit 8
+  check_case(g, q, 51);
+  const Data d = random_data(g, 52, 7);
+  TestTensor out(ScalarType::Char, {g.n, g.cout, g.oh(), g.ow()});
+  for (const int32_t bits : {6, 9, 0}) {
+    q.weight_bits = bits;
+    EXPECT_EQ(run_kernel(g, q, d, out), Error::InvalidArgument) << bits;
+  }
 }
 
 TEST(Conv2dInt8, RejectsBadArguments) {

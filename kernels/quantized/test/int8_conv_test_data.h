@@ -28,6 +28,10 @@ struct Quant {
   double out_scale = 0.05;
   int32_t out_zp = -5, out_min = -128, out_max = 127;
   bool bias = true;
+  // 7: weights drawn from [-64, 63] and the kernel told so (the AVX2 u8
+  // path); 8: from [-127, 127], and the argument left out (an older file).
+  int32_t weight_bits = 8;
+  bool pass_weight_bits = false;  // pass it even when 8 (a current file)
 };
 
 struct Data {
@@ -35,9 +39,10 @@ struct Data {
   std::vector<float> scales, bias;
 };
 
-Data random_data(const Geometry& g, uint32_t seed) {
+Data random_data(const Geometry& g, uint32_t seed, int32_t weight_bits = 8) {
   std::mt19937 gen(seed);
-  std::uniform_int_distribution<int> i8(-128, 127), w8(-127, 127);
+  std::uniform_int_distribution<int> i8(-128, 127);
+  std::uniform_int_distribution<int> w8(weight_bits == 7 ? -64 : -127, weight_bits == 7 ? 63 : 127);
   Data d;
   d.x.resize(static_cast<size_t>(g.n) * g.cin * g.h * g.w);
   for (int8_t& v : d.x) v = static_cast<int8_t>(i8(gen));
@@ -91,6 +96,7 @@ inline quantized::Int8ConvProblem problem_of(const Geometry& g, const Quant& q, 
   p.dilation_h = g.dh;
   p.dilation_w = g.dw;
   p.groups = g.groups;
+  p.weight_bits = q.weight_bits;
   p.in_zero_point = q.in_zp;
   p.in_scale = static_cast<float>(q.in_scale);
   p.inv_out_scale = static_cast<float>(1.0 / q.out_scale);

@@ -283,7 +283,8 @@ Int8RequantizeRun requantize_run_for(bool residual) {
 }  // namespace
 
 Int8RequantizeRun int8_conv_requantize_run_for(const Int8ConvProblem& p) {
-  const bool nan = may_produce_nan(p, 0, 0, p.cout_g()), residual = p.residual != nullptr;
+  // Every group's channels (group 0's rows [0, Cout) are all of them).
+  const bool nan = may_produce_nan(p, 0, 0, p.out_channels), residual = p.residual != nullptr;
   if (p.bias != nullptr) {
     return nan ? requantize_run_for<true, true>(residual) : requantize_run_for<true, false>(residual);
   }

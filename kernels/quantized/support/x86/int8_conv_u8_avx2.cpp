@@ -1,0 +1,191 @@
+// AVX2 path of the int8 convolution for 7-bit weights (contract:
+// support/int8_conv.h; taken when p.weight_bits == 7 on AVX2 without VNNI).
+//
+// Why: without VNNI the exact AVX2 path (int8_conv_avx2.cpp) widens both
+// operands to int16 and multiplies in pairs (vpmaddwd + vpaddd), 0.82x the
+// float FMA rate on Zen 3 (build/int8_mac_peak). vpmaddubsw multiplies u8
+// by s8 and adds adjacent pairs into saturating int16, then vpmaddwd by
+// ones sums those pairs into int32: 32 multiply-adds per three ymm
+// instructions, 1.64x the FMA rate. It is exact only while no pair sum
+// leaves int16: |u1 w1 + u2 w2| <= 2 * 255 * 64 = 32640 <= 32767 holds when
+// every weight is in [-64, 63] (7 bits; ONNX Runtime's reduce_range makes
+// the same trade). The caller guarantees that range (weight_bits == 7, set
+// at export from the weights themselves); the sums are then the exact int32
+// of the other paths, so the output is bit for bit theirs.
+//
+// The rest is the VNNI path's arithmetic on ymm: activations packed as u8
+// quads (x + 128, int8_conv_quads_x86.h), the panels read in place, each
+// row's accumulators starting at -(zx + 128) * sum_k w (row sums once per
+// call, int8_conv_u8_row_sums; none for zx == -128), K in blocks of 192
+// quads (12 KiB of packed strip), int32 sums in [strip][Cout_g rounded to
+// 6][16], then the AVX2 epilogue (int8_conv_requantize_run_for's, chosen once
+// per call by the caller).
+// Compiled with -mavx2 -mfma.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/quantized/support/int8_conv.h"
+
+namespace torchedge {
+namespace quantized {
+namespace {
+
+constexpr int64_t kStrip = kInt8ConvStrip;
+constexpr int64_t kRows = kInt8ConvPanelRows;
+constexpr int64_t kQuadBytes = 4 * kRows;  // one quad of a panel: 6 rows x 4 k
+constexpr int64_t kHalf = kStrip / 2;      // pixels per ymm of int32 sums
+
+#include "kernels/quantized/support/x86/int8_conv_strips_x86.h"
+#include "kernels/quantized/support/x86/int8_conv_quads_x86.h"
+
+size_t round_up_64(size_t bytes) { return (bytes + 63) & ~size_t{63}; }
+
+inline __m256i broadcast4(const int8_t* a) {
+  int32_t v;
+  std::memcpy(&v, a, sizeof(v));
+  return _mm256_set1_epi32(v);
+}
+
+// c rows [0, kR) ([row][16] int32, pixels [0, 8 kHalves)) = init[row] (the
+// first K block) or c (later blocks) + the block's sums: panel quads `a`
+// (their rows 0 .. kR - 1; a row's 4 weights broadcast) against the strip's
+// packed quads `b` ([quad][16 px][4 k] u8). kR = 3 rows x 16 pixels keeps
+// 6 accumulators, 2 pixel vectors, the weights, a product and the ones in
+// 11 of the 16 ymm registers (6 rows x 16 would need 17).
+template <int kR, int kHalves>
+void tile(const int8_t* a, const uint8_t* b, int64_t quads, const int32_t* init, int32_t* c) {
+  __m256i acc[kR][kHalves];
+  for (int r = 0; r < kR; ++r) {
+    for (int h = 0; h < kHalves; ++h) {
+      acc[r][h] = init != nullptr
+                      ? _mm256_set1_epi32(init[r])
+                      : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + r * kStrip + h * kHalf));
+    }
+  }
+  const __m256i ones = _mm256_set1_epi16(1);
+  for (int64_t q = 0; q < quads; ++q, a += kQuadBytes, b += 64) {
+    __m256i x[kHalves];
+    for (int h = 0; h < kHalves; ++h) {
+      x[h] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + h * 32));
+    }
+    for (int r = 0; r < kR; ++r) {
+      const __m256i w = broadcast4(a + 4 * r);
+      for (int h = 0; h < kHalves; ++h) {
+        acc[r][h] = _mm256_add_epi32(acc[r][h],
+                                     _mm256_madd_epi16(_mm256_maddubs_epi16(x[h], w), ones));
+      }
+    }
+  }
+  for (int r = 0; r < kR; ++r) {
+    for (int h = 0; h < kHalves; ++h) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * kStrip + h * kHalf), acc[r][h]);
+    }
+  }
+}
+
+struct WorkerLayout {
+  int64_t block, mpad;
+  size_t b_bytes, rows_bytes, c_bytes;
+};
+
+WorkerLayout layout_of(const Int8ConvProblem& p, int64_t chunk_strips) {
+  WorkerLayout l;
+  l.block = std::min(kInt8ConvBlockPairs, p.k_quads());  // 192 quads: 12 KiB per strip
+  l.mpad = p.panels() * kRows;
+  l.b_bytes = round_up_64(static_cast<size_t>(chunk_strips * l.block * 64));
+  l.rows_bytes = round_up_64(static_cast<size_t>(l.block * 4) * sizeof(const int8_t*));
+  l.c_bytes = static_cast<size_t>(chunk_strips * l.mpad * kStrip) * sizeof(int32_t);
+  return l;
+}
+
+}  // namespace
+
+void int8_conv_u8_row_sums(const Int8ConvProblem& p, int64_t panel_begin, int64_t panel_end,
+                           int32_t* sums) {
+  // Per quad, rows 0-3 from a 16-byte load and rows 4-5 from an 8-byte one;
+  // vpmaddubsw by u8 ones then vpmaddwd by ones sums each row's 4 weights.
+  const __m128i ones8 = _mm_set1_epi8(1), ones16 = _mm_set1_epi16(1);
+  const int64_t quads = p.k_quads();
+  for (int64_t pn = panel_begin; pn < panel_end; ++pn) {
+    const int8_t* panel = p.weight + pn * p.panel_bytes();
+    __m128i rows03 = _mm_setzero_si128(), rows45 = _mm_setzero_si128();
+    for (int64_t q = 0; q < quads; ++q, panel += kQuadBytes) {
+      const __m128i w03 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(panel));
+      const __m128i w45 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(panel + 16));
+      rows03 = _mm_add_epi32(rows03, _mm_madd_epi16(_mm_maddubs_epi16(ones8, w03), ones16));
+      rows45 = _mm_add_epi32(rows45, _mm_madd_epi16(_mm_maddubs_epi16(ones8, w45), ones16));
+    }
+    alignas(16) int32_t lanes[8];
+    _mm_store_si128(reinterpret_cast<__m128i*>(lanes), rows03);
+    _mm_store_si128(reinterpret_cast<__m128i*>(lanes + 4), rows45);
+    for (int64_t r = 0; r < kRows; ++r) sums[pn * kRows + r] = lanes[r];
+  }
+}
+
+size_t int8_conv_u8_avx2_worker_bytes(const Int8ConvProblem& p, int64_t chunk_strips) {
+  const WorkerLayout l = layout_of(p, chunk_strips);
+  return l.b_bytes + l.rows_bytes + l.c_bytes;
+}
+
+void int8_conv_u8_avx2(const Int8ConvProblem& p, const Int8ConvSource& src,
+                       const int32_t* row_sums, int64_t n, int64_t g, int64_t strip_begin,
+                       int64_t strip_end, int64_t panel_begin, int64_t panel_end,
+                       Int8RequantizeRun requantize, void* worker_scratch) {
+  const int64_t quads = p.k_quads(), panels = p.panels(), chunk = strip_end - strip_begin;
+  const WorkerLayout l = layout_of(p, chunk);
+  char* scratch = static_cast<char*>(worker_scratch);
+  uint8_t* b = reinterpret_cast<uint8_t*>(scratch);
+  const int8_t** rows = reinterpret_cast<const int8_t**>(scratch + l.b_bytes);
+  int32_t* c = reinterpret_cast<int32_t*>(scratch + l.b_bytes + l.rows_bytes);
+  const int8_t* group_quads = p.weight + g * panels * p.panel_bytes();
+  const int32_t* group_sums = row_sums != nullptr ? row_sums + g * panels * kRows : nullptr;
+  const int8_t* group_planes = src.planes + g * p.cin_g() * src.plane_stride;
+  const int32_t shift = p.in_zero_point + 128;
+  StripPlan plans[kInt8ConvMaxChunkStrips];
+  const int64_t b_stride = l.block * 64, c_stride = l.mpad * kStrip;
+  // A last strip of <= 8 pixels (7x7 maps: 49 = 3 x 16 + 1) on one ymm.
+  const bool half_last = p.pixels() - (strip_end - 1) * kStrip <= kHalf;
+  for (int64_t q0 = 0; q0 < quads; q0 += l.block) {
+    const int64_t block = std::min(l.block, quads - q0);
+    row_bases(p, src, group_planes, 4 * q0, std::min(4 * (q0 + block), p.k()), rows);
+    for (int64_t s = strip_begin; s < strip_end; ++s) {
+      StripPlan& sp = plans[s - strip_begin];
+      if (q0 == 0) plan_strip(p, src, s, &sp);
+      pack_block(p, sp, rows, q0, block, b + (s - strip_begin) * b_stride);
+    }
+    for (int64_t pn = panel_begin; pn < panel_end; ++pn) {
+      const int8_t* a = group_quads + (pn * quads + q0) * kQuadBytes;
+      int32_t init[kRows];
+      for (int64_t r = 0; r < kRows; ++r) {
+        init[r] = group_sums != nullptr ? -shift * group_sums[pn * kRows + r] : 0;
+      }
+      const bool first = q0 == 0;
+      // Rows 3-5 hold only padding when the panel has 3 rows or fewer.
+      const bool upper = p.cout_g() - pn * kRows > 3;
+      for (int64_t s = 0; s < chunk; ++s) {
+        const uint8_t* bs = b + s * b_stride;
+        int32_t* cs = c + s * c_stride + pn * kRows * kStrip;
+        if (half_last && s == chunk - 1) {
+          tile<3, 1>(a, bs, block, first ? init : nullptr, cs);
+          if (upper) tile<3, 1>(a + 12, bs, block, first ? init + 3 : nullptr, cs + 3 * kStrip);
+        } else {
+          tile<3, 2>(a, bs, block, first ? init : nullptr, cs);
+          if (upper) tile<3, 2>(a + 12, bs, block, first ? init + 3 : nullptr, cs + 3 * kStrip);
+        }
+      }
+    }
+  }
+  const int64_t row_begin = panel_begin * kRows;
+  const int64_t row_end = std::min(p.cout_g(), panel_end * kRows);
+  for (int64_t s = strip_begin; s < strip_end; ++s) {
+    const int64_t p0 = s * kStrip;
+    requantize(p, c + (s - strip_begin) * c_stride + row_begin * kStrip,
+               g * p.cout_g() + row_begin, row_end - row_begin, n, p0,
+               std::min(kStrip, p.pixels() - p0));
+  }
+}
+
+}  // namespace quantized
+}  // namespace torchedge
