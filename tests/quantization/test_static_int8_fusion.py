@@ -659,3 +659,53 @@ def test_conv2d_add_int8_is_conv_then_add():
 def test_conv2d_add_int8_rejects_malformed_arguments(change, message):
     with pytest.raises(ValueError, match=rf"torchedge::conv2d_add_int8: .*{message}"):
         te.conv2d_add_int8(*_conv_add_args(**change).values())
+
+
+# -- (f) 7-bit weights (weight_bits=7) ---------------------------------------------------
+
+def _conv_weight_bits(ep) -> list:
+    """weight_bits of every conv2d_int8 / conv2d_add_int8 (its last argument; the
+    export leaves out a default 8)."""
+    convs = {te.conv2d_int8.default: 15, te.conv2d_add_int8.default: 22}
+    return [n.args[convs[n.target]] if len(n.args) > convs[n.target] else 8
+            for n in ep.graph.nodes if n.target in convs]
+
+
+def test_seven_bit_weights_are_marked_and_the_runtime_matches_eager():
+    """weight_bits=7 quantizes weights into [-63, 63], the fusion marks every conv 7
+    (and an 8-bit model's 8, as it measures the weights), and the runtime (whose
+    AVX2 path without VNNI multiplies u8 x s8 for these) matches eager as the 8-bit
+    model does."""
+    torch.manual_seed(0)
+    model = Net().eval()
+    prepared = tq.prepare(model, (_inputs(0),), tq.static_config(weight_bits=7))
+    tq.calibrate(prepared, [(_inputs(seed),) for seed in range(4)])
+    seven = tq.convert(prepared, (_inputs(0),))
+    # (Running seven.module() below also checks the weights: the eager ops reject
+    # weight_bits = 7 with a weight outside [-64, 63].)
+    assert _conv_weight_bits(seven) == [7] * 4
+    assert _conv_weight_bits(_quantize(True)) == [8] * 4
+    program, loaded = _load(seven, "optimized")
+    assert {"torchedge::conv2d_int8.out", "torchedge::conv2d_add_int8.out"} <= \
+        set(program.operators["forward"])
+    step = _output_scale(seven)
+    for seed in range(4):
+        x = _inputs(seed) * (1 + seed)
+        steps = ((loaded.forward(x)[0] - seven.module()(x)[0]) / step).abs()
+        assert steps.max() <= 1 + 1e-3, (seed, steps.max())
+        assert (steps < 1e-3).double().mean() >= IDENTICAL
+
+
+def test_weight_bits_argument_is_checked():
+    args = _conv_args()
+    assert te.conv2d_int8(*args.values(), 8).shape == (1, 8, 6, 6)
+    with pytest.raises(ValueError, match=r"torchedge::conv2d_int8: weight_bits must be 7"):
+        te.conv2d_int8(*args.values(), 6)
+    # The promise is held: 7 with a weight outside [-64, 63] is an error in eager.
+    w = torch.full((8, 2, 3, 3), 64, dtype=torch.int8)
+    args = _conv_args(weight_panels=ops.pack_conv_weight_panels(w, 2))
+    with pytest.raises(ValueError, match=r"weight_bits = 7 but a weight lies outside"):
+        te.conv2d_int8(*args.values(), 7)
+    assert ops.weight_bits_of(w) == 8 and ops.weight_bits_of(w - 1) == 7
+    with pytest.raises(ValueError, match="unsupported weight_bits"):
+        tq.static_config(weight_bits=4)

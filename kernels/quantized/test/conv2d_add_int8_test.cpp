@@ -64,11 +64,14 @@ Outputs run_kernels(const Geometry& g, const Quant& q, const AddQuant& aq, const
   Args f;
   conv_arguments(f, g, q, x, w, s, b);
   f.t(r).d(aq.residual_scale).i(aq.residual_zp);
-  f.d(aq.out_scale).i(aq.out_zp).i(aq.out_min).i(aq.out_max).t(fused);
+  f.d(aq.out_scale).i(aq.out_zp).i(aq.out_min).i(aq.out_max);
+  if (q.weight_bits != 8) f.i(q.weight_bits);
+  f.t(fused);
   EXPECT_EQ(f.run_with(native::conv2d_add_int8_out, ctx), Error::Ok);
   o.fused = fused.values<int8_t>();
   Args c;
   conv_arguments(c, g, q, x, w, s, b);
+  if (q.weight_bits != 8) c.i(q.weight_bits);
   c.t(conv);
   EXPECT_EQ(c.run_with(native::conv2d_int8_out, ctx), Error::Ok);
   for (bool swapped : {false, true}) {
@@ -124,8 +127,9 @@ void check_case(const Geometry& g, const Quant& q, const AddQuant& aq, uint32_t 
   SCOPED_TRACE(testing::Message() << "N" << g.n << " Cin" << g.cin << " " << g.h << "x" << g.w
                                   << " Cout" << g.cout << " k" << g.kh << "x" << g.kw << " s"
                                   << g.sh << " g" << g.groups << " threads " << num_threads()
-                                  << " isa " << quantized::quant_isa_name(quantized::quant_isa()));
-  const Data d = random_data(g, seed);
+                                  << " weight bits " << q.weight_bits << " isa "
+                                  << quantized::quant_isa_name(quantized::quant_isa()));
+  const Data d = random_data(g, seed, q.weight_bits);
   std::vector<int8_t> residual(static_cast<size_t>(g.n) * g.cout * g.oh() * g.ow());
   std::mt19937 gen(seed + 3);
   std::uniform_int_distribution<int> i8(-128, 127);
@@ -153,6 +157,21 @@ TEST(Conv2dAddInt8, EqualsConvThenAddOnOneAndTwoThreads) {
     uint32_t seed = 300;
     for (const Geometry& g : kCases) {
       check_case(g, Quant{}, AddQuant{}, seed += 11);
+      if (HasFatalFailure()) break;
+    }
+  }
+  ASSERT_EQ(set_num_threads(1), Error::Ok);
+}
+
+TEST(Conv2dAddInt8, SevenBitWeightsOnOneAndTwoThreads) {
+  Quant q;
+  q.weight_bits = 7;  // the AVX2 u8 path, with its residual epilogue
+  for (size_t threads : {1, 2}) {
+    ASSERT_EQ(set_num_threads(threads), Error::Ok);
+    uint32_t seed = 700;
+    for (const Geometry& g : kCases) {
+      q.in_zp = q.in_zp == -128 ? 5 : -128;
+      check_case(g, q, AddQuant{}, seed += 13);
       if (HasFatalFailure()) break;
     }
   }

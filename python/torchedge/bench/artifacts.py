@@ -7,6 +7,7 @@
     art.files["onnx"]         # torch.onnx.export (in .venv-peers)
     art.files["executorch_pte"]  # upstream ExecuTorch + XNNPACK (in .venv-peers)
     art.files["pte_int8"]     # torchedge static int8 (PT2E), fused int8 conv/add ops
+    art.files["pte_int8_w7"]  # the same with 7-bit weights (weight_bits=7)
     art.files["pte_int8_xnnpack"]  # torchedge static int8 (PT2E, unfused) + XNNPACK delegate
     art.files["executorch_pte_int8"]  # upstream XNNPACKQuantizer + XNNPACK (in .venv-peers)
     art.files["onnx_int8"]    # onnxruntime.quantization.quantize_static (in .venv-peers)
@@ -107,6 +108,7 @@ def prepare_model(name: str, out_dir: Path, keys: set[str], env: Environment,
                                   directory / "torchedge_portable.pte", art, "pte"))
     step("pte_xnnpack", lambda: _save_xnnpack(spec.module, inputs, directory, art))
     step("pte_int8", lambda: _save_int8(spec.module, inputs, directory, art))
+    step("pte_int8_w7", lambda: _save_int8(spec.module, inputs, directory, art, weight_bits=7))
     step("pte_int8_xnnpack", lambda: _save_int8_xnnpack(spec.module, inputs, directory, art))
     step("pte_int8_dynamic", lambda: _save_pte(
         torchedge_lowering.lower_int8_dynamic(spec.module, inputs),
@@ -165,10 +167,12 @@ def _save_xnnpack(module: torch.nn.Module, inputs: tuple, directory: Path, art: 
     _save_pte(pte, directory / "torchedge_xnnpack.pte", art, "pte_xnnpack")
 
 
-def _save_int8(module: torch.nn.Module, inputs: tuple, directory: Path, art: ModelArtifacts) -> None:
-    pte, summary = torchedge_lowering.lower_int8(module, inputs)
-    art.notes["torchedge_int8_fusion"] = summary
-    _save_pte(pte, directory / "torchedge_int8.pte", art, "pte_int8")
+def _save_int8(module: torch.nn.Module, inputs: tuple, directory: Path, art: ModelArtifacts,
+               weight_bits: int = 8) -> None:
+    pte, summary = torchedge_lowering.lower_int8(module, inputs, weight_bits)
+    suffix = "" if weight_bits == 8 else f"_w{weight_bits}"
+    art.notes[f"torchedge_int8{suffix}_fusion"] = summary
+    _save_pte(pte, directory / f"torchedge_int8{suffix}.pte", art, f"pte_int8{suffix}")
 
 
 def _save_int8_xnnpack(module: torch.nn.Module, inputs: tuple, directory: Path,

@@ -83,6 +83,13 @@ CONFIGS: tuple[Config, ...] = (
 # torchedge-optimized torchedge-int8-dynamic onnxruntime-int8-dynamic
 # executorch-xnnpack-int8-dynamic".
 OPTIONAL_CONFIGS: tuple[Config, ...] = (
+    # Static int8 with 7-bit weights ([-63, 63], quantize_pt2e's weight_bits=7):
+    # on AVX2 CPUs without VNNI the int8 convolutions multiply u8 x s8 without
+    # saturating (ONNX Runtime's int8 makes the same reduce_range trade).
+    Config("torchedge-int8-w7", "torchedge",
+           "torchedge int8 (PT2E), 7-bit weights, int8 conv/add kernels + optimized kernels",
+           "pte_int8_w7", "torchedge_cli", "native", precision="int8", tolerance=INT8_TOLERANCE,
+           host="C++ CLI (build/torchedge_run), no Python", child_args=("--kernels", "optimized")),
     Config("torchedge-int8-dynamic", "torchedge",
            "torchedge dynamic int8 linear (linear_dynamic_int8), optimized kernels",
            "pte_int8_dynamic", "torchedge_cli", "native", precision="int8",

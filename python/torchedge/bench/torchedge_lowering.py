@@ -61,16 +61,19 @@ def calibration_batches(inputs: tuple, count: int = 4) -> list[tuple]:
     return batches
 
 
-def lower_int8(module: torch.nn.Module, inputs: tuple) -> tuple[PteProgram, dict[str, Any]]:
+def lower_int8(module: torch.nn.Module, inputs: tuple,
+               weight_bits: int = 8) -> tuple[PteProgram, dict[str, Any]]:
     """Static int8: TorchEdgeQuantizer (PT2E), calibrated on calibration_batches(),
     conv2d / linear / add fused into torchedge's int8 ops (static_int8_fusion.py; a
     conv read only by a residual add becomes one conv2d_add_int8, counted apart from
     conv2d_int8 and add_int8), the rest on the optimized kernels. No delegate. The
-    summary counts the fused ops."""
+    summary counts the fused ops. weight_bits=7: weights in [-63, 63] (the AVX2
+    u8 convolution path; ONNX Runtime's reduce_range)."""
     from torchedge import quantization as tq
     from torchedge.quantization import int8_conv_ops
 
-    ep = tq.quantize_pt2e(module, inputs, calibration_batches(inputs))
+    ep = tq.quantize_pt2e(module, inputs, calibration_batches(inputs),
+                          config=tq.static_config(weight_bits=weight_bits))
     names = (int8_conv_ops.CONV_OP_NAME, int8_conv_ops.DEPTHWISE_OP_NAME,
              int8_conv_ops.LINEAR_OP_NAME, int8_conv_ops.ADD_OP_NAME,
              int8_conv_ops.CONV_ADD_OP_NAME)

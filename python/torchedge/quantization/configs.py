@@ -5,7 +5,10 @@ represented. The numerics the runtime implements are fixed:
 
 * weights: int8 symmetric per output channel, range [-127, 127] (zero point
   0; the symmetric range keeps -w representable and lets int8 GEMMs skip
-  the weight zero point);
+  the weight zero point), or with weight_bits=7 the range [-63, 63]: half
+  the resolution, and on x86 CPUs without VNNI (AVX2 only) about 1.4x
+  faster int8 convolutions (u8 x s8 products that cannot saturate; ONNX
+  Runtime's reduce_range trade);
 * activations: int8 per-tensor affine, range [-128, 127], either observed
   during calibration (static, QAT) or computed per call from the tensor
   itself (dynamic: choose_qparams at run time; only linear layers).
@@ -30,6 +33,7 @@ class QuantMode(str, Enum):
 
 ACTIVATION_QMIN, ACTIVATION_QMAX = -128, 127
 WEIGHT_QMIN, WEIGHT_QMAX = -127, 127
+SEVEN_BIT_WEIGHT_QMIN, SEVEN_BIT_WEIGHT_QMAX = -63, 63
 
 
 @dataclass(frozen=True)
@@ -39,10 +43,13 @@ class QuantConfig:
     mode: static / dynamic / qat (see QuantMode).
     activation_observer: "histogram" (static default: clips outliers, better
         accuracy) or "minmax" (faster calibration). Ignored for dynamic/QAT.
+    weight_bits: 8 (weights in [-127, 127]) or 7 ([-63, 63]: faster int8
+        convolutions on AVX2 CPUs without VNNI, at half the weight resolution).
     """
 
     mode: QuantMode = QuantMode.STATIC
     activation_observer: str = "histogram"
+    weight_bits: int = 8
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", _parse_mode(self.mode))
@@ -51,6 +58,15 @@ class QuantConfig:
                 f"unsupported activation_observer {self.activation_observer!r}; "
                 "use 'histogram' or 'minmax'"
             )
+        if self.weight_bits not in (7, 8):
+            raise ValueError(f"unsupported weight_bits {self.weight_bits!r}; use 8 or 7")
+
+    @property
+    def weight_range(self) -> tuple[int, int]:
+        """(quant_min, quant_max) of the weights."""
+        if self.weight_bits == 7:
+            return SEVEN_BIT_WEIGHT_QMIN, SEVEN_BIT_WEIGHT_QMAX
+        return WEIGHT_QMIN, WEIGHT_QMAX
 
     @property
     def is_qat(self) -> bool:
@@ -71,19 +87,19 @@ def _parse_mode(mode: object) -> QuantMode:
         ) from None
 
 
-def static_config(activation_observer: str = "histogram") -> QuantConfig:
+def static_config(activation_observer: str = "histogram", weight_bits: int = 8) -> QuantConfig:
     """Post-training static int8 (calibrated activations)."""
-    return QuantConfig(QuantMode.STATIC, activation_observer)
+    return QuantConfig(QuantMode.STATIC, activation_observer, weight_bits)
 
 
-def dynamic_config() -> QuantConfig:
+def dynamic_config(weight_bits: int = 8) -> QuantConfig:
     """Dynamic int8 activations for linear layers (transformers)."""
-    return QuantConfig(QuantMode.DYNAMIC)
+    return QuantConfig(QuantMode.DYNAMIC, weight_bits=weight_bits)
 
 
-def qat_config() -> QuantConfig:
+def qat_config(weight_bits: int = 8) -> QuantConfig:
     """Quantization-aware training: fake-quantized weights and activations."""
-    return QuantConfig(QuantMode.QAT)
+    return QuantConfig(QuantMode.QAT, weight_bits=weight_bits)
 
 
 def weight_dtype() -> torch.dtype:

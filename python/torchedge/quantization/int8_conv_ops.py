@@ -14,7 +14,7 @@ static_int8_fusion.py replaces those patterns with one call each:
 
     torchedge::conv2d_int8(input, input_scale, input_zero_point, weight_panels,
         weight_scales, bias, kernel_size, stride, padding, dilation, groups,
-        output_scale, output_zero_point, output_min, output_max) -> Tensor
+        output_scale, output_zero_point, output_min, output_max, weight_bits=8) -> Tensor
     torchedge::depthwise_conv2d_int8(input, input_scale, input_zero_point, weight,
         weight_scales, bias, stride, padding, dilation,
         output_scale, output_zero_point, output_min, output_max) -> Tensor
@@ -29,7 +29,7 @@ addition commutes):
 
     torchedge::conv2d_add_int8(<conv2d_int8's arguments, its output_* renamed
         conv_*>, residual, residual_scale, residual_zero_point,
-        output_scale, output_zero_point, output_min, output_max) -> Tensor
+        output_scale, output_zero_point, output_min, output_max, weight_bits=8) -> Tensor
     == add_int8(conv2d_int8(..., conv_scale, conv_zero_point, conv_min, conv_max),
                 conv_scale, conv_zero_point, residual, residual_scale,
                 residual_zero_point, output_scale, ...)
@@ -56,6 +56,11 @@ at [g, r // 6, k // 4, r % 6, k % 4] of an int8
 shape spells the layout out so that files written with the earlier flat
 [groups, panels, K * 6] form (same bytes, other order) are rejected at load. A quad row is the 4 bytes a VNNI vpdpbusd lane multiplies; the AVX2
 kernel splits it into its two int16 pairs.
+weight_bits is 7 when every weight is in [-64, 63] (the fusion measures it;
+quantizing with weight_bits=7 makes it so), else 8: it changes no value, only
+lets the runtime multiply u8 x s8 pairs without saturating on AVX2 CPUs
+without VNNI (kernels/quantized/support/x86/int8_conv_u8_avx2.cpp); the
+references check the promise.
 depthwise_conv2d_int8 (groups == Cin == Cout) reads the plain int8
 [C, 1, KH, KW] weight.
 """
@@ -91,12 +96,15 @@ _DEPTHWISE_ARGUMENTS = ("Tensor input, float input_scale, int input_zero_point, 
 _ADD_ARGUMENTS = ("Tensor a, float a_scale, int a_zero_point, Tensor b, float b_scale, "
                   "int b_zero_point, float output_scale, int output_zero_point, "
                   "int output_min, int output_max")
+# The weights' width, last (a default: files written before it load as 8 bits).
+_WEIGHT_BITS_ARGUMENT = ", int weight_bits=8"
 # conv2d_int8's arguments with its output quantization renamed conv_*, then the add's.
 _CONV_ADD_ARGUMENTS = (_CONV_ARGUMENTS.replace("float output_", "float conv_")
                        .replace("int output_", "int conv_")
                        + ", Tensor residual, float residual_scale, int residual_zero_point, "
                        "float output_scale, int output_zero_point, int output_min, "
-                       "int output_max")
+                       "int output_max" + _WEIGHT_BITS_ARGUMENT)
+_CONV_ARGUMENTS += _WEIGHT_BITS_ARGUMENT
 
 _LINEAR_ARGUMENTS = ("Tensor input_q, float input_scale, int input_zero_point, Tensor weight_q, "
                      "Tensor weight_scales, Tensor? bias, float out_scale, int out_zero_point, "
@@ -209,12 +217,39 @@ def _conv_output_shape(where: str, input: torch.Tensor, cout: int, kernel_size: 
 
 def check_conv2d_int8(input, input_scale, input_zero_point, weight_panels, weight_scales, bias,
                       kernel_size, stride, padding, dilation, groups, output_scale,
-                      output_zero_point, output_min, output_max) -> list:
+                      output_zero_point, output_min, output_max, weight_bits=8) -> list:
     """Validates conv2d_int8's arguments; returns the output shape."""
-    return _check_conv(f"torchedge::{CONV_OP_NAME}", "output_", input, input_scale,
+    where = f"torchedge::{CONV_OP_NAME}"
+    _check_weight_bits(where, weight_bits)
+    return _check_conv(where, "output_", input, input_scale,
                        input_zero_point, weight_panels, weight_scales, bias, kernel_size, stride,
                        padding, dilation, groups, output_scale, output_zero_point, output_min,
                        output_max)
+
+
+SEVEN_BIT_MIN, SEVEN_BIT_MAX = -64, 63
+
+
+def _check_weight_bits(where: str, weight_bits: int) -> None:
+    if weight_bits not in (7, 8):
+        raise ValueError(f"{where}: weight_bits must be 7 (every weight in [-64, 63]) or 8, "
+                         f"got {weight_bits}")
+
+
+def weight_bits_of(weight_q: torch.Tensor) -> int:
+    """7 when every int8 weight is in [-64, 63] (the runtime's AVX2 u8 path is then
+    exact), else 8."""
+    if weight_q.numel() and (int(weight_q.min()) < SEVEN_BIT_MIN
+                             or int(weight_q.max()) > SEVEN_BIT_MAX):
+        return 8
+    return 7
+
+
+def _check_weight_range(where: str, weight_panels: torch.Tensor, weight_bits: int) -> None:
+    """The references hold the caller to weight_bits == 7's promise (the runtime trusts it)."""
+    if weight_bits == 7 and weight_bits_of(weight_panels) != 7:
+        raise ValueError(f"{where}: weight_bits = 7 but a weight lies outside [-64, 63] "
+                         f"(min {int(weight_panels.min())}, max {int(weight_panels.max())})")
 
 
 def _check_conv(where, out_prefix, input, input_scale, input_zero_point, weight_panels,
@@ -289,9 +324,10 @@ def check_conv2d_add_int8(input, input_scale, input_zero_point, weight_panels, w
                           bias, kernel_size, stride, padding, dilation, groups, conv_scale,
                           conv_zero_point, conv_min, conv_max, residual, residual_scale,
                           residual_zero_point, output_scale, output_zero_point, output_min,
-                          output_max) -> list:
+                          output_max, weight_bits=8) -> list:
     """Validates conv2d_add_int8's arguments; returns the output shape (the conv's)."""
     where = f"torchedge::{CONV_ADD_OP_NAME}"
+    _check_weight_bits(where, weight_bits)
     shape = _check_conv(where, "conv_", input, input_scale, input_zero_point, weight_panels,
                         weight_scales, bias, kernel_size, stride, padding, dilation, groups,
                         conv_scale, conv_zero_point, conv_min, conv_max)
@@ -350,10 +386,12 @@ def _conv_reference(input, input_scale, input_zero_point, weight_q, weight_scale
 
 def conv2d_int8_reference(input, input_scale, input_zero_point, weight_panels, weight_scales,
                           bias, kernel_size, stride, padding, dilation, groups, output_scale,
-                          output_zero_point, output_min, output_max) -> torch.Tensor:
+                          output_zero_point, output_min, output_max,
+                          weight_bits=8) -> torch.Tensor:
     check_conv2d_int8(input, input_scale, input_zero_point, weight_panels, weight_scales, bias,
                       kernel_size, stride, padding, dilation, groups, output_scale,
-                      output_zero_point, output_min, output_max)
+                      output_zero_point, output_min, output_max, weight_bits)
+    _check_weight_range(f"torchedge::{CONV_OP_NAME}", weight_panels, weight_bits)
     weight_q = unpack_conv_weight_panels(weight_panels, weight_scales.shape[0],
                                          input.shape[1] // groups, kernel_size, groups)
     return _conv_reference(input, input_scale, input_zero_point, weight_q, weight_scales, bias,
@@ -395,17 +433,18 @@ def conv2d_add_int8_reference(input, input_scale, input_zero_point, weight_panel
                               bias, kernel_size, stride, padding, dilation, groups, conv_scale,
                               conv_zero_point, conv_min, conv_max, residual, residual_scale,
                               residual_zero_point, output_scale, output_zero_point, output_min,
-                              output_max) -> torch.Tensor:
+                              output_max, weight_bits=8) -> torch.Tensor:
     """add_int8(conv2d_int8(...), residual): the two ops' own references, so the
     fused graph's eager outputs equal the unfused graph's bit for bit."""
     check_conv2d_add_int8(input, input_scale, input_zero_point, weight_panels, weight_scales,
                           bias, kernel_size, stride, padding, dilation, groups, conv_scale,
                           conv_zero_point, conv_min, conv_max, residual, residual_scale,
                           residual_zero_point, output_scale, output_zero_point, output_min,
-                          output_max)
+                          output_max, weight_bits)
     conv = conv2d_int8_reference(input, input_scale, input_zero_point, weight_panels,
                                  weight_scales, bias, kernel_size, stride, padding, dilation,
-                                 groups, conv_scale, conv_zero_point, conv_min, conv_max)
+                                 groups, conv_scale, conv_zero_point, conv_min, conv_max,
+                                 weight_bits)
     return add_int8_reference(conv, conv_scale, conv_zero_point, residual, residual_scale,
                               residual_zero_point, output_scale, output_zero_point, output_min,
                               output_max)

@@ -26,8 +26,6 @@ from torchao.quantization.pt2e.quantizer import QuantizationSpec
 from torchedge.quantization.configs import (
     ACTIVATION_QMAX,
     ACTIVATION_QMIN,
-    WEIGHT_QMAX,
-    WEIGHT_QMIN,
     QuantConfig,
 )
 
@@ -76,8 +74,9 @@ def _weight(config: QuantConfig) -> QuantizationSpec:
             observer=MovingAveragePerChannelMinMaxObserver, eps=_EPS)
     else:
         ctr = PerChannelMinMaxObserver.with_args(eps=_EPS)
+    quant_min, quant_max = config.weight_range
     return QuantizationSpec(
-        dtype=torch.int8, quant_min=WEIGHT_QMIN, quant_max=WEIGHT_QMAX,
+        dtype=torch.int8, quant_min=quant_min, quant_max=quant_max,
         qscheme=torch.per_channel_symmetric, ch_axis=0,
         observer_or_fake_quant_ctr=ctr,
     )

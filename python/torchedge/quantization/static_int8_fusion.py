@@ -16,10 +16,11 @@ conv2d and act each read only by the next step, `fuse_static_int8` replaces
 `q` with one call (int8_conv_ops.py):
 
     depthwise (groups == Cin == Cout):  torchedge::depthwise_conv2d_int8(xq, sx, zx, W, S, ...)
-    otherwise:                          torchedge::conv2d_int8(xq, sx, zx, panels, S, ...)
+    otherwise:                          torchedge::conv2d_int8(xq, sx, zx, panels, S, ..., weight_bits)
 
 where `panels` is a new constant, W in the runtime GEMM's panel layout
-(pack_conv_weight_panels); a linear(xdq, wdq, bias) (W int8 [N, K], xq
+(pack_conv_weight_panels), and weight_bits 7 when W lies in [-64, 63] (the
+runtime's faster AVX2 path; int8_conv_ops.weight_bits_of), else 8; a linear(xdq, wdq, bias) (W int8 [N, K], xq
 [..., K]) in place of conv2d becomes torchedge::quantized_linear(xq, sx, zx,
 W, S, bias, ...). The activation becomes the output range
 [output_min, output_max]: its bounds quantized with quantize_per_tensor
@@ -238,7 +239,7 @@ def _match_conv(gm: torch.fx.GraphModule, q: torch.fx.Node) -> Optional[tuple]:
         op = int8_conv_ops.CONV_OP_NAME
         new_weight = int8_conv_ops.pack_conv_weight_panels(w, groups)
         op_args = (xq, x_scale, x_zp, None, s_node, bias, [kh, kw], stride, padding, dilation,
-                   groups, *tail)
+                   groups, *tail, int8_conv_ops.weight_bits_of(w))
     dead = [n for n in (act, conv, args["input"], args["weight"]) if n is not None]
     return op, op_args, new_weight, dead
 
@@ -399,8 +400,11 @@ def _fuse_residual_adds(gm: torch.fx.GraphModule) -> int:
         if match is None:
             continue
         conv, residual = match
+        # conv2d_int8's arguments but its last (weight_bits, which ends conv2d_add_int8's).
+        conv_args, weight_bits = conv.args[:15], conv.args[15:]
         with gm.graph.inserting_before(add):
-            new = gm.graph.call_function(conv_add_op, (*conv.args, *residual, *add.args[6:]))
+            new = gm.graph.call_function(
+                conv_add_op, (*conv_args, *residual, *add.args[6:], *weight_bits))
         new.meta = dict(add.meta)
         add.replace_all_uses_with(new)
         gm.graph.erase_node(add)

@@ -187,7 +187,8 @@ def quantized_weight(node: torch.fx.Node, constant: ConstantLookup,
         return None, "the weight is not an int8 constant"
     if axis != 0:
         return None, f"the weight is quantized along dim {axis}; XNNPACK's qc8 needs output channels (dim 0)"
-    if qmin not in (-127, -128) or qmax != 127:
+    # int8, or the 7-bit range of weight_bits=7 (values that int8 holds as they are).
+    if (qmin, qmax) not in ((-127, 127), (-128, 127), (-63, 63)):
         return None, f"weight range [{qmin}, {qmax}] is not int8"
     if args[2] is not None and (zero_points is None or bool((zero_points != 0).any())):
         return None, "asymmetric weights (non-zero zero points); XNNPACK's qc8 is symmetric"
