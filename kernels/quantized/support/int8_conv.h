@@ -24,7 +24,10 @@
 // with zero-point padding, and each strip's block of im2col columns is
 // packed from it as int16 (x - zx) in the tile's B layout; int32 partial
 // sums wait in a [chunk][Cout_g][16] buffer; the epilogue writes each
-// output channel's 16 contiguous pixels. Scalar: direct loops.
+// output channel's 16 contiguous pixels. AVX2 with 7-bit weights
+// (weight_bits == 7): support/x86/int8_conv_u8_avx2.cpp, the VNNI path's u8
+// quads multiplied by vpmaddubsw + vpmaddwd (exact for |w| <= 64).
+// Scalar: direct loops.
 //
 // Residual add (torchedge::conv2d_add_int8: `residual` set): each output
 // element's int8 value above is not written but goes, with the residual's
