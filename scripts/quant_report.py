@@ -6,7 +6,7 @@
 1. Accuracy per flow on models trained on scikit-learn's digits (float /
    eager-quantized / runtime-quantized, and runtime~eager agreement).
 2. SQNR (dB) of quantized outputs against float on zoo models with random
-   weights: static int8 PT2E on the zoo CNNs (calibrated on 4 random
+   weights: static int8 PT2E on the zoo CNNs, 8- and 7-bit weights (calibrated on 4 random
    images), dynamic int8 linear on the transformers (BERT-style encoder,
    ViT-Tiny); eager and runtime, and runtime against eager.
 3. .pte sizes: float vs int8 vs 4-bit.
@@ -56,7 +56,8 @@ def accuracy_table() -> tuple[str, list[list[str]]]:
     trained = digits.trained_models(data)
     torch.set_num_threads(os.cpu_count() or 1)
     rows, sizes = [], []
-    cases = [("cnn", f) for f in ("static", "qat")] + [("mlp", f) for f in digits.FLOWS]
+    cases = ([("cnn", f) for f in ("static", "qat", "static_w7", "qat_w7")]
+             + [("mlp", f) for f in digits.FLOWS])
     for model_name, flow in cases:
         flat = model_name == "mlp"
         batches, labels = data.batches("test", flat), data.labels()
@@ -86,10 +87,11 @@ def _zoo_case(name: str, flow: str) -> tuple[list[str], list[list[str]]]:
     spec = models.get(name)
     model, inputs = spec.module, spec.inputs()
     float_size = len(torchedge.to_edge(torch.export.export(model, inputs)).to_pte().buffer)
-    if flow == "static":
+    if flow in ("static", "static_w7"):
         torch.manual_seed(1)
         calibration = [tuple(torch.randn_like(t) for t in inputs) for _ in range(4)]
-        ep = tq.quantize_pt2e(copy.deepcopy(model), inputs, calibration)
+        config = tq.static_config(weight_bits=7 if flow == "static_w7" else 8)
+        ep = tq.quantize_pt2e(copy.deepcopy(model), inputs, calibration, config=config)
     elif flow == "dynamic":
         ep = tq.quantize_pt2e(copy.deepcopy(model), inputs, config=tq.dynamic_config())
     else:  # dynamic linear layers and int8 embedding tables
@@ -97,7 +99,8 @@ def _zoo_case(name: str, flow: str) -> tuple[list[str], list[list[str]]]:
         ep = tq.quantize_pt2e(source, inputs, config=tq.dynamic_config())
     program = torchedge.to_edge(ep).to_pte()
     torch.manual_seed(2)
-    evaluation = [inputs] if flow != "static" else [tuple(torch.randn_like(t) for t in inputs)]
+    evaluation = ([tuple(torch.randn_like(t) for t in inputs)] if flow.startswith("static")
+                  else [inputs])
     reference = ep.module()
     runtime, why = _runtime(program)
     if runtime is not None:
@@ -109,7 +112,8 @@ def _zoo_case(name: str, flow: str) -> tuple[list[str], list[list[str]]]:
             y_float, y_eager = (torch.cat([t.reshape(-1) for t in pytree_leaves(m(*evaluation[0]))])
                                 for m in (model, reference))
         cells = [f"{tq.sqnr_db(y_float, y_eager):.1f}", why, "-"]
-    label = {"static": "int8 static PT2E", "dynamic": "int8 dynamic linear",
+    label = {"static": "int8 static PT2E", "static_w7": "int8 static PT2E, 7-bit weights",
+             "dynamic": "int8 dynamic linear",
              "dynamic_embeddings": "int8 dynamic linear + int8 embeddings"}[flow]
     sizes = [[name, "float", str(float_size)], [name, label, str(len(program.buffer))]]
     return [name, label] + cells, sizes
@@ -126,7 +130,7 @@ TRANSFORMERS = frozenset({"bert_minilm", "vit_tiny", "llama_decoder", "whisper_e
 def zoo_table(names: list[str]) -> tuple[str, list[list[str]]]:
     rows, sizes = [], []
     for name in names:
-        flows = ["static"]
+        flows = ["static", "static_w7"]
         if name in TRANSFORMERS:
             has_embeddings = any(isinstance(m, torch.nn.Embedding) for m in models.get(name).module.modules())
             flows = ["dynamic"] + (["dynamic_embeddings"] if has_embeddings else [])

@@ -131,9 +131,10 @@ class Quantized:
     program: torchedge.PteProgram
 
 
-def _qat(model: nn.Module, data: Digits, flat: bool, epochs: int = 2) -> torch.export.ExportedProgram:
+def _qat(model: nn.Module, data: Digits, flat: bool, epochs: int = 2,
+         weight_bits: int = 8) -> torch.export.ExportedProgram:
     example = data.batches("train", flat)[0]
-    prepared = tq.prepare(copy.deepcopy(model), (example,), tq.qat_config())
+    prepared = tq.prepare(copy.deepcopy(model), (example,), tq.qat_config(weight_bits))
     optimizer = torch.optim.SGD(prepared.parameters(), lr=1e-3, momentum=0.9)
     torch.manual_seed(SEED)
     batches, labels = data.batches("train", flat), data.labels("train")
@@ -146,15 +147,20 @@ def _qat(model: nn.Module, data: Digits, flat: bool, epochs: int = 2) -> torch.e
 
 
 def quantize(flow: str, model: nn.Module, data: Digits, flat: bool, group_size: int = 32) -> Quantized:
-    """Applies `flow` to a copy of `model`; lowers it to a .pte."""
+    """Applies `flow` to a copy of `model`; lowers it to a .pte. A "_w7" suffix on
+    "static" / "qat" quantizes the weights to 7 bits (weight_bits=7)."""
     example = data.batches("train", flat)[0]
-    if flow in ("static", "dynamic", "dynamic_unfused"):
-        config = tq.static_config() if flow == "static" else tq.dynamic_config()
-        calibration = data.batches("train", flat)[:4] if flow == "static" else None
+    weight_bits = 7 if flow.endswith("_w7") else 8
+    base = flow.removesuffix("_w7") if weight_bits == 7 else flow
+    if weight_bits == 7 and base not in ("static", "qat"):
+        raise ValueError(f"unknown flow {flow!r}")
+    if base in ("static", "dynamic", "dynamic_unfused"):
+        config = tq.static_config(weight_bits=weight_bits) if base == "static" else tq.dynamic_config()
+        calibration = data.batches("train", flat)[:4] if base == "static" else None
         ep = tq.quantize_pt2e(copy.deepcopy(model), (example,), calibration, config=config,
                               fuse_dynamic_linear=flow != "dynamic_unfused")
-    elif flow == "qat":
-        ep = _qat(model, data, flat)
+    elif base == "qat":
+        ep = _qat(model, data, flat, weight_bits=weight_bits)
     elif flow in tq.LINEAR_SCHEMES:
         quantized = tq.quantize_linear_weights(copy.deepcopy(model), flow, group_size=group_size)
         ep = torch.export.export(quantized, (example,))

@@ -21,6 +21,7 @@ INT4_MARGIN = 0.04
 AGREEMENT = 0.995
 CASES = [
     ("cnn", "static", INT8_MARGIN), ("cnn", "qat", INT8_MARGIN),
+    ("cnn", "static_w7", INT8_MARGIN), ("cnn", "qat_w7", INT8_MARGIN),
     ("mlp", "static", INT8_MARGIN), ("mlp", "dynamic", INT8_MARGIN),
     ("mlp", "dynamic_unfused", INT8_MARGIN), ("mlp", "qat", INT8_MARGIN),
     ("mlp", "int8_weight_only", INT8_MARGIN), ("mlp", "int4_weight_only", INT4_MARGIN),

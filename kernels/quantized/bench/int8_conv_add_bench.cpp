@@ -4,7 +4,8 @@
 // batch 1, 224x224 input, the fastest of N calls of (a) run_int8_conv then
 // run_int8_add and (b) run_int8_conv with the residual, alternated call by
 // call so the shared VM's drift hits both alike.
-// Usage: int8_conv_add_bench [iterations] [threads (1)]
+// Usage: int8_conv_add_bench [iterations] [threads (1)] [weight bits (8; 7: weights in
+// [-64, 63], the AVX2 u8 path)]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -73,6 +74,7 @@ void fused(void* c) {
 int main(int argc, char** argv) {
   const int iterations = argc > 1 ? std::atoi(argv[1]) : 20;
   const size_t threads = argc > 2 ? static_cast<size_t>(std::atoi(argv[2])) : 1;
+  const int weight_bits = argc > 3 ? std::atoi(argv[3]) : 8;
   set_num_threads(threads);
   std::printf("isa %s, %zu thread(s), best of %d alternated calls\n", quant_isa_name(quant_isa()),
               threads, iterations);
@@ -89,6 +91,7 @@ int main(int argc, char** argv) {
     p.kernel_h = p.kernel_w = l.kernel;
     p.pad_h = p.pad_w = l.kernel / 2;
     p.in_zero_point = -3;
+    p.weight_bits = weight_bits;
     p.in_scale = 0.02f;
     p.inv_out_scale = 20.0f;
     p.out_zero_point = 4.0f;
@@ -97,6 +100,9 @@ int main(int argc, char** argv) {
     std::vector<int8_t> residual(static_cast<size_t>(l.cout * p.pixels()));
     for (auto* v : {&x, &w, &residual}) {
       for (int8_t& e : *v) e = static_cast<int8_t>(i8(gen));
+    }
+    if (weight_bits == 7) {
+      for (int8_t& e : w) e = static_cast<int8_t>(e / 2);  // [-64, 63]
     }
     std::vector<float> scales(static_cast<size_t>(l.cout), 0.001f), bias(scales.size(), 0.1f);
     std::vector<int8_t> conv_out(residual.size()), out(residual.size());
