@@ -61,8 +61,15 @@ CONFIGS: tuple[Config, ...] = (
            "torchedge int8 (PT2E), int8 conv/add kernels + optimized kernels (no delegate)",
            "pte_int8", "torchedge_cli", "native", precision="int8", tolerance=INT8_TOLERANCE,
            host="C++ CLI (build/torchedge_run), no Python", child_args=("--kernels", "optimized")),
-    # The same quantized model, unfused (quantize/dequantize form), int8 through
-    # the XNNPACK delegate: the comparison with the path above stays visible.
+    # Static int8 with 7-bit weights ([-63, 63], quantize_pt2e's weight_bits=7):
+    # on AVX2 CPUs without VNNI the int8 convolutions multiply u8 x s8 without
+    # saturating (ONNX Runtime's int8 makes the same reduce_range trade).
+    Config("torchedge-int8-w7", "torchedge",
+           "torchedge int8 (PT2E), 7-bit weights, int8 conv/add kernels + optimized kernels",
+           "pte_int8_w7", "torchedge_cli", "native", precision="int8", tolerance=INT8_TOLERANCE,
+           host="C++ CLI (build/torchedge_run), no Python", child_args=("--kernels", "optimized")),
+    # torchedge-int8's quantized model, unfused (quantize/dequantize form), int8
+    # through the XNNPACK delegate: the comparison with it stays visible.
     Config("torchedge-int8-xnnpack", "torchedge", "torchedge int8 (PT2E) + XNNPACK delegate",
            "pte_int8_xnnpack", "torchedge_cli", "native", precision="int8",
            tolerance=INT8_TOLERANCE, host="C++ CLI (build/torchedge_run), no Python",
@@ -83,13 +90,6 @@ CONFIGS: tuple[Config, ...] = (
 # torchedge-optimized torchedge-int8-dynamic onnxruntime-int8-dynamic
 # executorch-xnnpack-int8-dynamic".
 OPTIONAL_CONFIGS: tuple[Config, ...] = (
-    # Static int8 with 7-bit weights ([-63, 63], quantize_pt2e's weight_bits=7):
-    # on AVX2 CPUs without VNNI the int8 convolutions multiply u8 x s8 without
-    # saturating (ONNX Runtime's int8 makes the same reduce_range trade).
-    Config("torchedge-int8-w7", "torchedge",
-           "torchedge int8 (PT2E), 7-bit weights, int8 conv/add kernels + optimized kernels",
-           "pte_int8_w7", "torchedge_cli", "native", precision="int8", tolerance=INT8_TOLERANCE,
-           host="C++ CLI (build/torchedge_run), no Python", child_args=("--kernels", "optimized")),
     Config("torchedge-int8-dynamic", "torchedge",
            "torchedge dynamic int8 linear (linear_dynamic_int8), optimized kernels",
            "pte_int8_dynamic", "torchedge_cli", "native", precision="int8",
