@@ -121,7 +121,8 @@ def test_bench_runs_every_configuration_on_a_tiny_model(tmp_path):
     assert row["peers"]["eager"]["ratio"] == pytest.approx(best_ms / results["eager"]["median_ms"])
     int8 = rows["int8"]
     if int8["torchedge_best"] is not None:
-        assert int8["torchedge_best"] in ("torchedge-int8", "torchedge-int8-xnnpack")
+        assert int8["torchedge_best"] in {c.name for c in CONFIGS
+                                          if c.family == "torchedge" and c.precision == "int8"}
         assert "eager" not in int8["peers"] and "onnxruntime" not in int8["peers"]
 
     markdown = paths["markdown"].read_text()
