@@ -276,9 +276,9 @@ bool int8_winograd_applies(const Int8ConvProblem& p) {
   // Not on AVX-512 VNNI: there the direct vpdpbusd convolution is 2.5-3x
   // faster than this int16 Winograd (int8_winograd_bench: 64 @ 56, 128 @
   // 28, 256 @ 14 on 1 thread). Nor for 7-bit weights: the direct u8 path
-  // (int8_conv_u8_avx2.cpp) ran those layers 1.5-1.7x faster than this
-  // (int8_conv_bench "resnet18 3x3" with weight bits 7: 1.57 / 1.48 / 1.56
-  // ms against int8_winograd_bench's 2.33 / 2.22 / 2.67, 1 thread).
+  // (int8_conv_u8_avx2.cpp) was as fast or faster on the layers this takes
+  // (int8_winograd_bench, calls alternated, four runs on Zen 3: 64 @ 56
+  // 1.55-2.20 ms vs 1.56-2.30, 128 @ 28 1.44-1.98 vs 1.48-2.09).
   return quant_isa() == QuantIsa::kAvx2 && p.weight_bits > 7 && p.kernel_h == 3 && p.kernel_w == 3 &&
          p.stride_h == 1 && p.stride_w == 1 && p.dilation_h == 1 && p.dilation_w == 1 &&
          p.groups == 1 && p.in_channels >= 8 && p.in_channels <= kMaxWinogradCin &&
