@@ -6,7 +6,9 @@
 // one vpdpbusd (AVX-512 VNNI, int8_conv_avx512vnni.cpp) or one vpmaddubsw +
 // vpmaddwd pair (AVX2 with 7-bit weights, int8_conv_u8_avx2.cpp). Included
 // inside each unit's anonymous namespace after int8_conv_strips_x86.h, like
-// that header (one copy per ISA). SSE / AVX2 code only.
+// that header (one copy per ISA). SSE / AVX2 code only. Also the worker
+// scratch both paths carve: packed strips, im2col row pointers, int32 sums.
+// Needs kStrip and kRows.
 
 // Rows k .. k + 3 of a strip (16 int8 each) into one quad of b: 16 pixels x
 // 4 k, shifted to u8 (x + 128).
@@ -50,3 +52,75 @@ void pack_block(const Int8ConvProblem& p, const StripPlan& sp, const int8_t* con
     store_quad(r[0], r[1], r[2], r[3], b + q * 64);
   }
 }
+
+size_t round_up_64(size_t bytes) { return (bytes + 63) & ~size_t{63}; }
+
+// One worker's scratch for chunks of `chunk_strips` strips: K blocks of up
+// to 192 quads (12 KiB of packed strip each), the row pointers of a block,
+// the int32 sums [strip][Cout_g rounded to 6][16].
+struct WorkerLayout {
+  int64_t block, mpad;
+  size_t b_bytes, rows_bytes, c_bytes;
+};
+
+WorkerLayout layout_of(const Int8ConvProblem& p, int64_t chunk_strips) {
+  WorkerLayout l;
+  l.block = std::min(kInt8ConvBlockPairs, p.k_quads());  // 192 quads: 12 KiB per strip
+  l.mpad = p.panels() * kRows;
+  l.b_bytes = round_up_64(static_cast<size_t>(chunk_strips * l.block * 64));
+  l.rows_bytes = round_up_64(static_cast<size_t>(l.block * 4) * sizeof(const int8_t*));
+  l.c_bytes = static_cast<size_t>(chunk_strips * l.mpad * kStrip) * sizeof(int32_t);
+  return l;
+}
+
+// One K block [q0, q0 + block) of a chunk: the im2col row bases of its
+// quads, then each strip's packed block (b + (s - strip_begin) * b_stride);
+// the strips' plans are made with the first block.
+void pack_chunk_block(const Int8ConvProblem& p, const Int8ConvSource& src,
+                      const int8_t* group_planes, int64_t q0, int64_t block, int64_t strip_begin,
+                      int64_t strip_end, StripPlan* plans, const int8_t** rows, uint8_t* b,
+                      int64_t b_stride) {
+  row_bases(p, src, group_planes, 4 * q0, std::min(4 * (q0 + block), p.k()), rows);
+  for (int64_t s = strip_begin; s < strip_end; ++s) {
+    StripPlan& sp = plans[s - strip_begin];
+    if (q0 == 0) plan_strip(p, src, s, &sp);
+    pack_block(p, sp, rows, q0, block, b + (s - strip_begin) * b_stride);
+  }
+}
+
+// Panel pn's accumulator start per row: -(zx + 128) * (the row's weight
+// sum) for the u8 operand x + 128 (`shift` = zx + 128), or 0 without sums.
+inline void panel_init(const int32_t* group_sums, int32_t shift, int64_t pn, int32_t* init) {
+  for (int64_t r = 0; r < kRows; ++r) {
+    init[r] = group_sums != nullptr ? -shift * group_sums[pn * kRows + r] : 0;
+  }
+}
+
+// A worker's chunk of group g: its scratch carved per layout_of, and the
+// group's panels, row sums (or nullptr) and input planes.
+struct QuadChunk {
+  WorkerLayout l;
+  uint8_t* b;           // the strips' packed blocks, b_stride apart
+  const int8_t** rows;  // the im2col row bases of one K block
+  int32_t* c;           // int32 sums [strip][mpad][16], c_stride apart
+  const int8_t* group_quads;
+  const int32_t* group_sums;
+  const int8_t* group_planes;
+  int32_t shift;  // zx + 128
+  int64_t b_stride, c_stride;
+
+  QuadChunk(const Int8ConvProblem& p, const Int8ConvSource& src, const int32_t* row_sums,
+            int64_t g, int64_t chunk, void* worker_scratch)
+      : l(layout_of(p, chunk)) {
+    char* scratch = static_cast<char*>(worker_scratch);
+    b = reinterpret_cast<uint8_t*>(scratch);
+    rows = reinterpret_cast<const int8_t**>(scratch + l.b_bytes);
+    c = reinterpret_cast<int32_t*>(scratch + l.b_bytes + l.rows_bytes);
+    group_quads = p.weight + g * p.panels() * p.panel_bytes();
+    group_sums = row_sums != nullptr ? row_sums + g * p.panels() * kRows : nullptr;
+    group_planes = src.planes + g * p.cin_g() * src.plane_stride;
+    shift = p.in_zero_point + 128;
+    b_stride = l.block * 64;
+    c_stride = l.mpad * kStrip;
+  }
+};

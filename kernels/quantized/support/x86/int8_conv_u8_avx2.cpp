@@ -40,8 +40,6 @@ constexpr int64_t kHalf = kStrip / 2;      // pixels per ymm of int32 sums
 #include "kernels/quantized/support/x86/int8_conv_strips_x86.h"
 #include "kernels/quantized/support/x86/int8_conv_quads_x86.h"
 
-size_t round_up_64(size_t bytes) { return (bytes + 63) & ~size_t{63}; }
-
 inline __m256i broadcast4(const int8_t* a) {
   int32_t v;
   std::memcpy(&v, a, sizeof(v));
@@ -59,9 +57,8 @@ void tile(const int8_t* a, const uint8_t* b, int64_t quads, const int32_t* init,
   __m256i acc[kR][kHalves];
   for (int r = 0; r < kR; ++r) {
     for (int h = 0; h < kHalves; ++h) {
-      acc[r][h] = init != nullptr
-                      ? _mm256_set1_epi32(init[r])
-                      : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + r * kStrip + h * kHalf));
+      const __m256i* at = reinterpret_cast<const __m256i*>(c + r * kStrip + h * kHalf);
+      acc[r][h] = init != nullptr ? _mm256_set1_epi32(init[r]) : _mm256_loadu_si256(at);
     }
   }
   const __m256i ones = _mm256_set1_epi16(1);
@@ -83,21 +80,6 @@ void tile(const int8_t* a, const uint8_t* b, int64_t quads, const int32_t* init,
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * kStrip + h * kHalf), acc[r][h]);
     }
   }
-}
-
-struct WorkerLayout {
-  int64_t block, mpad;
-  size_t b_bytes, rows_bytes, c_bytes;
-};
-
-WorkerLayout layout_of(const Int8ConvProblem& p, int64_t chunk_strips) {
-  WorkerLayout l;
-  l.block = std::min(kInt8ConvBlockPairs, p.k_quads());  // 192 quads: 12 KiB per strip
-  l.mpad = p.panels() * kRows;
-  l.b_bytes = round_up_64(static_cast<size_t>(chunk_strips * l.block * 64));
-  l.rows_bytes = round_up_64(static_cast<size_t>(l.block * 4) * sizeof(const int8_t*));
-  l.c_bytes = static_cast<size_t>(chunk_strips * l.mpad * kStrip) * sizeof(int32_t);
-  return l;
 }
 
 }  // namespace
@@ -133,34 +115,23 @@ void int8_conv_u8_avx2(const Int8ConvProblem& p, const Int8ConvSource& src,
                        const int32_t* row_sums, int64_t n, int64_t g, int64_t strip_begin,
                        int64_t strip_end, int64_t panel_begin, int64_t panel_end,
                        Int8RequantizeRun requantize, void* worker_scratch) {
-  const int64_t quads = p.k_quads(), panels = p.panels(), chunk = strip_end - strip_begin;
-  const WorkerLayout l = layout_of(p, chunk);
-  char* scratch = static_cast<char*>(worker_scratch);
-  uint8_t* b = reinterpret_cast<uint8_t*>(scratch);
-  const int8_t** rows = reinterpret_cast<const int8_t**>(scratch + l.b_bytes);
-  int32_t* c = reinterpret_cast<int32_t*>(scratch + l.b_bytes + l.rows_bytes);
-  const int8_t* group_quads = p.weight + g * panels * p.panel_bytes();
-  const int32_t* group_sums = row_sums != nullptr ? row_sums + g * panels * kRows : nullptr;
-  const int8_t* group_planes = src.planes + g * p.cin_g() * src.plane_stride;
-  const int32_t shift = p.in_zero_point + 128;
+  const int64_t quads = p.k_quads(), chunk = strip_end - strip_begin;
+  const QuadChunk qc(p, src, row_sums, g, chunk, worker_scratch);
+  const WorkerLayout& l = qc.l;
+  uint8_t* b = qc.b;
+  int32_t* c = qc.c;
+  const int64_t b_stride = qc.b_stride, c_stride = qc.c_stride;
   StripPlan plans[kInt8ConvMaxChunkStrips];
-  const int64_t b_stride = l.block * 64, c_stride = l.mpad * kStrip;
   // A last strip of <= 8 pixels (7x7 maps: 49 = 3 x 16 + 1) on one ymm.
   const bool half_last = p.pixels() - (strip_end - 1) * kStrip <= kHalf;
   for (int64_t q0 = 0; q0 < quads; q0 += l.block) {
     const int64_t block = std::min(l.block, quads - q0);
-    row_bases(p, src, group_planes, 4 * q0, std::min(4 * (q0 + block), p.k()), rows);
-    for (int64_t s = strip_begin; s < strip_end; ++s) {
-      StripPlan& sp = plans[s - strip_begin];
-      if (q0 == 0) plan_strip(p, src, s, &sp);
-      pack_block(p, sp, rows, q0, block, b + (s - strip_begin) * b_stride);
-    }
+    pack_chunk_block(p, src, qc.group_planes, q0, block, strip_begin, strip_end, plans, qc.rows, b,
+                     b_stride);
     for (int64_t pn = panel_begin; pn < panel_end; ++pn) {
-      const int8_t* a = group_quads + (pn * quads + q0) * kQuadBytes;
+      const int8_t* a = qc.group_quads + (pn * quads + q0) * kQuadBytes;
       int32_t init[kRows];
-      for (int64_t r = 0; r < kRows; ++r) {
-        init[r] = group_sums != nullptr ? -shift * group_sums[pn * kRows + r] : 0;
-      }
+      panel_init(qc.group_sums, qc.shift, pn, init);
       const bool first = q0 == 0;
       // Rows 3-5 hold only padding when the panel has 3 rows or fewer.
       const bool upper = p.cout_g() - pn * kRows > 3;
