@@ -278,6 +278,24 @@ TEST(Conv2dInt8, ExtremeValuesStayExact) {
   check_case(g, q, 0, &d);
 }
 
+TEST(Conv2dInt8, OutputsFarPastInt32ClampLikeTheFloatFormula) {
+  // y * (1 / output_scale) beyond 2^31 in both signs: vcvtps2dq would give
+  // INT_MIN for both, so the AVX2 integer epilogue must not be taken; the
+  // float one clamps each to its end of the range. Then the same with a
+  // scale just inside the integer epilogue's bound.
+  const Geometry g{1, 32, 6, 19, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1};
+  for (const double out_scale : {1e-9, 1e-3}) {
+    for (const int32_t bits : {8, 7}) {
+      Quant q;
+      q.out_scale = out_scale;
+      q.out_min = -100;
+      q.out_max = 90;
+      q.weight_bits = bits;
+      check_case(g, q, 61);
+    }
+  }
+}
+
 TEST(Conv2dInt8, ExtremeSevenBitValuesStayExact) {
   // The u8 path's largest pair sums: x - zx spans 0..255 (x + 128 as u8
   // 0..255) against w = -64 or 63, |u1 w1 + u2 w2| up to 32640 <= 32767, so

@@ -123,15 +123,32 @@ void widen_block(const Int8ConvProblem& p, const int8_t* group_weight, int64_t q
 // whether a NaN can occur (a non-finite scale product, bias or inverse
 // scale; then NaN becomes 0 as in to_quant()); without, the mask is skipped.
 // kResidual: p.residual is set (a compile-time switch, so the plain
-// convolution's loop stays as tight as without the feature).
-template <bool kBias, bool kNan, bool kResidual>
+// convolution's loop stays as tight as without the feature). kInteger (no
+// NaN, no residual, and |y * inv_out_scale| < 2^30 for every exact sum:
+// integer_epilogue_fits): the same result with fewer operations. vcvtps2dq
+// rounds half to even as the float path's round does, the zero point is a
+// saturating int16 add, the clamp a saturating pack then int8 max/min;
+// saturation keeps the sign, so values past int16 clamp as in float.
+template <bool kBias, bool kNan, bool kResidual, bool kInteger = false>
 struct Epilogue {
+  static_assert(!kInteger || (!kNan && !kResidual), "the integer form has no NaN or residual");
   __m256 inv, zp, lo, hi;
+  __m256i zp16, lo8, hi8;  // kInteger
   Int8AddAvx2 add;  // the residual add (kResidual)
   explicit Epilogue(const Int8ConvProblem& p)
       : inv(_mm256_set1_ps(p.inv_out_scale)), zp(_mm256_set1_ps(p.out_zero_point)),
         lo(_mm256_set1_ps(p.quant_min)), hi(_mm256_set1_ps(p.quant_max)),
+        zp16(_mm256_set1_epi16(static_cast<int16_t>(p.out_zero_point))),
+        lo8(_mm256_set1_epi8(static_cast<char>(p.quant_min))),
+        hi8(_mm256_set1_epi8(static_cast<char>(p.quant_max))),
         add(p.residual_add) {}
+
+  // round_half_even(y * inv) of 8 lanes as int32 (kInteger).
+  __m256i eight_rounded(const int32_t* acc, __m256 scale, __m256 bias) const {
+    __m256 y = _mm256_mul_ps(_mm256_cvtepi32_ps(load256(acc)), scale);
+    if (kBias) y = _mm256_add_ps(y, bias);
+    return _mm256_cvtps_epi32(_mm256_mul_ps(y, inv));
+  }
 
   __m256i eight(const int32_t* acc, __m256 scale, __m256 bias) const {
     __m256 y = _mm256_mul_ps(_mm256_cvtepi32_ps(load256(acc)), scale);
@@ -156,6 +173,17 @@ struct Epilogue {
       const __m256 s1 = _mm256_set1_ps(p.in_scale * p.w_scales[channel0 + m1]);
       const __m256 b0 = _mm256_set1_ps(kBias ? p.bias[channel0 + m] : 0.0f);
       const __m256 b1 = _mm256_set1_ps(kBias ? p.bias[channel0 + m1] : 0.0f);
+      if (kInteger) {
+        const __m256i r0 = _mm256_adds_epi16(
+            _mm256_packs_epi32(eight_rounded(cs + m * kStrip, s0, b0),
+                               eight_rounded(cs + m * kStrip + 8, s0, b0)), zp16);
+        const __m256i r1 = _mm256_adds_epi16(
+            _mm256_packs_epi32(eight_rounded(cs + m1 * kStrip, s1, b1),
+                               eight_rounded(cs + m1 * kStrip + 8, s1, b1)), zp16);
+        const __m256i v = _mm256_min_epi8(_mm256_max_epi8(_mm256_packs_epi16(r0, r1), lo8), hi8);
+        store_rows(_mm256_permutevar8x32_epi32(v, order), out + m * plane, out + m1 * plane, cols);
+        continue;
+      }
       __m256i v00 = eight(cs + m * kStrip, s0, b0), v01 = eight(cs + m * kStrip + 8, s0, b0);
       __m256i v10 = eight(cs + m1 * kStrip, s1, b1), v11 = eight(cs + m1 * kStrip + 8, s1, b1);
       if (kResidual) {
@@ -180,17 +208,20 @@ struct Epilogue {
       // Bytes [r0 0-3, 8-11, r1 0-3, 8-11 | r0 4-7, 12-15, r1 4-7, 12-15]
       // as dwords 0..7, reordered to [r0 0-15 | r1 0-15].
       const __m256i v = _mm256_permutevar8x32_epi32(_mm256_packs_epi16(r0, r1), order);
-      int8_t* o0 = out + m * plane;
-      int8_t* o1 = out + m1 * plane;
-      if (cols == kStrip) {
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(o0), _mm256_castsi256_si128(v));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(o1), _mm256_extracti128_si256(v, 1));
-      } else {
-        alignas(32) int8_t tmp[2 * kStrip];
-        store256(tmp, v);
-        std::memcpy(o0, tmp, static_cast<size_t>(cols));
-        std::memcpy(o1, tmp + kStrip, static_cast<size_t>(cols));
-      }
+      store_rows(v, out + m * plane, out + m1 * plane, cols);
+    }
+  }
+
+  // v = [row o0's 16 int8 | row o1's]: the first `cols` of each.
+  static void store_rows(__m256i v, int8_t* o0, int8_t* o1, int64_t cols) {
+    if (cols == kStrip) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(o0), _mm256_castsi256_si128(v));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(o1), _mm256_extracti128_si256(v, 1));
+    } else {
+      alignas(32) int8_t tmp[2 * kStrip];
+      store256(tmp, v);
+      std::memcpy(o0, tmp, static_cast<size_t>(cols));
+      std::memcpy(o1, tmp + kStrip, static_cast<size_t>(cols));
     }
   }
 };
@@ -206,12 +237,27 @@ bool may_produce_nan(const Int8ConvProblem& p, int64_t g, int64_t row_begin, int
   return false;
 }
 
+// Whether the integer epilogue gives requantize()'s result for rows
+// [row_begin, row_end) of group g: |y * inv_out_scale| < 2^30 for every
+// exact sum (|acc| <= K * 255 * 128), with 1 % to spare for float rounding,
+// so vcvtps2dq never overflows. (Call only when may_produce_nan is false.)
+bool integer_epilogue_fits(const Int8ConvProblem& p, int64_t g, int64_t row_begin,
+                           int64_t row_end) {
+  const double acc_max = static_cast<double>(p.k()) * 255.0 * 128.0;
+  for (int64_t m = g * p.cout_g() + row_begin; m < g * p.cout_g() + row_end; ++m) {
+    const double scale = std::fabs(static_cast<double>(p.in_scale * p.w_scales[m]));
+    const double bias = p.bias != nullptr ? std::fabs(static_cast<double>(p.bias[m])) : 0.0;
+    if ((acc_max * scale + bias) * p.inv_out_scale * 1.01 >= 1073741824.0) return false;
+  }
+  return true;
+}
+
 // Rows [row_begin, row_end) of the group's output channels, for each strip.
-template <bool kBias, bool kNan, bool kResidual>
+template <bool kBias, bool kNan, bool kResidual, bool kInteger>
 void requantize_strips(const Int8ConvProblem& p, const int32_t* c, int64_t mpad, int64_t n,
                        int64_t g, int64_t strip_begin, int64_t strip_end, int64_t row_begin,
                        int64_t row_end) {
-  const Epilogue<kBias, kNan, kResidual> epilogue(p);
+  const Epilogue<kBias, kNan, kResidual, kInteger> epilogue(p);
   const int64_t channel0 = g * p.cout_g() + row_begin;
   for (int64_t s = strip_begin; s < strip_end; ++s) {
     const int64_t p0 = s * kStrip, cols = std::min(kStrip, p.pixels() - p0);
@@ -227,11 +273,17 @@ using RequantizeStrips = void (*)(const Int8ConvProblem&, const int32_t*, int64_
 
 template <bool kBias, bool kNan>
 RequantizeStrips requantize_strips_for(bool residual) {
-  return residual ? requantize_strips<kBias, kNan, true> : requantize_strips<kBias, kNan, false>;
+  return residual ? requantize_strips<kBias, kNan, true, false>
+                  : requantize_strips<kBias, kNan, false, false>;
 }
 
-// The epilogue's instance for a bias or not, NaN masking or not, a residual or not.
-RequantizeStrips requantize_strips_for(bool bias, bool nan, bool residual) {
+// The epilogue's instance for a bias or not, NaN masking or not, a residual
+// or not, the integer form or not (integer: no NaN, no residual).
+RequantizeStrips requantize_strips_for(bool bias, bool nan, bool residual, bool integer) {
+  if (integer) {
+    return bias ? requantize_strips<true, false, false, true>
+                : requantize_strips<false, false, false, true>;
+  }
   if (bias) {
     return nan ? requantize_strips_for<true, true>(residual)
                : requantize_strips_for<true, false>(residual);
@@ -266,10 +318,10 @@ WorkerLayout layout_of(const Int8ConvProblem& p, int64_t chunk_strips, bool shar
 
 namespace {
 
-template <bool kBias, bool kNan, bool kResidual>
+template <bool kBias, bool kNan, bool kResidual, bool kInteger>
 void requantize_run(const Int8ConvProblem& p, const int32_t* cs, int64_t channel0,
                     int64_t count, int64_t n, int64_t pixel0, int64_t cols) {
-  const Epilogue<kBias, kNan, kResidual> epilogue(p);
+  const Epilogue<kBias, kNan, kResidual, kInteger> epilogue(p);
   const int64_t at = (n * p.out_channels + channel0) * p.pixels() + pixel0;
   epilogue.strip(p, cs, channel0, count, p.out + at, kResidual ? p.residual + at : nullptr,
                  p.pixels(), cols);
@@ -277,7 +329,8 @@ void requantize_run(const Int8ConvProblem& p, const int32_t* cs, int64_t channel
 
 template <bool kBias, bool kNan>
 Int8RequantizeRun requantize_run_for(bool residual) {
-  return residual ? requantize_run<kBias, kNan, true> : requantize_run<kBias, kNan, false>;
+  return residual ? requantize_run<kBias, kNan, true, false>
+                  : requantize_run<kBias, kNan, false, false>;
 }
 
 }  // namespace
@@ -285,6 +338,10 @@ Int8RequantizeRun requantize_run_for(bool residual) {
 Int8RequantizeRun int8_conv_requantize_run_for(const Int8ConvProblem& p) {
   // Every group's channels (group 0's rows [0, Cout) are all of them).
   const bool nan = may_produce_nan(p, 0, 0, p.out_channels), residual = p.residual != nullptr;
+  if (!nan && !residual && integer_epilogue_fits(p, 0, 0, p.out_channels)) {
+    return p.bias != nullptr ? requantize_run<true, false, false, true>
+                             : requantize_run<false, false, false, true>;
+  }
   if (p.bias != nullptr) {
     return nan ? requantize_run_for<true, true>(residual) : requantize_run_for<true, false>(residual);
   }
@@ -374,8 +431,9 @@ void int8_conv_avx2(const Int8ConvProblem& p, const Int8ConvSource& src, const i
   }
   const int64_t row_begin = panel_begin * kRows;
   const int64_t row_end = std::min(cout_g, panel_end * kRows);
-  const bool nan = may_produce_nan(p, g, row_begin, row_end);
-  requantize_strips_for(p.bias != nullptr, nan, p.residual != nullptr)(
+  const bool nan = may_produce_nan(p, g, row_begin, row_end), residual = p.residual != nullptr;
+  const bool integer = !nan && !residual && integer_epilogue_fits(p, g, row_begin, row_end);
+  requantize_strips_for(p.bias != nullptr, nan, residual, integer)(
       p, c, l.mpad, n, g, strip_begin, strip_end, row_begin, row_end);
 }
 
