@@ -34,6 +34,7 @@
 
 #include "kernels/quantized/support/int8_conv.h"
 #include "kernels/quantized/support/x86/int8_add_avx2.h"
+#include "kernels/quantized/support/x86/int8_requant_avx2.h"
 #include "kernels/quantized/support/x86/int8_tile_avx2.h"
 
 namespace torchedge {
@@ -125,30 +126,19 @@ void widen_block(const Int8ConvProblem& p, const int8_t* group_weight, int64_t q
 // kResidual: p.residual is set (a compile-time switch, so the plain
 // convolution's loop stays as tight as without the feature). kInteger (no
 // NaN, no residual, and |y * inv_out_scale| < 2^30 for every exact sum:
-// integer_epilogue_fits): the same result with fewer operations. vcvtps2dq
-// rounds half to even as the float path's round does, the zero point is a
-// saturating int16 add, the clamp a saturating pack then int8 max/min;
-// saturation keeps the sign, so values past int16 clamp as in float.
+// integer_epilogue_fits): the same result with fewer operations, the
+// depthwise paths' integer requantization (Int8RequantAvx2::
+// thirty_two_bounded: vcvtps2dq, saturating int16 zero point, int8 clamp).
 template <bool kBias, bool kNan, bool kResidual, bool kInteger = false>
 struct Epilogue {
   static_assert(!kInteger || (!kNan && !kResidual), "the integer form has no NaN or residual");
   __m256 inv, zp, lo, hi;
-  __m256i zp16, lo8, hi8;  // kInteger
+  Int8RequantAvx2 integer;  // kInteger
   Int8AddAvx2 add;  // the residual add (kResidual)
   explicit Epilogue(const Int8ConvProblem& p)
       : inv(_mm256_set1_ps(p.inv_out_scale)), zp(_mm256_set1_ps(p.out_zero_point)),
-        lo(_mm256_set1_ps(p.quant_min)), hi(_mm256_set1_ps(p.quant_max)),
-        zp16(_mm256_set1_epi16(static_cast<int16_t>(p.out_zero_point))),
-        lo8(_mm256_set1_epi8(static_cast<char>(p.quant_min))),
-        hi8(_mm256_set1_epi8(static_cast<char>(p.quant_max))),
+        lo(_mm256_set1_ps(p.quant_min)), hi(_mm256_set1_ps(p.quant_max)), integer(p),
         add(p.residual_add) {}
-
-  // round_half_even(y * inv) of 8 lanes as int32 (kInteger).
-  __m256i eight_rounded(const int32_t* acc, __m256 scale, __m256 bias) const {
-    __m256 y = _mm256_mul_ps(_mm256_cvtepi32_ps(load256(acc)), scale);
-    if (kBias) y = _mm256_add_ps(y, bias);
-    return _mm256_cvtps_epi32(_mm256_mul_ps(y, inv));
-  }
 
   __m256i eight(const int32_t* acc, __m256 scale, __m256 bias) const {
     __m256 y = _mm256_mul_ps(_mm256_cvtepi32_ps(load256(acc)), scale);
@@ -174,13 +164,9 @@ struct Epilogue {
       const __m256 b0 = _mm256_set1_ps(kBias ? p.bias[channel0 + m] : 0.0f);
       const __m256 b1 = _mm256_set1_ps(kBias ? p.bias[channel0 + m1] : 0.0f);
       if (kInteger) {
-        const __m256i r0 = _mm256_adds_epi16(
-            _mm256_packs_epi32(eight_rounded(cs + m * kStrip, s0, b0),
-                               eight_rounded(cs + m * kStrip + 8, s0, b0)), zp16);
-        const __m256i r1 = _mm256_adds_epi16(
-            _mm256_packs_epi32(eight_rounded(cs + m1 * kStrip, s1, b1),
-                               eight_rounded(cs + m1 * kStrip + 8, s1, b1)), zp16);
-        const __m256i v = _mm256_min_epi8(_mm256_max_epi8(_mm256_packs_epi16(r0, r1), lo8), hi8);
+        const __m256i v = integer.template thirty_two_bounded<kBias>(
+            load256(cs + m * kStrip), load256(cs + m * kStrip + 8), s0, b0,
+            load256(cs + m1 * kStrip), load256(cs + m1 * kStrip + 8), s1, b1);
         store_rows(_mm256_permutevar8x32_epi32(v, order), out + m * plane, out + m1 * plane, cols);
         continue;
       }

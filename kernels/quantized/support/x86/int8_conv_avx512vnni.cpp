@@ -226,8 +226,7 @@ void int8_conv_vnni_row_sums(const Int8ConvProblem& p, int64_t panel_begin, int6
 }
 
 size_t int8_conv_avx512vnni_worker_bytes(const Int8ConvProblem& p, int64_t chunk_strips) {
-  const WorkerLayout l = layout_of(p, chunk_strips);
-  return l.b_bytes + l.rows_bytes + l.c_bytes;
+  return worker_bytes_of(p, chunk_strips);
 }
 
 void int8_conv_avx512vnni(const Int8ConvProblem& p, const Int8ConvSource& src,
@@ -235,12 +234,10 @@ void int8_conv_avx512vnni(const Int8ConvProblem& p, const Int8ConvSource& src,
                           int64_t strip_end, int64_t panel_begin, int64_t panel_end,
                           void* worker_scratch) {
   const int64_t quads = p.k_quads(), chunk = strip_end - strip_begin;
-  const QuadChunk qc(p, src, row_sums, g, chunk, worker_scratch);
-  const WorkerLayout& l = qc.l;
+  QuadChunk qc(p, src, row_sums, g, strip_begin, strip_end, worker_scratch);
+  const int64_t b_stride = qc.b_stride, c_stride = qc.c_stride;
   uint8_t* b = qc.b;
   int32_t* c = qc.c;
-  const int64_t b_stride = qc.b_stride, c_stride = qc.c_stride;
-  StripPlan plans[kInt8ConvMaxChunkStrips];
   // Strips [0, wide) take the 16-lane tiles; a last strip of <= 4 pixels
   // the narrow one.
   const int64_t wide = p.pixels() - (strip_end - 1) * kStrip <= 4 ? chunk - 1 : chunk;
@@ -266,14 +263,13 @@ void int8_conv_avx512vnni(const Int8ConvProblem& p, const Int8ConvSource& src,
     epilogue.add_lo = _mm512_set1_ps(add.out_params.quant_min);
     epilogue.add_hi = _mm512_set1_ps(add.out_params.quant_max);
   }
-  for (int64_t q0 = 0; q0 < quads; q0 += l.block) {
-    const int64_t block = std::min(l.block, quads - q0);
-    pack_chunk_block(p, src, qc.group_planes, q0, block, strip_begin, strip_end, plans, qc.rows, b,
-                     b_stride);
+  for (int64_t q0 = 0; q0 < quads; q0 += qc.l.block) {
+    const int64_t block = std::min(qc.l.block, quads - q0);
+    qc.pack(p, src, q0, block);
     for (int64_t pn = panel_begin; pn < panel_end; ++pn) {
       const int8_t* a = qc.group_quads + (pn * quads + q0) * kQuadBytes;
       int32_t init[kRows];
-      panel_init(qc.group_sums, qc.shift, pn, init);
+      qc.panel_init(pn, init);
       const int32_t* first = q0 == 0 ? init : nullptr;
       const PanelEpilogue* e = nullptr;
       if (q0 + block == quads) {

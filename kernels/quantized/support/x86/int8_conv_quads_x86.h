@@ -73,31 +73,14 @@ WorkerLayout layout_of(const Int8ConvProblem& p, int64_t chunk_strips) {
   return l;
 }
 
-// One K block [q0, q0 + block) of a chunk: the im2col row bases of its
-// quads, then each strip's packed block (b + (s - strip_begin) * b_stride);
-// the strips' plans are made with the first block.
-void pack_chunk_block(const Int8ConvProblem& p, const Int8ConvSource& src,
-                      const int8_t* group_planes, int64_t q0, int64_t block, int64_t strip_begin,
-                      int64_t strip_end, StripPlan* plans, const int8_t** rows, uint8_t* b,
-                      int64_t b_stride) {
-  row_bases(p, src, group_planes, 4 * q0, std::min(4 * (q0 + block), p.k()), rows);
-  for (int64_t s = strip_begin; s < strip_end; ++s) {
-    StripPlan& sp = plans[s - strip_begin];
-    if (q0 == 0) plan_strip(p, src, s, &sp);
-    pack_block(p, sp, rows, q0, block, b + (s - strip_begin) * b_stride);
-  }
+size_t worker_bytes_of(const Int8ConvProblem& p, int64_t chunk_strips) {
+  const WorkerLayout l = layout_of(p, chunk_strips);
+  return l.b_bytes + l.rows_bytes + l.c_bytes;
 }
 
-// Panel pn's accumulator start per row: -(zx + 128) * (the row's weight
-// sum) for the u8 operand x + 128 (`shift` = zx + 128), or 0 without sums.
-inline void panel_init(const int32_t* group_sums, int32_t shift, int64_t pn, int32_t* init) {
-  for (int64_t r = 0; r < kRows; ++r) {
-    init[r] = group_sums != nullptr ? -shift * group_sums[pn * kRows + r] : 0;
-  }
-}
-
-// A worker's chunk of group g: its scratch carved per layout_of, and the
-// group's panels, row sums (or nullptr) and input planes.
+// A worker's chunk (strips [strip_begin, strip_end) of group g): its
+// scratch carved per layout_of, the group's panels, row sums (or nullptr)
+// and input planes, and the strips' plans.
 struct QuadChunk {
   WorkerLayout l;
   uint8_t* b;           // the strips' packed blocks, b_stride apart
@@ -107,11 +90,13 @@ struct QuadChunk {
   const int32_t* group_sums;
   const int8_t* group_planes;
   int32_t shift;  // zx + 128
-  int64_t b_stride, c_stride;
+  int64_t strip_begin, strip_end, b_stride, c_stride;
+  StripPlan plans[kInt8ConvMaxChunkStrips];
 
   QuadChunk(const Int8ConvProblem& p, const Int8ConvSource& src, const int32_t* row_sums,
-            int64_t g, int64_t chunk, void* worker_scratch)
-      : l(layout_of(p, chunk)) {
+            int64_t g, int64_t strip_begin_, int64_t strip_end_, void* worker_scratch)
+      : l(layout_of(p, strip_end_ - strip_begin_)), strip_begin(strip_begin_),
+        strip_end(strip_end_) {
     char* scratch = static_cast<char*>(worker_scratch);
     b = reinterpret_cast<uint8_t*>(scratch);
     rows = reinterpret_cast<const int8_t**>(scratch + l.b_bytes);
@@ -122,5 +107,24 @@ struct QuadChunk {
     shift = p.in_zero_point + 128;
     b_stride = l.block * 64;
     c_stride = l.mpad * kStrip;
+  }
+
+  // K block [q0, q0 + block): the im2col row bases of its quads, then each
+  // strip's packed block (the plans are made with the first block).
+  void pack(const Int8ConvProblem& p, const Int8ConvSource& src, int64_t q0, int64_t block) {
+    row_bases(p, src, group_planes, 4 * q0, std::min(4 * (q0 + block), p.k()), rows);
+    for (int64_t s = strip_begin; s < strip_end; ++s) {
+      StripPlan& sp = plans[s - strip_begin];
+      if (q0 == 0) plan_strip(p, src, s, &sp);
+      pack_block(p, sp, rows, q0, block, b + (s - strip_begin) * b_stride);
+    }
+  }
+
+  // Panel pn's accumulator start per row: -(zx + 128) * (the row's weight
+  // sum) for the u8 operand x + 128, or 0 without sums.
+  void panel_init(int64_t pn, int32_t* init) const {
+    for (int64_t r = 0; r < kRows; ++r) {
+      init[r] = group_sums != nullptr ? -shift * group_sums[pn * kRows + r] : 0;
+    }
   }
 };

@@ -37,7 +37,7 @@
 
 #include "kernels/quantized/support/int8_depthwise.h"
 #include "kernels/quantized/support/quant_isa.h"
-#include "kernels/quantized/support/x86/int8_depthwise_requant_avx2.h"
+#include "kernels/quantized/support/x86/int8_requant_avx2.h"
 
 namespace torchedge {
 namespace quantized {
@@ -273,7 +273,7 @@ template <bool kNarrow, int kPairs, bool kBias, bool kBounded>
 void plane_avx2(const Int8DepthwiseProblem& p, const Layout& l, const Workspace& w,
                 const int8_t* plane, int8_t* out, int64_t c) {
   // 16 lanes held as [0-3 | 8-11] and [4-7 | 12-15], one channel's scale and bias.
-  const Int8DepthwiseRequantAvx2 ep(p);
+  const Int8RequantAvx2 ep(p);
   auto requant = [&](__m256i lo, __m256i hi, __m256 scale, __m256 bias) {
     return ep.sixteen<kBias, kBounded>(lo, scale, bias, hi, scale, bias);
   };

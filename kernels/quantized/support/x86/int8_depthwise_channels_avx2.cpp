@@ -37,7 +37,7 @@
 
 #include "kernels/quantized/support/int8_depthwise.h"
 #include "kernels/quantized/support/quant_isa.h"
-#include "kernels/quantized/support/x86/int8_depthwise_requant_avx2.h"
+#include "kernels/quantized/support/x86/int8_requant_avx2.h"
 
 namespace torchedge {
 namespace quantized {
@@ -348,7 +348,7 @@ void transpose_out(const int8_t* tile, int8_t* out, int64_t plane_out, int64_t c
 template <int kPairs, bool kBias, bool kBounded>
 void tile_avx2(const Int8DepthwiseProblem& p, const Int8DepthwiseBand& b, int64_t q0,
                int64_t count, int8_t* tile) {
-  const Int8DepthwiseRequantAvx2 ep(p);
+  const Int8RequantAvx2 ep(p);
   constexpr int kLocal = kPairs > 0 ? kPairs : 1;
   int64_t offsets[2 * kLocal];
   for (int i = 0; i < 2 * kPairs; ++i) offsets[i] = b.tap_offsets[i];
