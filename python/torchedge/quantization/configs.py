@@ -92,9 +92,9 @@ def static_config(activation_observer: str = "histogram", weight_bits: int = 8) 
     return QuantConfig(QuantMode.STATIC, activation_observer, weight_bits)
 
 
-def dynamic_config(weight_bits: int = 8) -> QuantConfig:
+def dynamic_config() -> QuantConfig:
     """Dynamic int8 activations for linear layers (transformers)."""
-    return QuantConfig(QuantMode.DYNAMIC, weight_bits=weight_bits)
+    return QuantConfig(QuantMode.DYNAMIC)
 
 
 def qat_config(weight_bits: int = 8) -> QuantConfig:
