@@ -13,10 +13,16 @@
 // is bit for bit the im2col path's and the scalar reference's. The 16
 // GEMMs run on the exact 6x16 vpmaddwd tile (x86/int8_tile_avx2.h) with
 // U' in its panel layout ([pair][6] int32 pairs) and V in its strip layout
-// ([pair][16] int32 pairs), written so by the transforms. The input
-// transform reads the zero-point-padded image copy 8 tiles at a time (two
-// 16-byte loads per row, even/odd bytes by pshufb); the output transform
-// hands each row's 16 exact sums of two channels to the requantizer.
+// ([pair][16] int32 pairs), written so by the transforms. Per strip of 16
+// tiles a worker runs the input transform (V of every input channel, L2),
+// then per weight panel the 16 GEMMs into that panel's M (6 KiB, L1) and
+// the output transform from there: no phase waits on memory another wrote
+// far away (a first version ran each phase over bands of 256 tiles, its M
+// of 1 MiB in L3, and was 1.0-1.1x the im2col path; this one 1.3-1.5x).
+// The input transform reads the zero-point-padded image copy 8 tiles at a
+// time (two 16-byte loads per row, even/odd bytes by pshufb); the output
+// transform hands each row's 16 exact sums of two channels to the
+// requantizer.
 // Compiled with -mavx2 -mfma.
 #include <immintrin.h>
 
@@ -36,7 +42,6 @@ namespace {
 constexpr int64_t kPoints = 16;
 constexpr int64_t kRows = kInt8ConvPanelRows;  // 6
 constexpr int64_t kStrip = kInt8ConvStrip;     // 16
-constexpr int64_t kBandTiles = 256;
 // 4 * acc, the output transform's value before the division, must fit
 // int32: |acc| <= Cin * 9 * 255 * 128 (the sums wrap harmlessly before,
 // all being additions, as long as the final value fits).
@@ -48,35 +53,49 @@ constexpr int64_t kMaxWinogradCinCout = 128 * 128;
 
 size_t round_up_64(size_t bytes) { return (bytes + 63) & ~size_t{63}; }
 
+// Tiles are numbered t = ty * row_tiles + tx over the whole output (tile
+// (ty, tx) covers output rows 2 ty, 2 ty + 1 and columns 2 tx, 2 tx + 1);
+// strip s holds tiles [16 s, 16 s + 16), as two 8-tile vectors that never
+// cross a tile row. A worker takes a strip at a time: the input transform
+// writes the strip's V (all input channels, in L2), then per weight panel
+// the 16 GEMMs write that panel's M ([16 points][6 rows][16 tiles], 6 KiB:
+// L1) and the output transform requantizes its 6 channels from there.
 struct Layout {
-  int64_t tiles_h, tiles_w, band_rows, band_strips, pairs, panels, wp;
-  int64_t row_tiles;  // tiles_w rounded up to 8: a band's tile (ty, tx) is t = ty * row_tiles + tx
-  int64_t m_rows;  // rows of each M strip: Cout rounded up to whole panels
-  size_t padded, u, v, m;  // bytes of each scratch region
+  int64_t tiles_h, tiles_w;
+  int64_t row_tiles;  // tiles_w rounded up to 8
+  int64_t tiles;      // tiles_h * row_tiles (a multiple of 8)
+  int64_t strips, workers;
+  int64_t pairs, panels, wp;
+  // int32 between two points' blocks of V ([pairs][16]): one cache line
+  // more than the block, as 16 blocks 2 or 4 KiB apart would share L1 sets
+  // and evict each other under the input transform's stores.
+  int64_t v_point;
+  size_t padded, u;
+  size_t worker;  // bytes of one worker's V and M
 };
+
+constexpr int64_t kPanelM = kPoints * kRows * kStrip;  // int32 of one panel's M
 
 Layout layout_of(const Int8ConvProblem& p) {
   Layout l;
   l.tiles_h = (p.out_height + 1) / 2;
   l.tiles_w = (p.out_width + 1) / 2;
-  // Whole 8-tile vectors per tile row, so none crosses a 16-tile strip
-  // (the transforms then load and store whole vectors); the GEMMs compute
-  // the padding tiles too (ResNet's 28-, 14- and 7-tile rows: 1/7 more).
+  // Whole 8-tile vectors per tile row (the transforms then load and store
+  // whole vectors); the GEMMs compute the padding tiles too (ResNet's 28-
+  // and 14-tile rows: 1/7 more).
   l.row_tiles = (l.tiles_w + 7) / 8 * 8;
-  int64_t rows = std::max<int64_t>(1, std::min(l.tiles_h, kBandTiles / l.row_tiles));
-  const int64_t bands = (l.tiles_h + rows - 1) / rows;
-  l.band_rows = (l.tiles_h + bands - 1) / bands;
-  l.band_strips = (l.band_rows * l.row_tiles + kStrip - 1) / kStrip;
+  l.tiles = l.tiles_h * l.row_tiles;
+  l.strips = (l.tiles + kStrip - 1) / kStrip;
+  l.workers = std::max<int64_t>(1, std::min<int64_t>(l.strips, static_cast<int64_t>(num_threads())));
   l.pairs = (p.in_channels + 1) / 2;
   l.panels = (p.out_channels + kRows - 1) / kRows;
-  l.m_rows = l.panels * kRows;
   l.wp = p.width + 2 * p.pad_w;
+  l.v_point = (l.pairs + 1) * kStrip;
   // The input transform of the last tile row may read one row and 18
   // bytes past the padded planes: a zeroed tail.
   l.padded = round_up_64(int8_conv_padded_bytes(p) + static_cast<size_t>(l.wp) + 64);
   l.u = round_up_64(sizeof(int32_t) * kPoints * l.panels * l.pairs * kRows);
-  l.v = round_up_64(sizeof(int32_t) * kPoints * l.band_strips * l.pairs * kStrip);
-  l.m = round_up_64(sizeof(int32_t) * kPoints * l.band_strips * l.m_rows * kStrip);
+  l.worker = round_up_64(sizeof(int32_t) * (kPoints * l.v_point + kPanelM));
   return l;
 }
 
@@ -86,21 +105,35 @@ inline __m256i pair16(__m256i lo, __m256i hi) {
                          _mm256_slli_epi32(hi, 16));
 }
 
+// pshufb masks for panel_tap, by k % 4: rows 0-3 of a quad's 16-byte
+// load into bytes 0-3, rows 4-5 of its 8-byte tail into bytes 4-5 (a
+// table, not _mm_setr_epi8 of a run-time j, which compiles to a chain of
+// byte inserts that made this transform cost as much as the GEMMs of a
+// 256-channel layer).
+alignas(16) constexpr int8_t kPickRows03[4][16] = {
+    {0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    {1, 5, 9, 13, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    {2, 6, 10, 14, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    {3, 7, 11, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}};
+alignas(16) constexpr int8_t kPickRows45[4][16] = {
+    {-1, -1, -1, -1, 0, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    {-1, -1, -1, -1, 1, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    {-1, -1, -1, -1, 2, 6, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    {-1, -1, -1, -1, 3, 7, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}};
+
 // The 6 rows' weight k of a panel (the panel layout of support/int8_conv.h:
 // [quad][6 rows][4 k]), sign-extended to int32 lanes 0-5 (lanes 6-7: 0):
 // rows 0-3 from one 16-byte load of the quad, rows 4-5 from an 8-byte one,
 // both inside the quad's 24 bytes.
 inline __m256i panel_tap(const int8_t* panel, int64_t k) {
   const int8_t* quad = panel + (k & ~int64_t{3}) * kRows;
-  const char j = static_cast<char>(k & 3);
-  const __m128i pick4 = _mm_setr_epi8(j, static_cast<char>(4 + j), static_cast<char>(8 + j),
-                                      static_cast<char>(12 + j), -1, -1, -1, -1, -1, -1, -1, -1,
-                                      -1, -1, -1, -1);
-  const __m128i pick2 = _mm_setr_epi8(-1, -1, -1, -1, j, static_cast<char>(4 + j), -1, -1, -1, -1,
-                                      -1, -1, -1, -1, -1, -1);
-  const __m128i rows03 = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(quad)), pick4);
-  const __m128i rows45 = _mm_shuffle_epi8(
-      _mm_loadl_epi64(reinterpret_cast<const __m128i*>(quad + 16)), pick2);
+  const int64_t j = k & 3;
+  const __m128i pick03 = _mm_load_si128(reinterpret_cast<const __m128i*>(kPickRows03[j]));
+  const __m128i pick45 = _mm_load_si128(reinterpret_cast<const __m128i*>(kPickRows45[j]));
+  const __m128i rows03 =
+      _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(quad)), pick03);
+  const __m128i rows45 =
+      _mm_shuffle_epi8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(quad + 16)), pick45);
   return _mm256_cvtepi8_epi32(_mm_or_si128(rows03, rows45));
 }
 
@@ -129,7 +162,9 @@ void filter_points(const Int8ConvProblem& p, const int8_t* panel, int64_t c, __m
   }
 }
 
-// U'[xi][panel][pair][6] for panels [panel_begin, panel_end).
+// U'[panel][xi][pair][6] for panels [panel_begin, panel_end): panel-major,
+// the order run_strip reads it in (and each panel's writes stay in 16
+// nearby blocks).
 void transform_filters(const Int8ConvProblem& p, const Layout& l, int64_t panel_begin,
                        int64_t panel_end, int32_t* u) {
   for (int64_t panel = panel_begin; panel < panel_end; ++panel) {
@@ -140,7 +175,7 @@ void transform_filters(const Int8ConvProblem& p, const Layout& l, int64_t panel_
       filter_points(p, weights, 2 * pair + 1, odd);
       for (int xi = 0; xi < 16; ++xi) {
         const __m256i v = pair16(even[xi], odd[xi]);
-        int32_t* dst = u + ((xi * l.panels + panel) * l.pairs + pair) * kRows;
+        int32_t* dst = u + ((panel * kPoints + xi) * l.pairs + pair) * kRows;
         // Exactly the 6 rows: the next 8 bytes are another pair's.
         _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), _mm256_castsi256_si128(v));
         _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + 4), _mm256_extracti128_si256(v, 1));
@@ -186,86 +221,92 @@ void input_points(const Layout& l, const int8_t* plane, int64_t ty, int64_t tx, 
   }
 }
 
-// V[xi][strip][pair][16] for input channels 2 pair, 2 pair + 1 over the
-// band's tile rows [ty0, ty1) (tile t of the band: strip t / 16, lane t % 16;
-// the padding tiles of each row read past the row, harmlessly: their sums
-// are never used).
+// V for input channels 2 pair, 2 pair + 1 of the strip whose tiles are
+// [t_begin, t_end) (multiples of 8; the padding tiles of each row read
+// past the row, harmlessly: their sums are never used): point xi's block
+// at v + xi * v_point, [pair][16 tiles] int32 pairs of int16.
 void transform_input(const Int8ConvProblem& p, const Layout& l, const Int8ConvSource& src,
-                     int64_t pair, int64_t ty0, int64_t ty1, int32_t* v) {
+                     int64_t pair, int64_t t_begin, int64_t t_end, int32_t* v) {
   const __m256i zx = _mm256_set1_epi32(p.in_zero_point);
   const int8_t* plane0 = src.planes + 2 * pair * src.plane_stride;
   const int8_t* plane1 = 2 * pair + 1 < p.in_channels ? plane0 + src.plane_stride : nullptr;
-  auto at = [&](int64_t xi, int64_t t) {
-    return v + ((xi * l.band_strips + t / kStrip) * l.pairs + pair) * kStrip + t % kStrip;
-  };
-  for (int64_t ty = ty0; ty < ty1; ++ty) {
-    for (int64_t tx = 0; tx < l.tiles_w; tx += 8) {
-      __m256i a[16], b[16];
-      input_points(l, plane0, ty, tx, zx, a);
-      input_points(l, plane1, ty, tx, zx, b);
-      const int64_t t0 = (ty - ty0) * l.row_tiles + tx;  // a multiple of 8
-      for (int xi = 0; xi < 16; ++xi) {
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(at(xi, t0)), pair16(a[xi], b[xi]));
-      }
+  for (int64_t t = t_begin; t < t_end; t += 8) {
+    const int64_t ty = t / l.row_tiles, tx = t % l.row_tiles;
+    __m256i a[16], b[16];
+    input_points(l, plane0, ty, tx, zx, a);
+    input_points(l, plane1, ty, tx, zx, b);
+    int32_t* dst = v + pair * kStrip + (t - t_begin);
+    for (int xi = 0; xi < 16; ++xi) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + xi * l.v_point), pair16(a[xi], b[xi]));
     }
   }
 }
 
-// M[xi][strip][row][16] (row: output channel, Cout rounded up to whole
-// panels) for the band's strips [s_begin, s_end) of point xi: each tile
-// stores straight into it.
-void multiply(const Layout& l, const int32_t* u, const int32_t* v, int64_t xi, int64_t s_begin,
-              int64_t s_end, int32_t* m) {
-  for (int64_t s = s_begin; s < s_end; ++s) {
-    const int16_t* strip =
-        reinterpret_cast<const int16_t*>(v + (xi * l.band_strips + s) * l.pairs * kStrip);
-    int32_t* out = m + (xi * l.band_strips + s) * l.m_rows * kStrip;
-    for (int64_t panel = 0; panel < l.panels; ++panel) {
-      int8_tile::tile(u + (xi * l.panels + panel) * l.pairs * kRows, strip, l.pairs,
-                      out + panel * kRows * kStrip, false);
-    }
-  }
-}
-
-// Tiles [t, t + 8) (t a multiple of 8) of output channel co, point xi.
-inline __m256i m_lanes(const Layout& l, const int32_t* m, int64_t xi, int64_t co, int64_t t) {
-  const int32_t* row = m + ((xi * l.band_strips + t / kStrip) * l.m_rows + co) * kStrip;
-  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + t % kStrip));
-}
-
-// Output channels co, co + 1 (just co when it is the last) of image n for
-// the band's tile rows [ty0, ty1): the exact sums (A^T M A) / 4 with
+// Output channels [co, co + count) (count <= 2; the panel's rows row0 and
+// up in m, [16 points][6 rows][16 tiles]) of image n for the strip's
+// tiles [t_begin, t_end): the exact sums (A^T M A) / 4 with
 // A^T = [1 1 1 0; 0 1 -1 -1], requantized 16 pixels of a row at a time.
-void transform_output(const Int8ConvProblem& p, const Layout& l, const int32_t* m, int64_t co,
-                      int64_t n, int64_t ty0, int64_t ty1, Int8RequantizeRun requantize) {
-  const int64_t count = std::min<int64_t>(2, p.out_channels - co);
+void transform_output(const Int8ConvProblem& p, const Layout& l, const int32_t* m, int64_t row0,
+                      int64_t co, int64_t count, int64_t n, int64_t t_begin, int64_t t_end,
+                      Int8RequantizeRun requantize) {
   alignas(32) int32_t rows[2][2][kStrip];  // [output row][channel][16 pixels]
-  for (int64_t ty = ty0; ty < ty1; ++ty) {
-    for (int64_t tx = 0; tx < l.tiles_w; tx += 8) {
-      const int64_t t0 = (ty - ty0) * l.row_tiles + tx;
-      for (int64_t ch = 0; ch < count; ++ch) {
-        __m256i q[16];
-        for (int xi = 0; xi < 16; ++xi) q[xi] = m_lanes(l, m, xi, co + ch, t0);
-        __m256i r[2][4];
-        for (int j = 0; j < 4; ++j) {
-          r[0][j] = _mm256_add_epi32(_mm256_add_epi32(q[j], q[4 + j]), q[8 + j]);
-          r[1][j] = _mm256_sub_epi32(_mm256_sub_epi32(q[4 + j], q[8 + j]), q[12 + j]);
-        }
-        for (int i = 0; i < 2; ++i) {
-          const __m256i left = _mm256_srai_epi32(
-              _mm256_add_epi32(_mm256_add_epi32(r[i][0], r[i][1]), r[i][2]), 2);
-          const __m256i right = _mm256_srai_epi32(
-              _mm256_sub_epi32(_mm256_sub_epi32(r[i][1], r[i][2]), r[i][3]), 2);
-          const __m256i lo = _mm256_unpacklo_epi32(left, right);
-          const __m256i hi = _mm256_unpackhi_epi32(left, right);
-          int8_tile::store256(rows[i][ch], _mm256_permute2x128_si256(lo, hi, 0x20));
-          int8_tile::store256(rows[i][ch] + 8, _mm256_permute2x128_si256(lo, hi, 0x31));
-        }
+  for (int64_t t = t_begin; t < t_end; t += 8) {
+    const int64_t ty = t / l.row_tiles, tx = t % l.row_tiles;
+    for (int64_t ch = 0; ch < count; ++ch) {
+      const int32_t* point0 = m + (row0 + ch) * kStrip + (t - t_begin);
+      __m256i q[16];
+      for (int xi = 0; xi < 16; ++xi) {
+        q[xi] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(point0 + xi * kRows * kStrip));
       }
-      const int64_t cols = std::min<int64_t>(kStrip, p.out_width - 2 * tx);
-      for (int i = 0; i < 2 && 2 * ty + i < p.out_height; ++i) {
-        requantize(p, rows[i][0], co, count, n, (2 * ty + i) * p.out_width + 2 * tx, cols);
+      __m256i r[2][4];
+      for (int j = 0; j < 4; ++j) {
+        r[0][j] = _mm256_add_epi32(_mm256_add_epi32(q[j], q[4 + j]), q[8 + j]);
+        r[1][j] = _mm256_sub_epi32(_mm256_sub_epi32(q[4 + j], q[8 + j]), q[12 + j]);
       }
+      for (int i = 0; i < 2; ++i) {
+        const __m256i left = _mm256_srai_epi32(
+            _mm256_add_epi32(_mm256_add_epi32(r[i][0], r[i][1]), r[i][2]), 2);
+        const __m256i right = _mm256_srai_epi32(
+            _mm256_sub_epi32(_mm256_sub_epi32(r[i][1], r[i][2]), r[i][3]), 2);
+        const __m256i lo = _mm256_unpacklo_epi32(left, right);
+        const __m256i hi = _mm256_unpackhi_epi32(left, right);
+        int8_tile::store256(rows[i][ch], _mm256_permute2x128_si256(lo, hi, 0x20));
+        int8_tile::store256(rows[i][ch] + 8, _mm256_permute2x128_si256(lo, hi, 0x31));
+      }
+    }
+    const int64_t cols = std::min<int64_t>(kStrip, p.out_width - 2 * tx);
+    for (int i = 0; i < 2 && 2 * ty + i < p.out_height; ++i) {
+      requantize(p, rows[i][0], co, count, n, (2 * ty + i) * p.out_width + 2 * tx, cols);
+    }
+  }
+}
+
+// Strip s of image n: V, then per panel its M and its outputs. `v` and
+// `m` are the worker's (Layout::worker bytes).
+void run_strip(const Int8ConvProblem& p, const Layout& l, const Int8ConvSource& src,
+               const int32_t* u, int64_t n, int64_t s, int32_t* v, int32_t* m,
+               Int8RequantizeRun requantize) {
+  const int64_t t_begin = s * kStrip, t_end = std::min(l.tiles, t_begin + kStrip);
+  if (t_end - t_begin < kStrip) {
+    // A last strip of 8 tiles: its other 8 lanes are multiplied too (and
+    // never read); zero them rather than multiply stale scratch.
+    for (int64_t xi = 0; xi < kPoints; ++xi) {
+      for (int64_t pair = 0; pair < l.pairs; ++pair) {
+        std::memset(v + xi * l.v_point + pair * kStrip + 8, 0, 8 * sizeof(int32_t));
+      }
+    }
+  }
+  for (int64_t pair = 0; pair < l.pairs; ++pair) transform_input(p, l, src, pair, t_begin, t_end, v);
+  for (int64_t panel = 0; panel < l.panels; ++panel) {
+    for (int64_t xi = 0; xi < kPoints; ++xi) {
+      int8_tile::tile(u + (panel * kPoints + xi) * l.pairs * kRows,
+                      reinterpret_cast<const int16_t*>(v + xi * l.v_point), l.pairs,
+                      m + xi * kRows * kStrip, false);
+    }
+    const int64_t co_end = std::min(p.out_channels, (panel + 1) * kRows);
+    for (int64_t co = panel * kRows; co < co_end; co += 2) {
+      transform_output(p, l, m, co - panel * kRows, co, std::min<int64_t>(2, co_end - co), n,
+                       t_begin, t_end, requantize);
     }
   }
 }
@@ -288,7 +329,7 @@ bool int8_winograd_applies(const Int8ConvProblem& p) {
 
 size_t int8_winograd_scratch_bytes(const Int8ConvProblem& p) {
   const Layout l = layout_of(p);
-  return l.padded + l.u + l.v + l.m;
+  return l.padded + l.u + static_cast<size_t>(l.workers) * l.worker;
 }
 
 void run_int8_winograd(const Int8ConvProblem& p, void* scratch) {
@@ -296,8 +337,7 @@ void run_int8_winograd(const Int8ConvProblem& p, void* scratch) {
   char* base = static_cast<char*>(scratch);
   int8_t* padded = reinterpret_cast<int8_t*>(base);
   int32_t* u = reinterpret_cast<int32_t*>(base + l.padded);
-  int32_t* v = reinterpret_cast<int32_t*>(base + l.padded + l.u);
-  int32_t* m = reinterpret_cast<int32_t*>(base + l.padded + l.u + l.v);
+  char* slots = base + l.padded + l.u;
   const Int8RequantizeRun requantize = int8_conv_requantize_run_for(p);
   const size_t copy_bytes = int8_conv_padded_bytes(p);
   std::memset(padded + copy_bytes, 0, l.padded - copy_bytes);
@@ -314,26 +354,17 @@ void run_int8_winograd(const Int8ConvProblem& p, void* scratch) {
         }
       }
     });
-    for (int64_t ty0 = 0; ty0 < l.tiles_h; ty0 += l.band_rows) {
-      const int64_t ty1 = std::min(l.tiles_h, ty0 + l.band_rows);
-      const int64_t strips = ((ty1 - ty0) * l.row_tiles + kStrip - 1) / kStrip;
-      parallel_for(0, l.pairs, 1, [&](int64_t begin, int64_t end) {
-        for (int64_t pair = begin; pair < end; ++pair) transform_input(p, l, src, pair, ty0, ty1, v);
-      });
-      parallel_for(0, kPoints * strips, 1, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end;) {
-          const int64_t xi = i / strips, s = i % strips;
-          const int64_t s_end = std::min(strips, s + (end - i));
-          multiply(l, u, v, xi, s, s_end, m);
-          i += s_end - s;
+    // The strips split once over the workers, each with its own V and M.
+    parallel_for(0, l.workers, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t w = begin; w < end; ++w) {
+        char* slot = slots + static_cast<size_t>(w) * l.worker;
+        int32_t* v = reinterpret_cast<int32_t*>(slot);
+        int32_t* m = v + kPoints * l.v_point;
+        for (int64_t s = l.strips * w / l.workers; s < l.strips * (w + 1) / l.workers; ++s) {
+          run_strip(p, l, src, u, n, s, v, m, requantize);
         }
-      });
-      parallel_for(0, (p.out_channels + 1) / 2, 1, [&](int64_t begin, int64_t end) {
-        for (int64_t pair = begin; pair < end; ++pair) {
-          transform_output(p, l, m, 2 * pair, n, ty0, ty1, requantize);
-        }
-      });
-    }
+      }
+    });
   }
 }
 
