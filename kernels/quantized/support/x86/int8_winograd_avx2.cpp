@@ -49,7 +49,7 @@ constexpr int64_t kMaxWinogradCin = 1024;
 // Past 128 x 128 channels the per-call filter transform (16 points per
 // filter tap set) eats the gain: int8_winograd_bench, 1 thread, 256 @ 14x14
 // measured 1.00-1.06x im2col (64 @ 56x56: 1.2-1.3x, 128 @ 28x28: 1.25-1.4x).
-constexpr int64_t kMaxWinogradCinCout = 128 * 128;
+constexpr int64_t kMaxWinogradCinCout = 256 * 256;
 
 size_t round_up_64(size_t bytes) { return (bytes + 63) & ~size_t{63}; }
 
@@ -320,7 +320,7 @@ bool int8_winograd_applies(const Int8ConvProblem& p) {
   // (int8_conv_u8_avx2.cpp) was as fast or faster on the layers this takes
   // (int8_winograd_bench, calls alternated, four runs on Zen 3: 64 @ 56
   // 1.55-2.20 ms vs 1.56-2.30, 128 @ 28 1.44-1.98 vs 1.48-2.09).
-  return quant_isa() == QuantIsa::kAvx2 && p.weight_bits > 7 && p.kernel_h == 3 && p.kernel_w == 3 &&
+  return quant_isa() == QuantIsa::kAvx2 && p.kernel_h == 3 && p.kernel_w == 3 &&
          p.stride_h == 1 && p.stride_w == 1 && p.dilation_h == 1 && p.dilation_w == 1 &&
          p.groups == 1 && p.in_channels >= 8 && p.in_channels <= kMaxWinogradCin &&
          p.out_channels >= 8 && p.out_height >= 8 && p.out_width >= 8 &&
