@@ -242,18 +242,21 @@ void transform_input(const Int8ConvProblem& p, const Layout& l, const Int8ConvSo
   }
 }
 
-// Output channels [co, co + count) (count <= 2; the panel's rows row0 and
-// up in m, [16 points][6 rows][16 tiles]) of image n for the strip's
-// tiles [t_begin, t_end): the exact sums (A^T M A) / 4 with
-// A^T = [1 1 1 0; 0 1 -1 -1], requantized 16 pixels of a row at a time.
-void transform_output(const Int8ConvProblem& p, const Layout& l, const int32_t* m, int64_t row0,
-                      int64_t co, int64_t count, int64_t n, int64_t t_begin, int64_t t_end,
+// Output channels [co, co + count) (a panel's: count <= 6, its M in m,
+// [16 points][6 rows][16 tiles]) of image n for the strip's tiles
+// [t_begin, t_end): the exact sums (A^T M A) / 4 with
+// A^T = [1 1 1 0; 0 1 -1 -1], requantized 16 pixels of a row at a time, all
+// the panel's channels in one call (the requantizer sets up its constants
+// per call: per channel pair, they cost as much as the rest of this
+// transform).
+void transform_output(const Int8ConvProblem& p, const Layout& l, const int32_t* m, int64_t co,
+                      int64_t count, int64_t n, int64_t t_begin, int64_t t_end,
                       Int8RequantizeRun requantize) {
-  alignas(32) int32_t rows[2][2][kStrip];  // [output row][channel][16 pixels]
+  alignas(32) int32_t rows[2][kRows][kStrip];  // [output row][channel][16 pixels]
   for (int64_t t = t_begin; t < t_end; t += 8) {
     const int64_t ty = t / l.row_tiles, tx = t % l.row_tiles;
     for (int64_t ch = 0; ch < count; ++ch) {
-      const int32_t* point0 = m + (row0 + ch) * kStrip + (t - t_begin);
+      const int32_t* point0 = m + ch * kStrip + (t - t_begin);
       __m256i q[16];
       for (int xi = 0; xi < 16; ++xi) {
         q[xi] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(point0 + xi * kRows * kStrip));
@@ -303,11 +306,9 @@ void run_strip(const Int8ConvProblem& p, const Layout& l, const Int8ConvSource& 
                       reinterpret_cast<const int16_t*>(v + xi * l.v_point), l.pairs,
                       m + xi * kRows * kStrip, false);
     }
-    const int64_t co_end = std::min(p.out_channels, (panel + 1) * kRows);
-    for (int64_t co = panel * kRows; co < co_end; co += 2) {
-      transform_output(p, l, m, co - panel * kRows, co, std::min<int64_t>(2, co_end - co), n,
-                       t_begin, t_end, requantize);
-    }
+    const int64_t co = panel * kRows;
+    transform_output(p, l, m, co, std::min(kRows, p.out_channels - co), n, t_begin, t_end,
+                     requantize);
   }
 }
 
