@@ -158,6 +158,11 @@ TEST(Conv2dInt8, KnownGeometriesEqualReference) {
       {2, 16, 12, 10, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1},
       {1, 8, 12, 13, 8, 3, 3, 1, 1, 0, 0, 1, 1, 1},
       {1, 8, 11, 118, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+      // Its 8-tile vectors across tile rows: 7 tiles a row (ResNet's 14x14
+      // layers), and 5 with an odd last column and row (three runs in one
+      // vector).
+      {1, 20, 14, 14, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+      {1, 8, 9, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1},
   };
   uint32_t seed = 100;
   for (const Geometry& g : cases) check_case(g, Quant{}, seed += 7);

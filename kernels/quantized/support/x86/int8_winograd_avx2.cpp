@@ -46,24 +46,24 @@ constexpr int64_t kStrip = kInt8ConvStrip;     // 16
 // int32: |acc| <= Cin * 9 * 255 * 128 (the sums wrap harmlessly before,
 // all being additions, as long as the final value fits).
 constexpr int64_t kMaxWinogradCin = 1024;
-// Past 128 x 128 channels the per-call filter transform (16 points per
-// filter tap set) eats the gain: int8_winograd_bench, 1 thread, 256 @ 14x14
-// measured 1.00-1.06x im2col (64 @ 56x56: 1.2-1.3x, 128 @ 28x28: 1.25-1.4x).
+// The filter transform runs per call (16 int16 points per 9 weights: too
+// big to store in the file) and grows with Cin * Cout, the GEMMs with the
+// tiles too: at 256 @ 14x14 (49 tiles) it is ~1/4 of the call and the
+// whole is level with the direct u8 path (int8_winograd_bench, 1 thread:
+// 1.47-2.26 ms vs 1.55-2.21); past that it would lose.
 constexpr int64_t kMaxWinogradCinCout = 256 * 256;
 
 size_t round_up_64(size_t bytes) { return (bytes + 63) & ~size_t{63}; }
 
-// Tiles are numbered t = ty * row_tiles + tx over the whole output (tile
+// Tiles are numbered t = ty * tiles_w + tx over the whole output (tile
 // (ty, tx) covers output rows 2 ty, 2 ty + 1 and columns 2 tx, 2 tx + 1);
-// strip s holds tiles [16 s, 16 s + 16), as two 8-tile vectors that never
-// cross a tile row. A worker takes a strip at a time: the input transform
+// strip s holds tiles [16 s, 16 s + 16), as two 8-tile vectors, each made
+// of runs of tiles within one tile row (Runs). A worker takes a strip at a time: the input transform
 // writes the strip's V (all input channels, in L2), then per weight panel
 // the 16 GEMMs write that panel's M ([16 points][6 rows][16 tiles], 6 KiB:
 // L1) and the output transform requantizes its 6 channels from there.
 struct Layout {
-  int64_t tiles_h, tiles_w;
-  int64_t row_tiles;  // tiles_w rounded up to 8
-  int64_t tiles;      // tiles_h * row_tiles (a multiple of 8)
+  int64_t tiles_h, tiles_w, tiles;
   int64_t strips, workers;
   int64_t pairs, panels, wp;
   // int32 between two points' blocks of V ([pairs][16]): one cache line
@@ -80,11 +80,9 @@ Layout layout_of(const Int8ConvProblem& p) {
   Layout l;
   l.tiles_h = (p.out_height + 1) / 2;
   l.tiles_w = (p.out_width + 1) / 2;
-  // Whole 8-tile vectors per tile row (the transforms then load and store
-  // whole vectors); the GEMMs compute the padding tiles too (ResNet's 28-
-  // and 14-tile rows: 1/7 more).
-  l.row_tiles = (l.tiles_w + 7) / 8 * 8;
-  l.tiles = l.tiles_h * l.row_tiles;
+  // No padding tiles: rows of 28, 14 or 7 tiles padded to whole vectors
+  // had the GEMMs compute 1/7 more.
+  l.tiles = l.tiles_h * l.tiles_w;
   l.strips = (l.tiles + kStrip - 1) / kStrip;
   l.workers = std::max<int64_t>(1, std::min<int64_t>(l.strips, static_cast<int64_t>(num_threads())));
   l.pairs = (p.in_channels + 1) / 2;
@@ -92,7 +90,8 @@ Layout layout_of(const Int8ConvProblem& p) {
   l.wp = p.width + 2 * p.pad_w;
   l.v_point = (l.pairs + 1) * kStrip;
   // The input transform of the last tile row may read one row and 18
-  // bytes past the padded planes: a zeroed tail.
+  // bytes past the padded planes (and a last partial vector's lanes past
+  // the last tile, up to 16 bytes more): a zeroed tail.
   l.padded = round_up_64(int8_conv_padded_bytes(p) + static_cast<size_t>(l.wp) + 64);
   l.u = round_up_64(sizeof(int32_t) * kPoints * l.panels * l.pairs * kRows);
   l.worker = round_up_64(sizeof(int32_t) * (kPoints * l.v_point + kPanelM));
@@ -184,28 +183,75 @@ void transform_filters(const Int8ConvProblem& p, const Layout& l, int64_t panel_
   }
 }
 
-// d columns 0-3 of 8 tiles from one padded input row (tile j at byte 2j).
-inline void tile_columns(const int8_t* row, __m256i zx, __m256i* d) {
+// The tiles [t, t + 8) of a vector (clipped at the last tile) as runs
+// along tile rows: run i is tiles (ty, tx + j) in lanes lane + j, j <
+// count. Three runs at most, as rows hold 4 tiles or more (out_width >= 8).
+struct Runs {
+  struct Run {
+    int64_t ty, tx, lane, count;
+  };
+  Run run[3];
+  int n = 0;
+};
+
+Runs runs_of(const Layout& l, int64_t t) {
+  Runs r;
+  const int64_t end = std::min(l.tiles, t + 8);
+  for (int64_t lane = 0; t < end && r.n < 3; ++r.n) {
+    const int64_t ty = t / l.tiles_w, tx = t % l.tiles_w;
+    const int64_t count = std::min(end - t, l.tiles_w - tx);
+    r.run[r.n] = {ty, tx, lane, count};
+    t += count;
+    lane += count;
+  }
+  return r;
+}
+
+// Bytes [2j, 2j + 2) = columns 2c, 2c + 1 of tile j of the vector, from
+// row r of its tiles' 4-row input windows. One load for a single run;
+// each later run's tiles are blended in from a load placed so that its
+// first tile lands on its lane (reading up to 14 bytes before its row,
+// inside the padded copy: a later run's row is never the first).
+inline __m128i window_row(const Layout& l, const int8_t* plane, const Runs& runs, int64_t r,
+                          int64_t c) {
+  const Runs::Run& first = runs.run[0];
+  __m128i v = _mm_loadu_si128(
+      reinterpret_cast<const __m128i*>(plane + (2 * first.ty + r) * l.wp + 2 * (first.tx + c)));
+  for (int i = 1; i < runs.n; ++i) {
+    const Runs::Run& run = runs.run[i];
+    const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(
+        plane + (2 * run.ty + r) * l.wp + 2 * (run.tx + c - run.lane)));
+    const __m128i from_here = _mm_cmpgt_epi8(
+        _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+        _mm_set1_epi8(static_cast<char>(2 * run.lane - 1)));
+    v = _mm_blendv_epi8(v, w, from_here);
+  }
+  return v;
+}
+
+// d columns 0-3 (minus zx) of 8 tiles from a (bytes 2j, 2j + 1: columns
+// 0-1 of tile j) and b (columns 2-3).
+inline void tile_columns(__m128i a, __m128i b, __m256i zx, __m256i* d) {
   const __m128i even = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1);
   const __m128i odd = _mm_setr_epi8(1, 3, 5, 7, 9, 11, 13, 15, -1, -1, -1, -1, -1, -1, -1, -1);
-  const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row));
-  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 2));
   d[0] = _mm256_sub_epi32(_mm256_cvtepi8_epi32(_mm_shuffle_epi8(a, even)), zx);
   d[1] = _mm256_sub_epi32(_mm256_cvtepi8_epi32(_mm_shuffle_epi8(a, odd)), zx);
   d[2] = _mm256_sub_epi32(_mm256_cvtepi8_epi32(_mm_shuffle_epi8(b, even)), zx);
   d[3] = _mm256_sub_epi32(_mm256_cvtepi8_epi32(_mm_shuffle_epi8(b, odd)), zx);
 }
 
-// The 16 points of B^T d B for 8 tiles of tile row ty, starting at tile
-// column tx, of padded plane `plane` (zero everywhere for a missing plane).
-void input_points(const Layout& l, const int8_t* plane, int64_t ty, int64_t tx, __m256i zx,
+// The 16 points of B^T d B for the vector's tiles `runs` of padded plane
+// `plane` (zero everywhere for a missing plane).
+void input_points(const Layout& l, const int8_t* plane, const Runs& runs, __m256i zx,
                   __m256i* out) {
   if (plane == nullptr) {
     for (int i = 0; i < 16; ++i) out[i] = _mm256_setzero_si256();
     return;
   }
   __m256i d[4][4];
-  for (int r = 0; r < 4; ++r) tile_columns(plane + (2 * ty + r) * l.wp + 2 * tx, zx, d[r]);
+  for (int r = 0; r < 4; ++r) {
+    tile_columns(window_row(l, plane, runs, r, 0), window_row(l, plane, runs, r, 1), zx, d[r]);
+  }
   __m256i t[4][4];
   for (int c = 0; c < 4; ++c) {
     t[0][c] = _mm256_sub_epi32(d[0][c], d[2][c]);
@@ -222,8 +268,8 @@ void input_points(const Layout& l, const int8_t* plane, int64_t ty, int64_t tx, 
 }
 
 // V for input channels 2 pair, 2 pair + 1 of the strip whose tiles are
-// [t_begin, t_end) (multiples of 8; the padding tiles of each row read
-// past the row, harmlessly: their sums are never used): point xi's block
+// [t_begin, t_end) (a last vector's lanes past the last tile hold
+// whatever its loads read: their sums are never used): point xi's block
 // at v + xi * v_point, [pair][16 tiles] int32 pairs of int16.
 void transform_input(const Int8ConvProblem& p, const Layout& l, const Int8ConvSource& src,
                      int64_t pair, int64_t t_begin, int64_t t_end, int32_t* v) {
@@ -231,10 +277,10 @@ void transform_input(const Int8ConvProblem& p, const Layout& l, const Int8ConvSo
   const int8_t* plane0 = src.planes + 2 * pair * src.plane_stride;
   const int8_t* plane1 = 2 * pair + 1 < p.in_channels ? plane0 + src.plane_stride : nullptr;
   for (int64_t t = t_begin; t < t_end; t += 8) {
-    const int64_t ty = t / l.row_tiles, tx = t % l.row_tiles;
+    const Runs runs = runs_of(l, t);
     __m256i a[16], b[16];
-    input_points(l, plane0, ty, tx, zx, a);
-    input_points(l, plane1, ty, tx, zx, b);
+    input_points(l, plane0, runs, zx, a);
+    input_points(l, plane1, runs, zx, b);
     int32_t* dst = v + pair * kStrip + (t - t_begin);
     for (int xi = 0; xi < 16; ++xi) {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + xi * l.v_point), pair16(a[xi], b[xi]));
@@ -252,9 +298,10 @@ void transform_input(const Int8ConvProblem& p, const Layout& l, const Int8ConvSo
 void transform_output(const Int8ConvProblem& p, const Layout& l, const int32_t* m, int64_t co,
                       int64_t count, int64_t n, int64_t t_begin, int64_t t_end,
                       Int8RequantizeRun requantize) {
-  alignas(32) int32_t rows[2][kRows][kStrip];  // [output row][channel][16 pixels]
+  // [output row][channel][16 pixels], and slack for the requantizer's
+  // 16-lane reads of a run that starts at lane j (from rows + 2j).
+  alignas(32) int32_t rows[2 * kRows * kStrip + kStrip];
   for (int64_t t = t_begin; t < t_end; t += 8) {
-    const int64_t ty = t / l.row_tiles, tx = t % l.row_tiles;
     for (int64_t ch = 0; ch < count; ++ch) {
       const int32_t* point0 = m + ch * kStrip + (t - t_begin);
       __m256i q[16];
@@ -273,13 +320,19 @@ void transform_output(const Int8ConvProblem& p, const Layout& l, const int32_t* 
             _mm256_sub_epi32(_mm256_sub_epi32(r[i][1], r[i][2]), r[i][3]), 2);
         const __m256i lo = _mm256_unpacklo_epi32(left, right);
         const __m256i hi = _mm256_unpackhi_epi32(left, right);
-        int8_tile::store256(rows[i][ch], _mm256_permute2x128_si256(lo, hi, 0x20));
-        int8_tile::store256(rows[i][ch] + 8, _mm256_permute2x128_si256(lo, hi, 0x31));
+        int32_t* row = rows + (i * kRows + ch) * kStrip;
+        int8_tile::store256(row, _mm256_permute2x128_si256(lo, hi, 0x20));
+        int8_tile::store256(row + 8, _mm256_permute2x128_si256(lo, hi, 0x31));
       }
     }
-    const int64_t cols = std::min<int64_t>(kStrip, p.out_width - 2 * tx);
-    for (int i = 0; i < 2 && 2 * ty + i < p.out_height; ++i) {
-      requantize(p, rows[i][0], co, count, n, (2 * ty + i) * p.out_width + 2 * tx, cols);
+    const Runs runs = runs_of(l, t);
+    for (int k = 0; k < runs.n; ++k) {
+      const Runs::Run& run = runs.run[k];
+      const int64_t cols = std::min(2 * run.count, p.out_width - 2 * run.tx);
+      for (int64_t i = 0; i < 2 && 2 * run.ty + i < p.out_height; ++i) {
+        requantize(p, rows + i * kRows * kStrip + 2 * run.lane, co, count, n,
+                   (2 * run.ty + i) * p.out_width + 2 * run.tx, cols);
+      }
     }
   }
 }
@@ -290,9 +343,9 @@ void run_strip(const Int8ConvProblem& p, const Layout& l, const Int8ConvSource& 
                const int32_t* u, int64_t n, int64_t s, int32_t* v, int32_t* m,
                Int8RequantizeRun requantize) {
   const int64_t t_begin = s * kStrip, t_end = std::min(l.tiles, t_begin + kStrip);
-  if (t_end - t_begin < kStrip) {
-    // A last strip of 8 tiles: its other 8 lanes are multiplied too (and
-    // never read); zero them rather than multiply stale scratch.
+  if (t_end - t_begin <= 8) {
+    // A last strip of 8 tiles or fewer: its other 8 lanes are multiplied
+    // too (and never read); zero them rather than multiply stale scratch.
     for (int64_t xi = 0; xi < kPoints; ++xi) {
       for (int64_t pair = 0; pair < l.pairs; ++pair) {
         std::memset(v + xi * l.v_point + pair * kStrip + 8, 0, 8 * sizeof(int32_t));
@@ -317,10 +370,11 @@ void run_strip(const Int8ConvProblem& p, const Layout& l, const Int8ConvSource& 
 bool int8_winograd_applies(const Int8ConvProblem& p) {
   // Not on AVX-512 VNNI: there the direct vpdpbusd convolution is 2.5-3x
   // faster than this int16 Winograd (int8_winograd_bench: 64 @ 56, 128 @
-  // 28, 256 @ 14 on 1 thread). Nor for 7-bit weights: the direct u8 path
-  // (int8_conv_u8_avx2.cpp) was as fast or faster on the layers this takes
-  // (int8_winograd_bench, calls alternated, four runs on Zen 3: 64 @ 56
-  // 1.55-2.20 ms vs 1.56-2.30, 128 @ 28 1.44-1.98 vs 1.48-2.09).
+  // 28, 256 @ 14 on 1 thread). On AVX2 it beats both direct paths, 7-bit
+  // weights' u8 one included: vpmaddwd multiplies as many int8 pairs per
+  // cycle as vpmaddubsw + vpmaddwd do on Zen 3 (build/int8_mac_peak), and
+  // this does 2.25x fewer (int8_winograd_bench, three runs, 1 thread:
+  // 64 @ 56 1.25-1.66 ms vs 1.68-2.26, 128 @ 28 1.32-1.57 vs 1.61-2.04).
   return quant_isa() == QuantIsa::kAvx2 && p.kernel_h == 3 && p.kernel_w == 3 &&
          p.stride_h == 1 && p.stride_w == 1 && p.dilation_h == 1 && p.dilation_w == 1 &&
          p.groups == 1 && p.in_channels >= 8 && p.in_channels <= kMaxWinogradCin &&
