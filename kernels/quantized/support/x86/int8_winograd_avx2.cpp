@@ -70,6 +70,10 @@ struct Layout {
   // more than the block, as 16 blocks 2 or 4 KiB apart would share L1 sets
   // and evict each other under the input transform's stores.
   int64_t v_point;
+  // int32 per block of U' ([pair][6], one per panel and point): 2 more
+  // than its pairs * 6, so the filter transform may store 32 bytes per
+  // 24-byte pair (the next pair overwrites the excess).
+  int64_t u_block;
   size_t padded, u;
   size_t worker;  // bytes of one worker's V and M
 };
@@ -93,7 +97,8 @@ Layout layout_of(const Int8ConvProblem& p) {
   // bytes past the padded planes (and a last partial vector's lanes past
   // the last tile, up to 16 bytes more): a zeroed tail.
   l.padded = round_up_64(int8_conv_padded_bytes(p) + static_cast<size_t>(l.wp) + 64);
-  l.u = round_up_64(sizeof(int32_t) * kPoints * l.panels * l.pairs * kRows);
+  l.u_block = l.pairs * kRows + 2;
+  l.u = round_up_64(sizeof(int32_t) * kPoints * l.panels * l.u_block);
   l.worker = round_up_64(sizeof(int32_t) * (kPoints * l.v_point + kPanelM));
   return l;
 }
@@ -104,10 +109,10 @@ inline __m256i pair16(__m256i lo, __m256i hi) {
                          _mm256_slli_epi32(hi, 16));
 }
 
-// pshufb masks for panel_tap, by k % 4: rows 0-3 of a quad's 16-byte
-// load into bytes 0-3, rows 4-5 of its 8-byte tail into bytes 4-5 (a
-// table, not _mm_setr_epi8 of a run-time j, which compiles to a chain of
-// byte inserts that made this transform cost as much as the GEMMs of a
+// pshufb masks by k % 4: rows 0-3 of a quad's 16-byte load into bytes
+// 0-3, rows 4-5 of its 8-byte tail into bytes 4-5 (from a table: built
+// with _mm_setr_epi8 of a run-time k % 4 they compiled to chains of byte
+// inserts that made the filter transform cost as much as the GEMMs of a
 // 256-channel layer).
 alignas(16) constexpr int8_t kPickRows03[4][16] = {
     {0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
@@ -120,64 +125,66 @@ alignas(16) constexpr int8_t kPickRows45[4][16] = {
     {-1, -1, -1, -1, 2, 6, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     {-1, -1, -1, -1, 3, 7, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}};
 
-// The 6 rows' weight k of a panel (the panel layout of support/int8_conv.h:
-// [quad][6 rows][4 k]), sign-extended to int32 lanes 0-5 (lanes 6-7: 0):
-// rows 0-3 from one 16-byte load of the quad, rows 4-5 from an 8-byte one,
-// both inside the quad's 24 bytes.
-inline __m256i panel_tap(const int8_t* panel, int64_t k) {
-  const int8_t* quad = panel + (k & ~int64_t{3}) * kRows;
-  const int64_t j = k & 3;
-  const __m128i pick03 = _mm_load_si128(reinterpret_cast<const __m128i*>(kPickRows03[j]));
-  const __m128i pick45 = _mm_load_si128(reinterpret_cast<const __m128i*>(kPickRows45[j]));
-  const __m128i rows03 =
-      _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(quad)), pick03);
-  const __m128i rows45 =
-      _mm_shuffle_epi8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(quad + 16)), pick45);
-  return _mm256_cvtepi8_epi32(_mm_or_si128(rows03, rows45));
-}
-
-// The 16 points of (2G) g (2G)^T for the 6 rows of a panel, input channel
-// c (zero past Cin), 2G = [2 0 0; 1 1 1; 1 -1 1; 0 0 2].
-void filter_points(const Int8ConvProblem& p, const int8_t* panel, int64_t c, __m256i* out) {
-  if (c >= p.in_channels) {
-    for (int i = 0; i < 16; ++i) out[i] = _mm256_setzero_si256();
-    return;
-  }
-  __m256i g[9];
-  for (int t = 0; t < 9; ++t) g[t] = panel_tap(panel, c * 9 + t);
-  __m256i gg[4][3];  // (2G) g
-  for (int j = 0; j < 3; ++j) {
-    gg[0][j] = _mm256_slli_epi32(g[j], 1);
-    gg[1][j] = _mm256_add_epi32(_mm256_add_epi32(g[j], g[3 + j]), g[6 + j]);
-    gg[2][j] = _mm256_add_epi32(_mm256_sub_epi32(g[j], g[3 + j]), g[6 + j]);
-    gg[3][j] = _mm256_slli_epi32(g[6 + j], 1);
-  }
-  for (int i = 0; i < 4; ++i) {
-    const __m256i a = gg[i][0], b = gg[i][1], cc = gg[i][2];
-    out[i * 4 + 0] = _mm256_slli_epi32(a, 1);
-    out[i * 4 + 1] = _mm256_add_epi32(_mm256_add_epi32(a, b), cc);
-    out[i * 4 + 2] = _mm256_add_epi32(_mm256_sub_epi32(a, b), cc);
-    out[i * 4 + 3] = _mm256_slli_epi32(cc, 1);
+// taps[i] = the 6 rows' weight k0 + i of a panel (the panel layout of
+// support/int8_conv.h: [quad][6 rows][4 k]) as int16 lanes 0-5 (lanes
+// 6-7: 0), for i < 9: one input channel's 3x3 taps. Each quad is loaded
+// once (16 bytes: rows 0-3, 8 bytes: rows 4-5, both inside its 24).
+void channel_taps(const int8_t* panel, int64_t k0, __m128i* taps) {
+  for (int64_t i = 0; i < 9;) {
+    const int8_t* quad = panel + ((k0 + i) & ~int64_t{3}) * kRows;
+    const __m128i rows03 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(quad));
+    const __m128i rows45 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(quad + 16));
+    for (int64_t j = (k0 + i) & 3; j < 4 && i < 9; ++j, ++i) {
+      const __m128i pick03 = _mm_load_si128(reinterpret_cast<const __m128i*>(kPickRows03[j]));
+      const __m128i pick45 = _mm_load_si128(reinterpret_cast<const __m128i*>(kPickRows45[j]));
+      taps[i] = _mm_cvtepi8_epi16(
+          _mm_or_si128(_mm_shuffle_epi8(rows03, pick03), _mm_shuffle_epi8(rows45, pick45)));
+    }
   }
 }
 
 // U'[panel][xi][pair][6] for panels [panel_begin, panel_end): panel-major,
-// the order run_strip reads it in (and each panel's writes stay in 16
-// nearby blocks).
+// the order run_strip reads it in. Per pair, both channels' taps in one
+// int16 vector (channel 2 pair in lanes 0-7: rows 0-5, then 2 zeros;
+// channel 2 pair + 1 in lanes 8-15), (2G) g (2G)^T with 2G = [2 0 0; 1 1
+// 1; 1 -1 1; 0 0 2] on both at once (|U'| <= 9 * 128 fits int16), then
+// each point's rows interleaved into the tile's (c, c + 1) int16 pairs.
 void transform_filters(const Int8ConvProblem& p, const Layout& l, int64_t panel_begin,
                        int64_t panel_end, int32_t* u) {
+  // Lane 0 of permute4x64(v, 0xD8) holds rows 0-3 of channel c then of
+  // c + 1, lane 1 rows 4-7 of both: this interleaves each lane's halves.
+  const __m256i interleave = _mm256_setr_epi8(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15,
+                                              0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15);
   for (int64_t panel = panel_begin; panel < panel_end; ++panel) {
     const int8_t* weights = p.weight + panel * p.panel_bytes();
     for (int64_t pair = 0; pair < l.pairs; ++pair) {
-      __m256i even[16], odd[16];
-      filter_points(p, weights, 2 * pair, even);
-      filter_points(p, weights, 2 * pair + 1, odd);
-      for (int xi = 0; xi < 16; ++xi) {
-        const __m256i v = pair16(even[xi], odd[xi]);
-        int32_t* dst = u + ((panel * kPoints + xi) * l.pairs + pair) * kRows;
-        // Exactly the 6 rows: the next 8 bytes are another pair's.
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), _mm256_castsi256_si128(v));
-        _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + 4), _mm256_extracti128_si256(v, 1));
+      __m128i even[9], odd[9];
+      channel_taps(weights, 18 * pair, even);
+      // Past Cin (odd Cin): zero, and no reads (its k would pass the panel).
+      if (2 * pair + 1 < p.in_channels) {
+        channel_taps(weights, 18 * pair + 9, odd);
+      } else {
+        for (int t = 0; t < 9; ++t) odd[t] = _mm_setzero_si128();
+      }
+      __m256i g[9];
+      for (int t = 0; t < 9; ++t) g[t] = _mm256_inserti128_si256(_mm256_castsi128_si256(even[t]), odd[t], 1);
+      __m256i gg[4][3];  // (2G) g
+      for (int j = 0; j < 3; ++j) {
+        gg[0][j] = _mm256_slli_epi16(g[j], 1);
+        gg[1][j] = _mm256_add_epi16(_mm256_add_epi16(g[j], g[3 + j]), g[6 + j]);
+        gg[2][j] = _mm256_add_epi16(_mm256_sub_epi16(g[j], g[3 + j]), g[6 + j]);
+        gg[3][j] = _mm256_slli_epi16(g[6 + j], 1);
+      }
+      for (int i = 0; i < 4; ++i) {
+        const __m256i a = gg[i][0], b = gg[i][1], c = gg[i][2];
+        const __m256i points[4] = {
+            _mm256_slli_epi16(a, 1), _mm256_add_epi16(_mm256_add_epi16(a, b), c),
+            _mm256_add_epi16(_mm256_sub_epi16(a, b), c), _mm256_slli_epi16(c, 1)};
+        for (int j = 0; j < 4; ++j) {
+          const __m256i v = _mm256_shuffle_epi8(_mm256_permute4x64_epi64(points[j], 0xD8), interleave);
+          int32_t* dst = u + (panel * kPoints + i * 4 + j) * l.u_block + pair * kRows;
+          _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), v);  // 24 bytes + 8 of slack
+        }
       }
     }
   }
@@ -355,7 +362,7 @@ void run_strip(const Int8ConvProblem& p, const Layout& l, const Int8ConvSource& 
   for (int64_t pair = 0; pair < l.pairs; ++pair) transform_input(p, l, src, pair, t_begin, t_end, v);
   for (int64_t panel = 0; panel < l.panels; ++panel) {
     for (int64_t xi = 0; xi < kPoints; ++xi) {
-      int8_tile::tile(u + (panel * kPoints + xi) * l.pairs * kRows,
+      int8_tile::tile(u + (panel * kPoints + xi) * l.u_block,
                       reinterpret_cast<const int16_t*>(v + xi * l.v_point), l.pairs,
                       m + xi * kRows * kStrip, false);
     }
