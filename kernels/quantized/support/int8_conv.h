@@ -258,7 +258,8 @@ Int8RequantizeRun int8_conv_requantize_run_for(const Int8ConvProblem& p);
 /// multiply-adds, then the AVX2 requantizer (int8_conv_requantize_run_for),
 /// so the output is bit for bit the other paths'. Applies to single-group 3x3 stride-1 convolutions with
 /// 8-1024 input and >= 8 output channels, an output of at least 8x8 and
-/// Cin * Cout <= 128 * 128, on AVX2 without VNNI, unless TORCHEDGE_WINOGRAD=0.
+/// Cin * Cout <= 256 * 256 (either weight_bits), on AVX2 without VNNI, unless
+/// TORCHEDGE_WINOGRAD=0.
 bool int8_winograd_applies(const Int8ConvProblem& p);
 size_t int8_winograd_scratch_bytes(const Int8ConvProblem& p);
 /// scratch: int8_winograd_scratch_bytes(p) bytes, 64-byte aligned.

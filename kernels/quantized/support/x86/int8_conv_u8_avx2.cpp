@@ -2,11 +2,13 @@
 // support/int8_conv.h; taken when p.weight_bits == 7 on AVX2 without VNNI).
 //
 // Why: without VNNI the exact AVX2 path (int8_conv_avx2.cpp) widens both
-// operands to int16 and multiplies in pairs (vpmaddwd + vpaddd), 0.82x the
-// float FMA rate on Zen 3 (build/int8_mac_peak). vpmaddubsw multiplies u8
-// by s8 and adds adjacent pairs into saturating int16, then vpmaddwd by
-// ones sums those pairs into int32: 32 multiply-adds per three ymm
-// instructions, 1.64x the FMA rate. It is exact only while no pair sum
+// operands to int16 and multiplies in pairs (vpmaddwd + vpaddd: 16
+// multiply-adds per two ymm instructions, 1.57-1.64x the float FMA rate on
+// Zen 3, build/int8_mac_peak), so its packed strips and widened weights
+// move two bytes per operand. vpmaddubsw multiplies u8 by s8 and adds
+// adjacent pairs into saturating int16, then vpmaddwd by ones sums those
+// pairs into int32: 32 multiply-adds per three ymm instructions (1.82-1.88x
+// the FMA rate) on one byte per operand. It is exact only while no pair sum
 // leaves int16: |u1 w1 + u2 w2| <= 2 * 255 * 64 = 32640 <= 32767 holds when
 // every weight is in [-64, 63] (7 bits; ONNX Runtime's reduce_range makes
 // the same trade). The caller guarantees that range (weight_bits == 7, set
