@@ -103,12 +103,6 @@ Layout layout_of(const Int8ConvProblem& p) {
   return l;
 }
 
-// Two int16 per int32 lane: lo's low half, hi's low half above it.
-inline __m256i pair16(__m256i lo, __m256i hi) {
-  return _mm256_or_si256(_mm256_and_si256(lo, _mm256_set1_epi32(0xFFFF)),
-                         _mm256_slli_epi32(hi, 16));
-}
-
 // pshufb masks by k % 4: rows 0-3 of a quad's 16-byte load into bytes
 // 0-3, rows 4-5 of its 8-byte tail into bytes 4-5 (from a table: built
 // with _mm_setr_epi8 of a run-time k % 4 they compiled to chains of byte
@@ -236,62 +230,77 @@ inline __m128i window_row(const Layout& l, const int8_t* plane, const Runs& runs
   return v;
 }
 
-// d columns 0-3 (minus zx) of 8 tiles from a (bytes 2j, 2j + 1: columns
-// 0-1 of tile j) and b (columns 2-3).
-inline void tile_columns(__m128i a, __m128i b, __m256i zx, __m256i* d) {
-  const __m128i even = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1);
-  const __m128i odd = _mm_setr_epi8(1, 3, 5, 7, 9, 11, 13, 15, -1, -1, -1, -1, -1, -1, -1, -1);
-  d[0] = _mm256_sub_epi32(_mm256_cvtepi8_epi32(_mm_shuffle_epi8(a, even)), zx);
-  d[1] = _mm256_sub_epi32(_mm256_cvtepi8_epi32(_mm_shuffle_epi8(a, odd)), zx);
-  d[2] = _mm256_sub_epi32(_mm256_cvtepi8_epi32(_mm_shuffle_epi8(b, even)), zx);
-  d[3] = _mm256_sub_epi32(_mm256_cvtepi8_epi32(_mm_shuffle_epi8(b, odd)), zx);
+// d columns 0-3 (minus zx) of a strip's 16 tiles as int16, in tile order
+// (128-bit lane 0: the first 8-tile vector, lane 1: the second), from one
+// row of their windows: a_* holds columns 0-1 of each tile, b_* columns
+// 2-3 (window_row of each vector).
+inline void strip_columns(__m128i a_first, __m128i a_second, __m128i b_first, __m128i b_second,
+                          __m256i zx, __m256i* d) {
+  // Per lane: the even bytes (column 0 or 2 of each tile), then the odd.
+  const __m256i split = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15,
+                                         0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+  const __m256i a = _mm256_shuffle_epi8(
+      _mm256_inserti128_si256(_mm256_castsi128_si256(a_first), a_second, 1), split);
+  const __m256i b = _mm256_shuffle_epi8(
+      _mm256_inserti128_si256(_mm256_castsi128_si256(b_first), b_second, 1), split);
+  // Sign-extend by interleaving each byte with its sign.
+  const __m256i sign_a = _mm256_cmpgt_epi8(_mm256_setzero_si256(), a);
+  const __m256i sign_b = _mm256_cmpgt_epi8(_mm256_setzero_si256(), b);
+  d[0] = _mm256_sub_epi16(_mm256_unpacklo_epi8(a, sign_a), zx);
+  d[1] = _mm256_sub_epi16(_mm256_unpackhi_epi8(a, sign_a), zx);
+  d[2] = _mm256_sub_epi16(_mm256_unpacklo_epi8(b, sign_b), zx);
+  d[3] = _mm256_sub_epi16(_mm256_unpackhi_epi8(b, sign_b), zx);
 }
 
-// The 16 points of B^T d B for the vector's tiles `runs` of padded plane
-// `plane` (zero everywhere for a missing plane).
-void input_points(const Layout& l, const int8_t* plane, const Runs& runs, __m256i zx,
-                  __m256i* out) {
+// The 16 points of B^T d B (int16: |V| <= 4 * 255) for a strip's 16 tiles,
+// the vectors `first` and `second`, of padded plane `plane` (zero
+// everywhere for a missing plane).
+void input_points(const Layout& l, const int8_t* plane, const Runs& first, const Runs& second,
+                  __m256i zx, __m256i* out) {
   if (plane == nullptr) {
     for (int i = 0; i < 16; ++i) out[i] = _mm256_setzero_si256();
     return;
   }
   __m256i d[4][4];
   for (int r = 0; r < 4; ++r) {
-    tile_columns(window_row(l, plane, runs, r, 0), window_row(l, plane, runs, r, 1), zx, d[r]);
+    strip_columns(window_row(l, plane, first, r, 0), window_row(l, plane, second, r, 0),
+                  window_row(l, plane, first, r, 1), window_row(l, plane, second, r, 1), zx, d[r]);
   }
   __m256i t[4][4];
   for (int c = 0; c < 4; ++c) {
-    t[0][c] = _mm256_sub_epi32(d[0][c], d[2][c]);
-    t[1][c] = _mm256_add_epi32(d[1][c], d[2][c]);
-    t[2][c] = _mm256_sub_epi32(d[2][c], d[1][c]);
-    t[3][c] = _mm256_sub_epi32(d[1][c], d[3][c]);
+    t[0][c] = _mm256_sub_epi16(d[0][c], d[2][c]);
+    t[1][c] = _mm256_add_epi16(d[1][c], d[2][c]);
+    t[2][c] = _mm256_sub_epi16(d[2][c], d[1][c]);
+    t[3][c] = _mm256_sub_epi16(d[1][c], d[3][c]);
   }
   for (int i = 0; i < 4; ++i) {
-    out[i * 4 + 0] = _mm256_sub_epi32(t[i][0], t[i][2]);
-    out[i * 4 + 1] = _mm256_add_epi32(t[i][1], t[i][2]);
-    out[i * 4 + 2] = _mm256_sub_epi32(t[i][2], t[i][1]);
-    out[i * 4 + 3] = _mm256_sub_epi32(t[i][1], t[i][3]);
+    out[i * 4 + 0] = _mm256_sub_epi16(t[i][0], t[i][2]);
+    out[i * 4 + 1] = _mm256_add_epi16(t[i][1], t[i][2]);
+    out[i * 4 + 2] = _mm256_sub_epi16(t[i][2], t[i][1]);
+    out[i * 4 + 3] = _mm256_sub_epi16(t[i][1], t[i][3]);
   }
 }
 
-// V for input channels 2 pair, 2 pair + 1 of the strip whose tiles are
-// [t_begin, t_end) (a last vector's lanes past the last tile hold
-// whatever its loads read: their sums are never used): point xi's block
-// at v + xi * v_point, [pair][16 tiles] int32 pairs of int16.
+// V for input channels 2 pair, 2 pair + 1 of a strip, its tiles the
+// vectors `first` and `second` (a last strip of 8 tiles or fewer passes
+// `first` twice: lanes past the last tile hold whatever the loads read,
+// and their sums are never used): point xi's block at v + xi * v_point,
+// [pair][16 tiles] (c, c + 1) int16 pairs.
 void transform_input(const Int8ConvProblem& p, const Layout& l, const Int8ConvSource& src,
-                     int64_t pair, int64_t t_begin, int64_t t_end, int32_t* v) {
-  const __m256i zx = _mm256_set1_epi32(p.in_zero_point);
+                     int64_t pair, const Runs& first, const Runs& second, int32_t* v) {
+  const __m256i zx = _mm256_set1_epi16(static_cast<int16_t>(p.in_zero_point));
   const int8_t* plane0 = src.planes + 2 * pair * src.plane_stride;
   const int8_t* plane1 = 2 * pair + 1 < p.in_channels ? plane0 + src.plane_stride : nullptr;
-  for (int64_t t = t_begin; t < t_end; t += 8) {
-    const Runs runs = runs_of(l, t);
-    __m256i a[16], b[16];
-    input_points(l, plane0, runs, zx, a);
-    input_points(l, plane1, runs, zx, b);
-    int32_t* dst = v + pair * kStrip + (t - t_begin);
-    for (int xi = 0; xi < 16; ++xi) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + xi * l.v_point), pair16(a[xi], b[xi]));
-    }
+  __m256i a[16], b[16];
+  input_points(l, plane0, first, second, zx, a);
+  input_points(l, plane1, first, second, zx, b);
+  int32_t* dst = v + pair * kStrip;
+  for (int xi = 0; xi < 16; ++xi) {
+    // Per lane: tiles 0-3 (8-11) and 4-7 (12-15) as pairs.
+    const __m256i lo = _mm256_unpacklo_epi16(a[xi], b[xi]);
+    const __m256i hi = _mm256_unpackhi_epi16(a[xi], b[xi]);
+    int8_tile::store256(dst + xi * l.v_point, _mm256_permute2x128_si256(lo, hi, 0x20));
+    int8_tile::store256(dst + xi * l.v_point + 8, _mm256_permute2x128_si256(lo, hi, 0x31));
   }
 }
 
@@ -350,16 +359,9 @@ void run_strip(const Int8ConvProblem& p, const Layout& l, const Int8ConvSource& 
                const int32_t* u, int64_t n, int64_t s, int32_t* v, int32_t* m,
                Int8RequantizeRun requantize) {
   const int64_t t_begin = s * kStrip, t_end = std::min(l.tiles, t_begin + kStrip);
-  if (t_end - t_begin <= 8) {
-    // A last strip of 8 tiles or fewer: its other 8 lanes are multiplied
-    // too (and never read); zero them rather than multiply stale scratch.
-    for (int64_t xi = 0; xi < kPoints; ++xi) {
-      for (int64_t pair = 0; pair < l.pairs; ++pair) {
-        std::memset(v + xi * l.v_point + pair * kStrip + 8, 0, 8 * sizeof(int32_t));
-      }
-    }
-  }
-  for (int64_t pair = 0; pair < l.pairs; ++pair) transform_input(p, l, src, pair, t_begin, t_end, v);
+  const Runs first = runs_of(l, t_begin);
+  const Runs second = t_end - t_begin > 8 ? runs_of(l, t_begin + 8) : first;
+  for (int64_t pair = 0; pair < l.pairs; ++pair) transform_input(p, l, src, pair, first, second, v);
   for (int64_t panel = 0; panel < l.panels; ++panel) {
     for (int64_t xi = 0; xi < kPoints; ++xi) {
       int8_tile::tile(u + (panel * kPoints + xi) * l.u_block,
