@@ -78,7 +78,10 @@ struct Layout {
   size_t worker;  // bytes of one worker's V and M
 };
 
-constexpr int64_t kPanelM = kPoints * kRows * kStrip;  // int32 of one panel's M
+// A worker's M: [16 points][up to 12 rows][16 tiles] int32 (a narrow
+// strip's GEMMs take two panels at a time).
+constexpr int64_t kMaxMRows = 2 * kRows;
+constexpr int64_t kWorkerM = kPoints * kMaxMRows * kStrip;
 
 Layout layout_of(const Int8ConvProblem& p) {
   Layout l;
@@ -99,7 +102,7 @@ Layout layout_of(const Int8ConvProblem& p) {
   l.padded = round_up_64(int8_conv_padded_bytes(p) + static_cast<size_t>(l.wp) + 64);
   l.u_block = l.pairs * kRows + 2;
   l.u = round_up_64(sizeof(int32_t) * kPoints * l.panels * l.u_block);
-  l.worker = round_up_64(sizeof(int32_t) * (kPoints * l.v_point + kPanelM));
+  l.worker = round_up_64(sizeof(int32_t) * (kPoints * l.v_point + kWorkerM));
   return l;
 }
 
@@ -304,25 +307,25 @@ void transform_input(const Int8ConvProblem& p, const Layout& l, const Int8ConvSo
   }
 }
 
-// Output channels [co, co + count) (a panel's: count <= 6, its M in m,
-// [16 points][6 rows][16 tiles]) of image n for the strip's tiles
-// [t_begin, t_end): the exact sums (A^T M A) / 4 with
-// A^T = [1 1 1 0; 0 1 -1 -1], requantized 16 pixels of a row at a time, all
-// the panel's channels in one call (the requantizer sets up its constants
-// per call: per channel pair, they cost as much as the rest of this
-// transform).
-void transform_output(const Int8ConvProblem& p, const Layout& l, const int32_t* m, int64_t co,
-                      int64_t count, int64_t n, int64_t t_begin, int64_t t_end,
+// Output channels [co, co + count) (count <= m_rows <= 12: one panel's,
+// or two for a narrow strip; their M in m, [16 points][m_rows][16 tiles])
+// of image n for the strip's tiles [t_begin, t_end): the exact sums
+// (A^T M A) / 4 with A^T = [1 1 1 0; 0 1 -1 -1], requantized 16 pixels of
+// a row at a time, all `count` channels in one call (the requantizer sets
+// up its constants per call: per channel pair, they cost as much as the
+// rest of this transform).
+void transform_output(const Int8ConvProblem& p, const Layout& l, const int32_t* m, int64_t m_rows,
+                      int64_t co, int64_t count, int64_t n, int64_t t_begin, int64_t t_end,
                       Int8RequantizeRun requantize) {
   // [output row][channel][16 pixels], and slack for the requantizer's
   // 16-lane reads of a run that starts at lane j (from rows + 2j).
-  alignas(32) int32_t rows[2 * kRows * kStrip + kStrip];
+  alignas(32) int32_t rows[2 * kMaxMRows * kStrip + kStrip];
   for (int64_t t = t_begin; t < t_end; t += 8) {
     for (int64_t ch = 0; ch < count; ++ch) {
       const int32_t* point0 = m + ch * kStrip + (t - t_begin);
       __m256i q[16];
       for (int xi = 0; xi < 16; ++xi) {
-        q[xi] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(point0 + xi * kRows * kStrip));
+        q[xi] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(point0 + xi * m_rows * kStrip));
       }
       __m256i r[2][4];
       for (int j = 0; j < 4; ++j) {
@@ -336,7 +339,7 @@ void transform_output(const Int8ConvProblem& p, const Layout& l, const int32_t* 
             _mm256_sub_epi32(_mm256_sub_epi32(r[i][1], r[i][2]), r[i][3]), 2);
         const __m256i lo = _mm256_unpacklo_epi32(left, right);
         const __m256i hi = _mm256_unpackhi_epi32(left, right);
-        int32_t* row = rows + (i * kRows + ch) * kStrip;
+        int32_t* row = rows + (i * count + ch) * kStrip;
         int8_tile::store256(row, _mm256_permute2x128_si256(lo, hi, 0x20));
         int8_tile::store256(row + 8, _mm256_permute2x128_si256(lo, hi, 0x31));
       }
@@ -346,7 +349,7 @@ void transform_output(const Int8ConvProblem& p, const Layout& l, const int32_t* 
       const Runs::Run& run = runs.run[k];
       const int64_t cols = std::min(2 * run.count, p.out_width - 2 * run.tx);
       for (int64_t i = 0; i < 2 && 2 * run.ty + i < p.out_height; ++i) {
-        requantize(p, rows + i * kRows * kStrip + 2 * run.lane, co, count, n,
+        requantize(p, rows + i * count * kStrip + 2 * run.lane, co, count, n,
                    (2 * run.ty + i) * p.out_width + 2 * run.tx, cols);
       }
     }
@@ -354,7 +357,10 @@ void transform_output(const Int8ConvProblem& p, const Layout& l, const int32_t* 
 }
 
 // Strip s of image n: V, then per panel its M and its outputs. `v` and
-// `m` are the worker's (Layout::worker bytes).
+// `m` are the worker's (Layout::worker bytes). A narrow strip (8 tiles or
+// fewer: the last of a 14x14 output holds 1 of its 49) runs the
+// half-width tile on two panels at a time, half the multiplies of the
+// 16-lane one.
 void run_strip(const Int8ConvProblem& p, const Layout& l, const Int8ConvSource& src,
                const int32_t* u, int64_t n, int64_t s, int32_t* v, int32_t* m,
                Int8RequantizeRun requantize) {
@@ -362,6 +368,20 @@ void run_strip(const Int8ConvProblem& p, const Layout& l, const Int8ConvSource& 
   const Runs first = runs_of(l, t_begin);
   const Runs second = t_end - t_begin > 8 ? runs_of(l, t_begin + 8) : first;
   for (int64_t pair = 0; pair < l.pairs; ++pair) transform_input(p, l, src, pair, first, second, v);
+  if (t_end - t_begin <= 8) {
+    for (int64_t panel = 0; panel < l.panels; panel += 2) {
+      const int64_t co = panel * kRows, count = std::min(kMaxMRows, p.out_channels - co);
+      const int64_t second_panel = panel + 1 < l.panels ? panel + 1 : panel;
+      for (int64_t xi = 0; xi < kPoints; ++xi) {
+        int8_tile::tile_half(u + (panel * kPoints + xi) * l.u_block,
+                             u + (second_panel * kPoints + xi) * l.u_block,
+                             reinterpret_cast<const int16_t*>(v + xi * l.v_point), l.pairs, count,
+                             m + xi * count * kStrip, false);
+      }
+      transform_output(p, l, m, count, co, count, n, t_begin, t_end, requantize);
+    }
+    return;
+  }
   for (int64_t panel = 0; panel < l.panels; ++panel) {
     for (int64_t xi = 0; xi < kPoints; ++xi) {
       int8_tile::tile(u + (panel * kPoints + xi) * l.u_block,
@@ -369,7 +389,7 @@ void run_strip(const Int8ConvProblem& p, const Layout& l, const Int8ConvSource& 
                       m + xi * kRows * kStrip, false);
     }
     const int64_t co = panel * kRows;
-    transform_output(p, l, m, co, std::min(kRows, p.out_channels - co), n, t_begin, t_end,
+    transform_output(p, l, m, kRows, co, std::min(kRows, p.out_channels - co), n, t_begin, t_end,
                      requantize);
   }
 }
