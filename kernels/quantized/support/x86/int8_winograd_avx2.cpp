@@ -18,7 +18,7 @@
 // then per weight panel the 16 GEMMs into that panel's M (6 KiB, L1) and
 // the output transform from there: no phase waits on memory another wrote
 // far away (a first version ran each phase over bands of 256 tiles, its M
-// of 1 MiB in L3, and was 1.0-1.1x the im2col path; this one 1.3-1.5x).
+// of 1 MiB in L3, and was 1.0-1.1x the im2col path; this one 1.7-1.8x).
 // The input transform reads the zero-point-padded image copy 8 tiles at a
 // time (two 16-byte loads per row, even/odd bytes by pshufb); the output
 // transform hands each row's 16 exact sums of two channels to the
@@ -48,9 +48,9 @@ constexpr int64_t kStrip = kInt8ConvStrip;     // 16
 constexpr int64_t kMaxWinogradCin = 1024;
 // The filter transform runs per call (16 int16 points per 9 weights: too
 // big to store in the file) and grows with Cin * Cout, the GEMMs with the
-// tiles too: at 256 @ 14x14 (49 tiles) it is ~1/4 of the call and the
-// whole is level with the direct u8 path (int8_winograd_bench, 1 thread:
-// 1.47-2.26 ms vs 1.55-2.21); past that it would lose.
+// tiles too: at 256 @ 14x14 (49 tiles) it is a large part of the call,
+// and the whole takes 0.82-0.89x the direct u8 path's time
+// (int8_winograd_bench, 1 thread, three runs); past that it would lose.
 constexpr int64_t kMaxWinogradCinCout = 256 * 256;
 
 size_t round_up_64(size_t bytes) { return (bytes + 63) & ~size_t{63}; }
@@ -400,10 +400,12 @@ bool int8_winograd_applies(const Int8ConvProblem& p) {
   // Not on AVX-512 VNNI: there the direct vpdpbusd convolution is 2.5-3x
   // faster than this int16 Winograd (int8_winograd_bench: 64 @ 56, 128 @
   // 28, 256 @ 14 on 1 thread). On AVX2 it beats both direct paths, 7-bit
-  // weights' u8 one included: vpmaddwd multiplies as many int8 pairs per
-  // cycle as vpmaddubsw + vpmaddwd do on Zen 3 (build/int8_mac_peak), and
-  // this does 2.25x fewer (int8_winograd_bench, three runs, 1 thread:
-  // 64 @ 56 1.25-1.66 ms vs 1.68-2.26, 128 @ 28 1.32-1.57 vs 1.61-2.04).
+  // weights' u8 one included: its vpmaddwd products run at ~0.87x the rate
+  // of the u8 path's vpmaddubsw + vpmaddwd on Zen 3 (build/int8_mac_peak:
+  // 1.57-1.64x vs 1.82-1.88x the float FMA rate), and it needs 2.25x fewer
+  // (int8_winograd_bench, three runs, 1 thread:
+  // 64 @ 56 0.66-0.72x the u8 path's time, 128 @ 28 0.68-0.72x, 256 @ 14
+  // 0.82-0.89x).
   return quant_isa() == QuantIsa::kAvx2 && p.kernel_h == 3 && p.kernel_w == 3 &&
          p.stride_h == 1 && p.stride_w == 1 && p.dilation_h == 1 && p.dilation_w == 1 &&
          p.groups == 1 && p.in_channels >= 8 && p.in_channels <= kMaxWinogradCin &&
