@@ -2,9 +2,9 @@
 // support/int8_conv.h, int8_winograd_*). In integers, with 2G in place of
 // the filter transform's G:
 //
-//   U'[xi] = ((2G) g (2G)^T)[xi]   |U'| <= 9 * 127     int16   once per call
+//   U'[xi] = ((2G) g (2G)^T)[xi]   |U'| <= 9 * 128     int16   once per call
 //   V[xi]  = (B^T d B)[xi]         |V|  <= 4 * 255     int16   d = x - zx
-//   M[xi]  = U'[xi] V[xi]          int32, exact (Cin * 1143 * 1020 < 2^31)
+//   M[xi]  = U'[xi] V[xi]          int32, exact (Cin * 1152 * 1020 < 2^31)
 //   acc    = (A^T M A) / 4         exactly the direct sums (the transforms
 //                                  are an identity over the rationals, and
 //                                  2G makes A^T M A four times acc)
@@ -19,10 +19,11 @@
 // the output transform from there: no phase waits on memory another wrote
 // far away (a first version ran each phase over bands of 256 tiles, its M
 // of 1 MiB in L3, and was 1.0-1.1x the im2col path; this one 1.7-1.8x).
-// The input transform reads the zero-point-padded image copy 8 tiles at a
-// time (two 16-byte loads per row, even/odd bytes by pshufb); the output
-// transform hands each row's 16 exact sums of two channels to the
-// requantizer.
+// The input transform reads the zero-point-padded image copy a strip at a
+// time in int16 lanes (per row and 8-tile vector two 16-byte loads, and a
+// blended one more per extra tile row the vector runs into; even/odd bytes
+// by pshufb); the output transform hands the exact sums of a panel's
+// channels to the requantizer 16 pixels of a row at a time.
 // Compiled with -mavx2 -mfma.
 #include <immintrin.h>
 
@@ -58,8 +59,9 @@ size_t round_up_64(size_t bytes) { return (bytes + 63) & ~size_t{63}; }
 // Tiles are numbered t = ty * tiles_w + tx over the whole output (tile
 // (ty, tx) covers output rows 2 ty, 2 ty + 1 and columns 2 tx, 2 tx + 1);
 // strip s holds tiles [16 s, 16 s + 16), as two 8-tile vectors, each made
-// of runs of tiles within one tile row (Runs). A worker takes a strip at a time: the input transform
-// writes the strip's V (all input channels, in L2), then per weight panel
+// of runs of tiles within one tile row (Runs). A worker takes a strip at a
+// time: the input transform writes the strip's V (all input channels, in
+// L2), then per weight panel
 // the 16 GEMMs write that panel's M ([16 points][6 rows][16 tiles], 6 KiB:
 // L1) and the output transform requantizes its 6 channels from there.
 struct Layout {
