@@ -61,9 +61,9 @@ size_t round_up_64(size_t bytes) { return (bytes + 63) & ~size_t{63}; }
 // strip s holds tiles [16 s, 16 s + 16), as two 8-tile vectors, each made
 // of runs of tiles within one tile row (Runs). A worker takes a strip at a
 // time: the input transform writes the strip's V (all input channels, in
-// L2), then per weight panel
-// the 16 GEMMs write that panel's M ([16 points][6 rows][16 tiles], 6 KiB:
-// L1) and the output transform requantizes its 6 channels from there.
+// L2), then per weight panel the 16 GEMMs write that panel's M ([16
+// points][6 rows][16 tiles], 6 KiB: L1) and the output transform
+// requantizes its 6 channels from there.
 struct Layout {
   int64_t tiles_h, tiles_w, tiles;
   int64_t strips, workers;
