@@ -41,7 +41,9 @@ double best_seconds(F&& run) {
 // acc_i += ymm8 * ymm9 (the operands' values do not change the timing).
 #define TE_FMA(i) "vfmadd231ps %%ymm8, %%ymm9, %%ymm" #i "\n\t"
 // t = madd(ymm8, ymm9); acc_i += t.
-#define TE_INT16(i, t) "vpmaddwd %%ymm8, %%ymm9, %%ymm" #t "\n\tvpaddd %%ymm" #t ", %%ymm" #i ", %%ymm" #i "\n\t"
+#define TE_INT16(i, t)                             \
+  "vpmaddwd %%ymm8, %%ymm9, %%ymm" #t "\n\t"       \
+  "vpaddd %%ymm" #t ", %%ymm" #i ", %%ymm" #i "\n\t"
 // t = madd(maddubs(ymm8, ymm9), ymm15 = ones); acc_i += t.
 #define TE_U8S8(i, t)                                         \
   "vpmaddubsw %%ymm8, %%ymm9, %%ymm" #t "\n\t"                \

@@ -93,7 +93,8 @@ Layout layout_of(const Int8ConvProblem& p) {
   // had the GEMMs compute 1/7 more.
   l.tiles = l.tiles_h * l.tiles_w;
   l.strips = (l.tiles + kStrip - 1) / kStrip;
-  l.workers = std::max<int64_t>(1, std::min<int64_t>(l.strips, static_cast<int64_t>(num_threads())));
+  l.workers =
+      std::max<int64_t>(1, std::min<int64_t>(l.strips, static_cast<int64_t>(num_threads())));
   l.pairs = (p.in_channels + 1) / 2;
   l.panels = (p.out_channels + kRows - 1) / kRows;
   l.wp = p.width + 2 * p.pad_w;
@@ -166,7 +167,9 @@ void transform_filters(const Int8ConvProblem& p, const Layout& l, int64_t panel_
         for (int t = 0; t < 9; ++t) odd[t] = _mm_setzero_si128();
       }
       __m256i g[9];
-      for (int t = 0; t < 9; ++t) g[t] = _mm256_inserti128_si256(_mm256_castsi128_si256(even[t]), odd[t], 1);
+      for (int t = 0; t < 9; ++t) {
+        g[t] = _mm256_inserti128_si256(_mm256_castsi128_si256(even[t]), odd[t], 1);
+      }
       __m256i gg[4][3];  // (2G) g
       for (int j = 0; j < 3; ++j) {
         gg[0][j] = _mm256_slli_epi16(g[j], 1);
@@ -180,7 +183,8 @@ void transform_filters(const Int8ConvProblem& p, const Layout& l, int64_t panel_
             _mm256_slli_epi16(a, 1), _mm256_add_epi16(_mm256_add_epi16(a, b), c),
             _mm256_add_epi16(_mm256_sub_epi16(a, b), c), _mm256_slli_epi16(c, 1)};
         for (int j = 0; j < 4; ++j) {
-          const __m256i v = _mm256_shuffle_epi8(_mm256_permute4x64_epi64(points[j], 0xD8), interleave);
+          const __m256i v =
+              _mm256_shuffle_epi8(_mm256_permute4x64_epi64(points[j], 0xD8), interleave);
           int32_t* dst = u + (panel * kPoints + i * 4 + j) * l.u_block + pair * kRows;
           _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), v);  // 24 bytes + 8 of slack
         }
@@ -412,7 +416,8 @@ bool int8_winograd_applies(const Int8ConvProblem& p) {
          p.stride_h == 1 && p.stride_w == 1 && p.dilation_h == 1 && p.dilation_w == 1 &&
          p.groups == 1 && p.in_channels >= 8 && p.in_channels <= kMaxWinogradCin &&
          p.out_channels >= 8 && p.out_height >= 8 && p.out_width >= 8 &&
-         p.in_channels * p.out_channels <= kMaxWinogradCinCout && optimized::detail::winograd_enabled();
+         p.in_channels * p.out_channels <= kMaxWinogradCinCout &&
+         optimized::detail::winograd_enabled();
 }
 
 size_t int8_winograd_scratch_bytes(const Int8ConvProblem& p) {
