@@ -14,7 +14,7 @@
 // distinct product once per step and spilled the accumulators to the
 // stack: that version timed stores and reloads and reported int16 at
 // 0.82x fma and u8s8 at 1.64x on Zen 3, where the instructions run at
-// 1.65x and 1.88x.) Best of five runs.
+// 1.57-1.65x and 1.82-1.97x over five runs.) Best of five runs each.
 #include <chrono>
 #include <cstdio>
 

@@ -3,11 +3,11 @@
 //
 // Why: without VNNI the exact AVX2 path (int8_conv_avx2.cpp) widens both
 // operands to int16 and multiplies in pairs (vpmaddwd + vpaddd: 16
-// multiply-adds per two ymm instructions, 1.57-1.64x the float FMA rate on
+// multiply-adds per two ymm instructions, 1.57-1.65x the float FMA rate on
 // Zen 3, build/int8_mac_peak), so its packed strips and widened weights
 // move two bytes per operand. vpmaddubsw multiplies u8 by s8 and adds
 // adjacent pairs into saturating int16, then vpmaddwd by ones sums those
-// pairs into int32: 32 multiply-adds per three ymm instructions (1.82-1.88x
+// pairs into int32: 32 multiply-adds per three ymm instructions (1.82-1.97x
 // the FMA rate) on one byte per operand. It is exact only while no pair sum
 // leaves int16: |u1 w1 + u2 w2| <= 2 * 255 * 64 = 32640 <= 32767 holds when
 // every weight is in [-64, 63] (7 bits; ONNX Runtime's reduce_range makes

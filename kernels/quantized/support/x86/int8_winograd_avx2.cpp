@@ -406,9 +406,9 @@ bool int8_winograd_applies(const Int8ConvProblem& p) {
   // Not on AVX-512 VNNI: there the direct vpdpbusd convolution is 2.5-3x
   // faster than this int16 Winograd (int8_winograd_bench: 64 @ 56, 128 @
   // 28, 256 @ 14 on 1 thread). On AVX2 it beats both direct paths, 7-bit
-  // weights' u8 one included: its vpmaddwd products run at ~0.87x the rate
+  // weights' u8 one included: its vpmaddwd products run at 0.8-0.9x the rate
   // of the u8 path's vpmaddubsw + vpmaddwd on Zen 3 (build/int8_mac_peak:
-  // 1.57-1.64x vs 1.82-1.88x the float FMA rate), and it needs 2.25x fewer
+  // 1.57-1.65x vs 1.82-1.97x the float FMA rate), and it needs 2.25x fewer
   // (int8_winograd_bench, three runs, 1 thread:
   // 64 @ 56 0.66-0.72x the u8 path's time, 128 @ 28 0.68-0.72x, 256 @ 14
   // 0.82-0.89x).
