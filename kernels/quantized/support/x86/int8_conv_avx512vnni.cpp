@@ -55,7 +55,6 @@ namespace {
 
 constexpr int64_t kStrip = kInt8ConvStrip;
 constexpr int64_t kRows = kInt8ConvPanelRows;
-constexpr int64_t kQuadBytes = 4 * kRows;  // one quad of a panel: 6 rows x 4 k
 
 #include "kernels/quantized/support/x86/int8_conv_strips_x86.h"
 

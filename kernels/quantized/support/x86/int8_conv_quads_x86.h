@@ -10,6 +10,8 @@
 // scratch both paths carve: packed strips, im2col row pointers, int32 sums.
 // Needs kStrip and kRows.
 
+constexpr int64_t kQuadBytes = 4 * kRows;  // one quad of a panel: 6 rows x 4 k
+
 // Rows k .. k + 3 of a strip (16 int8 each) into one quad of b: 16 pixels x
 // 4 k, shifted to u8 (x + 128).
 inline void store_quad(__m128i r0, __m128i r1, __m128i r2, __m128i r3, uint8_t* b) {

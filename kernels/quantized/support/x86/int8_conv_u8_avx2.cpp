@@ -36,7 +36,6 @@ namespace {
 
 constexpr int64_t kStrip = kInt8ConvStrip;
 constexpr int64_t kRows = kInt8ConvPanelRows;
-constexpr int64_t kQuadBytes = 4 * kRows;  // one quad of a panel: 6 rows x 4 k
 constexpr int64_t kHalf = kStrip / 2;      // pixels per ymm of int32 sums
 
 #include "kernels/quantized/support/x86/int8_conv_strips_x86.h"

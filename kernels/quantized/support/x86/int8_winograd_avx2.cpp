@@ -196,9 +196,14 @@ void transform_filters(const Int8ConvProblem& p, const Layout& l, int64_t panel_
 // The tiles [t, t + 8) of a vector (clipped at the last tile) as runs
 // along tile rows: run i is tiles (ty, tx + j) in lanes lane + j, j <
 // count. Three runs at most, as rows hold 4 tiles or more (out_width >= 8).
+// Made once per strip; like the im2col packer's StripPlan
+// (int8_conv_strips_x86.h), each run keeps where its loads start and, past
+// the first, the byte mask of the lanes it blends in.
 struct Runs {
   struct Run {
     int64_t ty, tx, lane, count;
+    int64_t offset;  // of window row 0, column 0 of lane 0's tile in a padded plane
+    __m128i mask;    // bytes >= 2 lane (runs past the first)
   };
   Run run[3];
   int n = 0;
@@ -207,14 +212,33 @@ struct Runs {
 Runs runs_of(const Layout& l, int64_t t) {
   Runs r;
   const int64_t end = std::min(l.tiles, t + 8);
+  const __m128i bytes = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   for (int64_t lane = 0; t < end && r.n < 3; ++r.n) {
     const int64_t ty = t / l.tiles_w, tx = t % l.tiles_w;
     const int64_t count = std::min(end - t, l.tiles_w - tx);
-    r.run[r.n] = {ty, tx, lane, count};
+    const __m128i mask = _mm_cmpgt_epi8(bytes, _mm_set1_epi8(static_cast<char>(2 * lane - 1)));
+    r.run[r.n] = {ty, tx, lane, count, 2 * ty * l.wp + 2 * (tx - lane), mask};
     t += count;
     lane += count;
   }
   return r;
+}
+
+// A strip's tiles: its first vector, and its second (the first again for a
+// strip of 8 tiles or fewer: `vectors` 1, lanes 8-15 then computed and
+// never read).
+struct StripTiles {
+  int64_t vectors;
+  Runs vector[2];
+};
+
+StripTiles strip_tiles(const Layout& l, int64_t s) {
+  StripTiles st;
+  const int64_t t = s * kStrip;
+  st.vectors = l.tiles - t > 8 ? 2 : 1;
+  st.vector[0] = runs_of(l, t);
+  st.vector[1] = st.vectors == 2 ? runs_of(l, t + 8) : st.vector[0];
+  return st;
 }
 
 // Bytes [2j, 2j + 2) = columns 2c, 2c + 1 of tile j of the vector, from
@@ -224,17 +248,11 @@ Runs runs_of(const Layout& l, int64_t t) {
 // inside the padded copy: a later run's row is never the first).
 inline __m128i window_row(const Layout& l, const int8_t* plane, const Runs& runs, int64_t r,
                           int64_t c) {
-  const Runs::Run& first = runs.run[0];
-  __m128i v = _mm_loadu_si128(
-      reinterpret_cast<const __m128i*>(plane + (2 * first.ty + r) * l.wp + 2 * (first.tx + c)));
+  const int8_t* at = plane + r * l.wp + 2 * c;
+  __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at + runs.run[0].offset));
   for (int i = 1; i < runs.n; ++i) {
-    const Runs::Run& run = runs.run[i];
-    const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(
-        plane + (2 * run.ty + r) * l.wp + 2 * (run.tx + c - run.lane)));
-    const __m128i from_here = _mm_cmpgt_epi8(
-        _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-        _mm_set1_epi8(static_cast<char>(2 * run.lane - 1)));
-    v = _mm_blendv_epi8(v, w, from_here);
+    const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at + runs.run[i].offset));
+    v = _mm_blendv_epi8(v, w, runs.run[i].mask);
   }
   return v;
 }
@@ -261,17 +279,17 @@ inline void strip_columns(__m128i a_first, __m128i a_second, __m128i b_first, __
   d[3] = _mm256_sub_epi16(_mm256_unpackhi_epi8(b, sign_b), zx);
 }
 
-// The 16 points of B^T d B (int16: |V| <= 4 * 255) for a strip's 16 tiles,
-// the vectors `first` and `second`, of padded plane `plane` (zero
-// everywhere for a missing plane).
-void input_points(const Layout& l, const int8_t* plane, const Runs& first, const Runs& second,
-                  __m256i zx, __m256i* out) {
+// The 16 points of B^T d B (int16: |V| <= 4 * 255) for a strip's 16 tiles
+// of padded plane `plane` (zero everywhere for a missing plane).
+void input_points(const Layout& l, const int8_t* plane, const StripTiles& st, __m256i zx,
+                  __m256i* out) {
   if (plane == nullptr) {
     for (int i = 0; i < 16; ++i) out[i] = _mm256_setzero_si256();
     return;
   }
   __m256i d[4][4];
   for (int r = 0; r < 4; ++r) {
+    const Runs &first = st.vector[0], &second = st.vector[1];
     strip_columns(window_row(l, plane, first, r, 0), window_row(l, plane, second, r, 0),
                   window_row(l, plane, first, r, 1), window_row(l, plane, second, r, 1), zx, d[r]);
   }
@@ -290,19 +308,18 @@ void input_points(const Layout& l, const int8_t* plane, const Runs& first, const
   }
 }
 
-// V for input channels 2 pair, 2 pair + 1 of a strip, its tiles the
-// vectors `first` and `second` (a last strip of 8 tiles or fewer passes
-// `first` twice: lanes past the last tile hold whatever the loads read,
-// and their sums are never used): point xi's block at v + xi * v_point,
-// [pair][16 tiles] (c, c + 1) int16 pairs.
+// V for input channels 2 pair, 2 pair + 1 of a strip (lanes past the
+// last tile hold whatever the loads read; their sums are never used):
+// point xi's block at v + xi * v_point, [pair][16 tiles] (c, c + 1) int16
+// pairs.
 void transform_input(const Int8ConvProblem& p, const Layout& l, const Int8ConvSource& src,
-                     int64_t pair, const Runs& first, const Runs& second, int32_t* v) {
+                     int64_t pair, const StripTiles& st, int32_t* v) {
   const __m256i zx = _mm256_set1_epi16(static_cast<int16_t>(p.in_zero_point));
   const int8_t* plane0 = src.planes + 2 * pair * src.plane_stride;
   const int8_t* plane1 = 2 * pair + 1 < p.in_channels ? plane0 + src.plane_stride : nullptr;
   __m256i a[16], b[16];
-  input_points(l, plane0, first, second, zx, a);
-  input_points(l, plane1, first, second, zx, b);
+  input_points(l, plane0, st, zx, a);
+  input_points(l, plane1, st, zx, b);
   int32_t* dst = v + pair * kStrip;
   for (int xi = 0; xi < 16; ++xi) {
     // Per lane: tiles 0-3 (8-11) and 4-7 (12-15) as pairs.
@@ -315,20 +332,20 @@ void transform_input(const Int8ConvProblem& p, const Layout& l, const Int8ConvSo
 
 // Output channels [co, co + count) (count <= m_rows <= 12: one panel's,
 // or two for a narrow strip; their M in m, [16 points][m_rows][16 tiles])
-// of image n for the strip's tiles [t_begin, t_end): the exact sums
+// of image n for the strip's tiles: the exact sums
 // (A^T M A) / 4 with A^T = [1 1 1 0; 0 1 -1 -1], requantized 16 pixels of
 // a row at a time, all `count` channels in one call (the requantizer sets
 // up its constants per call: per channel pair, they cost as much as the
 // rest of this transform).
-void transform_output(const Int8ConvProblem& p, const Layout& l, const int32_t* m, int64_t m_rows,
-                      int64_t co, int64_t count, int64_t n, int64_t t_begin, int64_t t_end,
+void transform_output(const Int8ConvProblem& p, const int32_t* m, int64_t m_rows, int64_t co,
+                      int64_t count, int64_t n, const StripTiles& st,
                       Int8RequantizeRun requantize) {
   // [output row][channel][16 pixels], and slack for the requantizer's
   // 16-lane reads of a run that starts at lane j (from rows + 2j).
   alignas(32) int32_t rows[2 * kMaxMRows * kStrip + kStrip];
-  for (int64_t t = t_begin; t < t_end; t += 8) {
+  for (int64_t vec = 0; vec < st.vectors; ++vec) {
     for (int64_t ch = 0; ch < count; ++ch) {
-      const int32_t* point0 = m + ch * kStrip + (t - t_begin);
+      const int32_t* point0 = m + ch * kStrip + 8 * vec;
       __m256i q[16];
       for (int xi = 0; xi < 16; ++xi) {
         q[xi] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(point0 + xi * m_rows * kStrip));
@@ -350,7 +367,7 @@ void transform_output(const Int8ConvProblem& p, const Layout& l, const int32_t* 
         int8_tile::store256(row + 8, _mm256_permute2x128_si256(lo, hi, 0x31));
       }
     }
-    const Runs runs = runs_of(l, t);
+    const Runs& runs = st.vector[vec];
     for (int k = 0; k < runs.n; ++k) {
       const Runs::Run& run = runs.run[k];
       const int64_t cols = std::min(2 * run.count, p.out_width - 2 * run.tx);
@@ -370,11 +387,9 @@ void transform_output(const Int8ConvProblem& p, const Layout& l, const int32_t* 
 void run_strip(const Int8ConvProblem& p, const Layout& l, const Int8ConvSource& src,
                const int32_t* u, int64_t n, int64_t s, int32_t* v, int32_t* m,
                Int8RequantizeRun requantize) {
-  const int64_t t_begin = s * kStrip, t_end = std::min(l.tiles, t_begin + kStrip);
-  const Runs first = runs_of(l, t_begin);
-  const Runs second = t_end - t_begin > 8 ? runs_of(l, t_begin + 8) : first;
-  for (int64_t pair = 0; pair < l.pairs; ++pair) transform_input(p, l, src, pair, first, second, v);
-  if (t_end - t_begin <= 8) {
+  const StripTiles st = strip_tiles(l, s);
+  for (int64_t pair = 0; pair < l.pairs; ++pair) transform_input(p, l, src, pair, st, v);
+  if (st.vectors == 1) {
     for (int64_t panel = 0; panel < l.panels; panel += 2) {
       const int64_t co = panel * kRows, count = std::min(kMaxMRows, p.out_channels - co);
       const int64_t second_panel = panel + 1 < l.panels ? panel + 1 : panel;
@@ -384,7 +399,7 @@ void run_strip(const Int8ConvProblem& p, const Layout& l, const Int8ConvSource& 
                              reinterpret_cast<const int16_t*>(v + xi * l.v_point), l.pairs, count,
                              m + xi * count * kStrip, false);
       }
-      transform_output(p, l, m, count, co, count, n, t_begin, t_end, requantize);
+      transform_output(p, m, count, co, count, n, st, requantize);
     }
     return;
   }
@@ -395,8 +410,7 @@ void run_strip(const Int8ConvProblem& p, const Layout& l, const Int8ConvSource& 
                       m + xi * kRows * kStrip, false);
     }
     const int64_t co = panel * kRows;
-    transform_output(p, l, m, kRows, co, std::min(kRows, p.out_channels - co), n, t_begin, t_end,
-                     requantize);
+    transform_output(p, m, kRows, co, std::min(kRows, p.out_channels - co), n, st, requantize);
   }
 }
 
