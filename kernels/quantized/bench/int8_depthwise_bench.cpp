@@ -98,19 +98,22 @@ int main(int argc, char** argv) {
   constexpr size_t kCount = sizeof(kLayers) / sizeof(kLayers[0]);
   std::vector<Case> cases;
   for (const Layer& l : kLayers) cases.emplace_back(l);
-  constexpr Int8DepthwisePath kPaths[2] = {Int8DepthwisePath::kPlanes,
-                                           Int8DepthwisePath::kChannels};
-  double best[kCount][2][2];  // [layer][threads - 1][path]
+  constexpr int kPathCount = 3;
+  constexpr Int8DepthwisePath kPaths[kPathCount] = {
+      Int8DepthwisePath::kPlanes, Int8DepthwisePath::kChannels, Int8DepthwisePath::kPlanesU8};
+  double best[kCount][2][kPathCount];  // [layer][threads - 1][path]
   for (auto& layer : best) {
-    for (auto& t : layer) t[0] = t[1] = 1e30;
+    for (auto& t : layer) {
+      for (double& b : t) b = 1e30;
+    }
   }
   for (int r = 0; r < rounds; ++r) {
     for (int t = 0; t < max_threads && t < 2; ++t) {
       set_num_threads(static_cast<size_t>(t + 1));
       for (size_t i = 0; i < kCount; ++i) {
         if (only != 0 && kLayers[i].channels != only) continue;
-        for (int k = 0; k < 2; ++k) {
-          const int path = (r + k) % 2;  // alternate which path goes first
+        for (int k = 0; k < kPathCount; ++k) {
+          const int path = (r + k) % kPathCount;  // rotate which path goes first
           const double us = cases[i].time(iterations, kPaths[path]);
           if (us < best[i][t][path]) best[i][t][path] = us;
         }
@@ -118,9 +121,11 @@ int main(int argc, char** argv) {
     }
   }
   set_num_threads(1);
-  std::printf("%5s %4s %2s | %8s %8s %6s | %8s %8s %6s | %s\n", "C", "HW", "s", "planes 1T",
-              "chan 1T", "x", "planes 2T", "chan 2T", "x", "auto");
-  double sum[2][2] = {{0, 0}, {0, 0}};
+  // u8: the 7-bit u8 per-plane loops where they apply (the bench's weights
+  // fit 7 bits), else the per-plane loops again.
+  std::printf("%5s %4s %2s | %9s %8s %8s | %9s %8s %8s | %s\n", "C", "HW", "s", "planes 1T",
+              "chan 1T", "u8 1T", "planes 2T", "chan 2T", "u8 2T", "auto");
+  double sum[2][kPathCount] = {};
   for (size_t i = 0; i < kCount; ++i) {
     const Layer& l = kLayers[i];
     if (only != 0 && l.channels != only) continue;
@@ -128,17 +133,18 @@ int main(int argc, char** argv) {
                 static_cast<long long>(l.hw), static_cast<long long>(l.stride));
     for (int t = 0; t < 2; ++t) {
       if (t >= max_threads) {
-        std::printf(" %8s %8s %6s |", "-", "-", "-");
+        std::printf(" %9s %8s %8s |", "-", "-", "-");
         continue;
       }
-      std::printf(" %9.1f %8.1f %5.2fx |", best[i][t][0], best[i][t][1],
-                  best[i][t][0] / best[i][t][1]);
-      sum[t][0] += best[i][t][0];
-      sum[t][1] += best[i][t][1];
+      std::printf(" %9.1f %8.1f %8.1f |", best[i][t][0], best[i][t][1], best[i][t][2]);
+      for (int k = 0; k < kPathCount; ++k) sum[t][k] += best[i][t][k];
     }
-    std::printf(" %s\n", int8_depthwise_channels_win(cases[i].p) ? "channels" : "planes");
+    const Int8DepthwiseProblem& p = cases[i].p;
+    std::printf(" %s\n", int8_depthwise_u8_wins(p)          ? "u8"
+                         : int8_depthwise_channels_win(p) ? "channels"
+                                                          : "planes");
   }
-  std::printf("%13s | %9.1f %8.1f %6s | %8.1f %8.1f\n", "sum", sum[0][0], sum[0][1], "",
-              sum[1][0], sum[1][1]);
+  std::printf("%13s | %9.1f %8.1f %8.1f | %9.1f %8.1f %8.1f\n", "sum", sum[0][0], sum[0][1],
+              sum[0][2], sum[1][0], sum[1][1], sum[1][2]);
   return 0;
 }

@@ -59,13 +59,25 @@ bool use_avx2() {
 #endif
 }
 
+// Whether `path` resolves to the u8 per-plane loops for `p`.
+bool use_u8(const Int8DepthwiseProblem& p, Int8DepthwisePath path) {
+  switch (path) {
+    case Int8DepthwisePath::kAuto: return int8_depthwise_u8_wins(p);
+    case Int8DepthwisePath::kPlanesU8: return int8_depthwise_u8_applies(p);
+    case Int8DepthwisePath::kPlanes:
+    case Int8DepthwisePath::kChannels: return false;
+  }
+  return false;
+}
+
 // Whether `path` resolves to the channels-last loops for `p`.
 bool use_channels(const Int8DepthwiseProblem& p, Int8DepthwisePath path) {
 #if defined(TORCHEDGE_QUANTIZED_X86)
   if (!use_avx2() || p.taps() > kInt8DepthwiseChannelsMaxTaps) return false;
   switch (path) {
-    case Int8DepthwisePath::kAuto: return int8_depthwise_channels_win(p);
-    case Int8DepthwisePath::kPlanes: return false;
+    case Int8DepthwisePath::kAuto: return !int8_depthwise_u8_wins(p) && int8_depthwise_channels_win(p);
+    case Int8DepthwisePath::kPlanes:
+    case Int8DepthwisePath::kPlanesU8: return false;
     case Int8DepthwisePath::kChannels: return true;
   }
 #endif
@@ -131,6 +143,40 @@ bool int8_depthwise_channels_win(const Int8DepthwiseProblem& p) {
   (void)p;
   return false;
 #endif
+}
+
+bool int8_depthwise_u8_applies(const Int8DepthwiseProblem& p) {
+#if defined(TORCHEDGE_QUANTIZED_X86)
+  if (quant_isa() != QuantIsa::kAvx2 || p.kernel_h != 3 || p.kernel_w != 3 ||
+      p.dilation_h != 1 || p.dilation_w != 1 || (p.stride_w != 1 && p.stride_w != 2)) {
+    return false;
+  }
+  const int64_t count = p.channels * p.taps();
+  bool fits = true;  // every weight in [-64, 63]; no early exit: vectorizes
+  for (int64_t i = 0; i < count; ++i) fits &= p.weight[i] >= -64 && p.weight[i] <= 63;
+  return fits;
+#else
+  (void)p;
+  return false;
+#endif
+}
+
+bool int8_depthwise_u8_wins(const Int8DepthwiseProblem& p) {
+  // int8_depthwise_bench on the 2-vCPU AMD EPYC (Zen 3, AVX2), MobileNetV2's
+  // layers with 7-bit weights, us, min over 5 rotating rounds of best-of-20
+  // (planes / channels-last / u8 planes):
+  //   C @ map, s    1T                     2T
+  //   32 @ 112, 1   219 / 237 / 170        167 / 182 / 112
+  //   96 @ 112, 2   352 / 257 / 186        274 / 196 / 139
+  //  144 @ 56, 1    281 / 292 / 203        233 / 206 / 148
+  //  144 @ 56, 2    159 / 108 / 81         133 / 88 / 66
+  //  192 @ 28, 1    106 / 88 / 83           86 / 64 / 60
+  //  192 @ 28, 2     75 / 33 / 55           66 / 29 / 43
+  //  384 @ 14, 1     72 / 47 / 89           56 / 39 / 66
+  // A block computes 32 output pixels of one row: from 28 wide on, most
+  // lanes are used; narrower maps go to the channels-last loops.
+  constexpr int64_t kMinWidth = 28;
+  return p.out_width >= kMinWidth && int8_depthwise_u8_applies(p);
 }
 
 bool int8_depthwise_channel_is_bounded(const Int8DepthwiseProblem& p, int64_t c) {
@@ -262,6 +308,9 @@ void int8_depthwise_scalar(const Int8DepthwiseProblem& p, int64_t plane_begin,
 size_t int8_depthwise_scratch_bytes(const Int8DepthwiseProblem& p, Int8DepthwisePath path) {
 #if defined(TORCHEDGE_QUANTIZED_X86)
   if (use_avx2() && p.planes() > 0) {
+    if (use_u8(p, path)) {
+      return static_cast<size_t>(workers_of(p)) * int8_depthwise_u8_avx2_worker_bytes(p);
+    }
     if (use_channels(p, path)) {
       const ChannelWork w = channel_work(p);
       return static_cast<size_t>(w.workers) *
@@ -296,6 +345,9 @@ void run_int8_depthwise(const Int8DepthwiseProblem& p, void* scratch, Int8Depthw
 #endif
   const int64_t workers = workers_of(p);
   const bool avx2 = use_avx2();
+#if defined(TORCHEDGE_QUANTIZED_X86)
+  const bool u8 = use_u8(p, path);
+#endif
   (void)avx2;
   (void)scratch;
   // parallel_for over worker slots: each slot owns planes
@@ -305,6 +357,11 @@ void run_int8_depthwise(const Int8DepthwiseProblem& p, void* scratch, Int8Depthw
     for (int64_t slot = begin; slot < end; ++slot) {
       const int64_t b = slot * planes / workers, e = (slot + 1) * planes / workers;
 #if defined(TORCHEDGE_QUANTIZED_X86)
+      if (u8) {
+        const size_t bytes = int8_depthwise_u8_avx2_worker_bytes(p);
+        int8_depthwise_u8_avx2(p, b, e, static_cast<char*>(scratch) + slot * bytes);
+        continue;
+      }
       if (avx2) {
         const size_t bytes = int8_depthwise_avx2_worker_bytes(p);
         int8_depthwise_avx2(p, b, e, static_cast<char*>(scratch) + slot * bytes);

@@ -21,6 +21,11 @@
 // path's widened planes, 32 pixels per step with vpdpwssd, for maps at
 // least kInt8DepthwiseVnniMinWidth wide.
 // Work is split over the shared thread pool by (image, channel) planes.
+// u8 planes (support/x86/int8_depthwise_u8_avx2.cpp, AVX2 without VNNI):
+// 3x3 filters whose weights all fit 7 bits (static_config(weight_bits=7))
+// keep the plane in bytes (x + 128) and take a row's three taps per output
+// from one 32-byte load of 8 quads (vpmaddubsw + vpmaddwd, no interleaves),
+// 32 output pixels per step; kAuto takes them on maps at least 28 wide.
 // Channels-last (support/x86/int8_depthwise_channels_avx2.cpp, AVX2, and
 // *_avx512vnni.cpp): where the per-plane work above dominates
 // (int8_depthwise_channels_win), 32 channels of one image at a time are
@@ -89,11 +94,14 @@ struct Int8DepthwiseArgs {
 Error prepare_int8_depthwise(const Int8DepthwiseArgs& args, Int8DepthwiseProblem* p,
                              const char* op);
 
-/// Which loops run_int8_depthwise takes. kAuto: channels-last where
-/// int8_depthwise_channels_win(), else per plane. kPlanes / kChannels force
-/// one (tests, the bench); kChannels falls back to kPlanes where it is not
-/// available (no AVX2, or more than kInt8DepthwiseChannelsMaxTaps taps).
-enum class Int8DepthwisePath { kAuto, kPlanes, kChannels };
+/// Which loops run_int8_depthwise takes. kAuto: the u8 planes where
+/// int8_depthwise_u8_wins(), else channels-last where
+/// int8_depthwise_channels_win(), else per plane. kPlanes / kChannels /
+/// kPlanesU8 force one (tests, the bench); kChannels and kPlanesU8 fall back
+/// to kPlanes where they are not available (kChannels: no AVX2, or more
+/// than kInt8DepthwiseChannelsMaxTaps taps; kPlanesU8: where
+/// int8_depthwise_u8_applies() is false).
+enum class Int8DepthwisePath { kAuto, kPlanes, kChannels, kPlanesU8 };
 
 /// Bytes of scratch run_int8_depthwise needs on the current ISA and thread
 /// setting for `path` (0 on the scalar path).
@@ -109,6 +117,16 @@ void run_int8_depthwise(const Int8DepthwiseProblem& p, void* scratch,
 /// Whether kAuto takes the channels-last loops for `p` on this CPU (only
 /// geometry, ISA and channel count matter; measurements in the .cpp).
 bool int8_depthwise_channels_win(const Int8DepthwiseProblem& p);
+
+/// Whether the u8 per-plane loops (support/x86/int8_depthwise_u8_avx2.cpp)
+/// can compute `p` exactly: an AVX2 CPU without AVX-512 VNNI, a 3x3 filter,
+/// dilation 1, stride_w 1 or 2, and every weight in [-64, 63] (7 bits, as
+/// static_config(weight_bits=7) quantizes them; checked here, C * 9 bytes).
+bool int8_depthwise_u8_applies(const Int8DepthwiseProblem& p);
+
+/// Whether kAuto takes the u8 per-plane loops for `p` (they apply, and the
+/// map is wide enough for them to win; measurements in the .cpp).
+bool int8_depthwise_u8_wins(const Int8DepthwiseProblem& p);
 
 /// The scalar path for planes [plane_begin, plane_end) (plane = n * C + c;
 /// any CPU; tests compare the SIMD path to it bit for bit).
@@ -127,6 +145,13 @@ bool int8_depthwise_channel_is_bounded(const Int8DepthwiseProblem& p, int64_t c)
 size_t int8_depthwise_avx2_worker_bytes(const Int8DepthwiseProblem& p);
 void int8_depthwise_avx2(const Int8DepthwiseProblem& p, int64_t plane_begin, int64_t plane_end,
                          void* worker_scratch);
+
+/// The u8 per-plane loops (int8_depthwise_u8_applies): one worker's
+/// scratch (64-byte multiple: the padded u8 plane), and planes
+/// [plane_begin, plane_end) using it.
+size_t int8_depthwise_u8_avx2_worker_bytes(const Int8DepthwiseProblem& p);
+void int8_depthwise_u8_avx2(const Int8DepthwiseProblem& p, int64_t plane_begin,
+                            int64_t plane_end, void* worker_scratch);
 
 /// With AVX-512 VNNI (quant_isa()), maps at least kInt8DepthwiseVnniMinWidth
 /// wide take their taps 32 pixels at a time, and maps wider than 8 (the AVX2

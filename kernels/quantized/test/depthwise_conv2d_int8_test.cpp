@@ -168,11 +168,14 @@ void check_case(const DwCase& k, uint32_t seed, size_t* distinct_out = nullptr) 
   EXPECT_EQ(scalar_out.values<int8_t>(), got);
 }
 
-// The channels-last loops (kChannels; the per-plane or scalar path where
-// they are not available) on `k`, 1 and 2 threads, against the scalar
-// path; nothing written outside the output or the scratch.
-void check_channels(const DwCase& k, const Data& d) {
-  SCOPED_TRACE(testing::Message() << "channels-last " << k);
+// The loops `path` forces (kChannels or kPlanesU8; the per-plane or scalar
+// path where they are not available) on `k`, 1 and 2 threads, against the
+// scalar path; nothing written outside the output or the scratch.
+void check_path(const DwCase& k, const Data& d, quantized::Int8DepthwisePath path) {
+  SCOPED_TRACE(testing::Message() << (path == quantized::Int8DepthwisePath::kChannels
+                                          ? "channels-last "
+                                          : "u8 planes ")
+                                  << k);
   const int64_t oh = out_size(k.h, k.kh, k.sh, k.ph, k.dh);
   const int64_t ow = out_size(k.w, k.kw, k.sw, k.pw, k.dw);
   ASSERT_GT(oh, 0);
@@ -190,7 +193,6 @@ void check_channels(const DwCase& k, const Data& d) {
   constexpr int8_t kSentinel = 0x5a;
   for (size_t threads : {1, 2}) {
     ASSERT_EQ(set_num_threads(threads), Error::Ok);
-    const auto path = quantized::Int8DepthwisePath::kChannels;
     const size_t bytes = quantized::int8_depthwise_scratch_bytes(p, path);
     std::vector<int8_t> scratch(bytes + kGuard + 64, kSentinel);
     const size_t align = (64 - reinterpret_cast<uintptr_t>(scratch.data()) % 64) % 64;
@@ -211,7 +213,21 @@ void check_channels(const DwCase& k, const Data& d) {
   ASSERT_EQ(set_num_threads(1), Error::Ok);
 }
 
+void check_channels(const DwCase& k, const Data& d) {
+  check_path(k, d, quantized::Int8DepthwisePath::kChannels);
+}
 void check_channels(const DwCase& k, uint32_t seed) { check_channels(k, make_data(k, seed)); }
+
+// make_data with every weight in [-64, 63] (static_config(weight_bits=7)),
+// which the u8 per-plane loops need.
+Data make_data_7bit(const DwCase& k, uint32_t seed) {
+  Data d = make_data(k, seed);
+  for (int8_t& v : d.w) v = static_cast<int8_t>(v >> 1);
+  return d;
+}
+void check_u8(const DwCase& k, const Data& d) {
+  check_path(k, d, quantized::Int8DepthwisePath::kPlanesU8);
+}
 
 TEST(DepthwiseConv2dInt8, ChannelsLastSmallMapsMatchScalar) {
   // Channel counts off the 32-channel band (1, 5, 24, 40), maps 1x1 to
@@ -539,6 +555,122 @@ TEST(DepthwiseConv2dInt8, ScratchComesFromTheTempAllocator) {
   Tensors tc(kc, dc, 7, 7);
   const Error ec = dw_args(kc, dc, tc).run(native::depthwise_conv2d_int8_out, /*with_temp=*/false);
   EXPECT_EQ(ec, simd ? Error::MemoryAllocationFailed : Error::Ok);
+}
+
+}  // namespace
+}  // namespace torchedge
+
+namespace torchedge {
+namespace {
+
+TEST(DepthwiseConv2dInt8, U8PlanesMatchScalar) {
+  // 3x3 filters with 7-bit weights: widths around the 32-pixel block (and
+  // 1..5), strides 1 and 2 in either direction, padding 0..2, batch 2;
+  // zero points, scales, clamps and bias drawn per case.
+  std::mt19937 gen(7);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
+  int checked = 0;
+  for (int32_t w : {1, 3, 5, 16, 31, 32, 33, 56, 63, 64, 65, 97, 112}) {
+    for (int64_t sh : {1, 2}) {
+      for (int64_t sw : {1, 2}) {
+        for (int64_t pad : {0, 1, 2}) {
+          DwCase k{2, pick(1, 3), pick(1, 9), w, 3, 3, sh, sw, pad, pad, 1, 1, 0, 0, -128, 127,
+                   true};
+          if (out_size(k.h, 3, sh, pad, 1) <= 0 || out_size(k.w, 3, sw, pad, 1) <= 0) continue;
+          k.zx = pick(-128, 127);
+          k.zo = pick(-128, 127);
+          k.omin = pick(0, 1) == 1 ? pick(-128, 0) : -128;
+          k.omax = pick(0, 1) == 1 ? pick(std::max(k.omin, 0), 127) : 127;
+          k.bias = pick(0, 1) == 1;
+          Data d = make_data_7bit(k, 700 + checked);
+          d.out_scale *= pick(2, 8) / 8.0;  // the weights are half as large
+          check_u8(k, d);
+          if (HasFatalFailure()) return;
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 120);
+}
+
+TEST(DepthwiseConv2dInt8, U8PlanesExtremesAndEpilogues) {
+  // The largest vpmaddubsw pair sums: x = 127 (u8 255) against weights
+  // -64 and 63, and x = -128 (u8 0); then the float epilogue (small
+  // spread: not bounded) and a NaN bias.
+  const DwCase k{1, 4, 6, 70, 3, 3, 1, 1, 1, 1, 1, 1, -128, 0, -128, 127, true};
+  for (int8_t x : {int8_t{127}, int8_t{-128}}) {
+    Data d = make_data_7bit(k, 11);
+    std::fill(d.x.begin(), d.x.end(), x);
+    for (size_t i = 0; i < d.w.size(); ++i) d.w[i] = (i / 9) % 2 == 0 ? -64 : 63;
+    d.out_scale *= 40.0;  // outputs inside the range, not all clamped
+    check_u8(k, d);
+    DwCase s2 = k;
+    s2.sh = s2.sw = 2;
+    s2.zx = 127;
+    check_u8(s2, d);
+  }
+  for (int32_t spread : {1, 3}) {
+    DwCase f{2, 3, 9, 40, 3, 3, 1, 1, 1, 1, 1, 1, -20, 6, -128, 127, true};
+    f.x_spread = spread;
+    check_u8(f, make_data_7bit(f, 80 + spread));
+    f.bias = false;
+    f.sh = f.sw = 2;
+    check_u8(f, make_data_7bit(f, 90 + spread));
+  }
+  const DwCase n{1, 3, 5, 33, 3, 3, 1, 1, 1, 1, 1, 1, 0, 10, -128, 127, true};
+  Data d = make_data_7bit(n, 5);
+  d.b[1] = std::nanf("");
+  check_u8(n, d);
+}
+
+TEST(DepthwiseConv2dInt8, U8PlanesMobileNetV2Shapes) {
+  // MobileNetV2's wide depthwise layers with 7-bit weights through the u8
+  // loops, and the op (kAuto) on 7-bit weights against the reference.
+  struct Layer {
+    int32_t c, hw;
+    int64_t s;
+  };
+  const Layer layers[] = {{32, 112, 1}, {96, 112, 2}, {144, 56, 1}, {144, 56, 2}, {192, 28, 1}};
+  uint32_t seed = 140;
+  for (const Layer& l : layers) {
+    const DwCase k{1, l.c, l.hw, l.hw, 3, 3, l.s, l.s, 1, 1, 1, 1, -3, 9, 0, 127, true};
+    check_u8(k, make_data_7bit(k, seed++));
+  }
+}
+
+TEST(DepthwiseConv2dInt8, U8PlanesApplyOnlyWhereExact) {
+  // int8_depthwise_u8_applies: AVX2 without VNNI, 3x3, dilation 1, stride_w
+  // 1 or 2, every weight in [-64, 63].
+  std::vector<int8_t> w(2 * 9, 63);
+  quantized::Int8DepthwiseProblem p;
+  p.batch = 1;
+  p.channels = 2;
+  p.height = p.width = 20;
+  p.out_height = p.out_width = 20;
+  p.kernel_h = p.kernel_w = 3;
+  p.pad_h = p.pad_w = 1;
+  p.weight = w.data();
+  const bool avx2 = quantized::quant_isa() == quantized::QuantIsa::kAvx2;
+  EXPECT_EQ(quantized::int8_depthwise_u8_applies(p), avx2);
+  EXPECT_FALSE(quantized::int8_depthwise_u8_wins(p));  // 20 wide: channels-last
+  p.out_width = 28;
+  EXPECT_EQ(quantized::int8_depthwise_u8_wins(p), avx2);
+  w[17] = -64;
+  EXPECT_EQ(quantized::int8_depthwise_u8_applies(p), avx2);
+  w[17] = 64;  // the last weight of the last channel: 8 bits
+  EXPECT_FALSE(quantized::int8_depthwise_u8_applies(p));
+  w[17] = -65;
+  EXPECT_FALSE(quantized::int8_depthwise_u8_applies(p));
+  w[17] = 0;
+  p.stride_w = 3;
+  EXPECT_FALSE(quantized::int8_depthwise_u8_applies(p));
+  p.stride_w = 1;
+  p.dilation_h = 2;
+  EXPECT_FALSE(quantized::int8_depthwise_u8_applies(p));
+  p.dilation_h = 1;
+  p.kernel_h = p.kernel_w = 5;  // (the weight array is read only for 3x3)
+  EXPECT_FALSE(quantized::int8_depthwise_u8_applies(p));
 }
 
 }  // namespace
