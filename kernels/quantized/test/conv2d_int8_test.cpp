@@ -232,6 +232,32 @@ TEST(Conv2dInt8, ResNetShapesOnTwoThreads) {
   ASSERT_EQ(set_num_threads(1), Error::Ok);
 }
 
+// The int8 Winograd's schedules at 2 threads (AVX2): maps of at most 16
+// strips of 16 tiles split by weight panels (each worker its own filters,
+// padded copy and V; odd panel counts, a narrow last strip taking panels
+// in twos, a batch), larger ones by strips; 8- and 7-bit weights.
+TEST(Conv2dInt8, WinogradSchedulesOnTwoThreads) {
+  ASSERT_EQ(set_num_threads(2), Error::Ok);
+  const Geometry cases[] = {
+      {1, 20, 14, 14, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1},  // 49 tiles, 3 panels
+      {1, 8, 9, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1},      // 25 tiles, 2 panels
+      {2, 16, 12, 10, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1},  // a batch
+      {1, 64, 28, 28, 70, 3, 3, 1, 1, 1, 1, 1, 1, 1},  // 13 strips, 12 panels
+      {1, 24, 30, 30, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1},   // 15 strips, 2 panels
+      {1, 16, 40, 36, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1},  // 23 strips: by strips
+  };
+  uint32_t seed = 300;
+  Quant seven;
+  seven.weight_bits = 7;
+  seven.in_zp = -128;
+  for (const Geometry& g : cases) {
+    check_case(g, Quant{}, seed += 3);
+    check_case(g, seven, seed += 3);
+    if (HasFatalFailure()) break;
+  }
+  ASSERT_EQ(set_num_threads(1), Error::Ok);
+}
+
 // Cout_g above the padded pixel count: at 2 threads the workers split the
 // output channels (weight panels), each running every strip.
 TEST(Conv2dInt8, OutputChannelSplitOnTwoThreads) {

@@ -64,9 +64,18 @@ size_t round_up_64(size_t bytes) { return (bytes + 63) & ~size_t{63}; }
 // L2), then per weight panel the 16 GEMMs write that panel's M ([16
 // points][6 rows][16 tiles], 6 KiB: L1) and the output transform
 // requantizes its 6 channels from there.
+//
+// Small maps on several threads (by_panels): a 14x14 map has 4 strips, which
+// split badly over 2 workers (32 tiles vs 17), and each strip streams all of
+// U' (2.1 MiB at 256 x 256 channels) that the filter transform left in
+// another core's caches (at 2 threads such layers ran slower than at 1). There each worker takes a range of panels for
+// every strip instead: it transforms only its own panels' filters, pads
+// the image into its own copy and makes every strip's V itself (the input
+// transform, duplicated, is small on such maps), with no wait in between.
 struct Layout {
   int64_t tiles_h, tiles_w, tiles;
   int64_t strips, workers;
+  bool by_panels;
   int64_t pairs, panels, wp;
   // int32 between two points' blocks of V ([pairs][16]): one cache line
   // more than the block, as 16 blocks 2 or 4 KiB apart would share L1 sets
@@ -79,6 +88,16 @@ struct Layout {
   size_t padded, u;
   size_t worker;  // bytes of one worker's V and M
 };
+
+// by_panels where a map has at most this many strips (on 2 threads or
+// more). int8_winograd_bench at 2 threads, fastest of 30 calls, strips
+// split / by_panels over four alternations: 256 @ 14 (4 strips) 1.07-1.26
+// -> 0.77-0.96 ms, 128 @ 28 (13 strips) 0.92-0.98 -> 0.70-0.84 ms; in
+// ResNet-18 at 2 threads (`--profile`, two runs each) its two later 256 @
+// 14 layers 2.12-2.22 -> 0.94-1.03 ms and the 128 @ 28 ones 1.04-1.16 ->
+// 0.84-0.96 ms. 64 @ 56 (49 strips) splits well by strips and would
+// transform its input twice.
+constexpr int64_t kByPanelsMaxStrips = 16;
 
 // A worker's M: [16 points][up to 12 rows][16 tiles] int32 (a narrow
 // strip's GEMMs take two panels at a time).
@@ -93,10 +112,11 @@ Layout layout_of(const Int8ConvProblem& p) {
   // had the GEMMs compute 1/7 more.
   l.tiles = l.tiles_h * l.tiles_w;
   l.strips = (l.tiles + kStrip - 1) / kStrip;
-  l.workers =
-      std::max<int64_t>(1, std::min<int64_t>(l.strips, static_cast<int64_t>(num_threads())));
   l.pairs = (p.in_channels + 1) / 2;
   l.panels = (p.out_channels + kRows - 1) / kRows;
+  const int64_t threads = static_cast<int64_t>(num_threads());
+  l.by_panels = threads > 1 && l.strips <= kByPanelsMaxStrips;
+  l.workers = std::max<int64_t>(1, std::min(l.by_panels ? l.panels : l.strips, threads));
   l.wp = p.width + 2 * p.pad_w;
   l.v_point = (l.pairs + 1) * kStrip;
   // The input transform of the last tile row may read one row and 18
@@ -385,14 +405,16 @@ void transform_output(const Int8ConvProblem& p, const int32_t* m, int64_t m_rows
 // half-width tile on two panels at a time, half the multiplies of the
 // 16-lane one.
 void run_strip(const Int8ConvProblem& p, const Layout& l, const Int8ConvSource& src,
-               const int32_t* u, int64_t n, int64_t s, int32_t* v, int32_t* m,
-               Int8RequantizeRun requantize) {
+               const int32_t* u, int64_t n, int64_t s, int64_t panel_begin, int64_t panel_end,
+               int32_t* v, int32_t* m, Int8RequantizeRun requantize) {
   const StripTiles st = strip_tiles(l, s);
   for (int64_t pair = 0; pair < l.pairs; ++pair) transform_input(p, l, src, pair, st, v);
   if (st.vectors == 1) {
-    for (int64_t panel = 0; panel < l.panels; panel += 2) {
-      const int64_t co = panel * kRows, count = std::min(kMaxMRows, p.out_channels - co);
-      const int64_t second_panel = panel + 1 < l.panels ? panel + 1 : panel;
+    for (int64_t panel = panel_begin; panel < panel_end; panel += 2) {
+      const bool two = panel + 1 < panel_end;
+      const int64_t co = panel * kRows;
+      const int64_t count = std::min((two ? 2 : 1) * kRows, p.out_channels - co);
+      const int64_t second_panel = two ? panel + 1 : panel;
       for (int64_t xi = 0; xi < kPoints; ++xi) {
         int8_tile::tile_half(u + (panel * kPoints + xi) * l.u_block,
                              u + (second_panel * kPoints + xi) * l.u_block,
@@ -403,7 +425,7 @@ void run_strip(const Int8ConvProblem& p, const Layout& l, const Int8ConvSource& 
     }
     return;
   }
-  for (int64_t panel = 0; panel < l.panels; ++panel) {
+  for (int64_t panel = panel_begin; panel < panel_end; ++panel) {
     for (int64_t xi = 0; xi < kPoints; ++xi) {
       int8_tile::tile(u + (panel * kPoints + xi) * l.u_block,
                       reinterpret_cast<const int16_t*>(v + xi * l.v_point), l.pairs,
@@ -436,11 +458,41 @@ bool int8_winograd_applies(const Int8ConvProblem& p) {
 
 size_t int8_winograd_scratch_bytes(const Int8ConvProblem& p) {
   const Layout l = layout_of(p);
-  return l.padded + l.u + static_cast<size_t>(l.workers) * l.worker;
+  // by_panels: each worker's own padded copy too.
+  const size_t slot = l.worker + (l.by_panels ? l.padded : 0);
+  return (l.by_panels ? 0 : l.padded) + l.u + static_cast<size_t>(l.workers) * slot;
+}
+
+// by_panels (Layout): worker w owns panels [P w / W, P (w + 1) / W) for
+// every image and strip, its slot its V, M and padded copy.
+void run_by_panels(const Int8ConvProblem& p, const Layout& l, void* scratch,
+                   Int8RequantizeRun requantize) {
+  int32_t* u = static_cast<int32_t*>(scratch);
+  char* slots = static_cast<char*>(scratch) + l.u;
+  const size_t copy_bytes = int8_conv_padded_bytes(p);
+  parallel_for(0, l.workers, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t w = begin; w < end; ++w) {
+      char* slot = slots + static_cast<size_t>(w) * (l.worker + l.padded);
+      int32_t* v = reinterpret_cast<int32_t*>(slot);
+      int32_t* m = v + kPoints * l.v_point;
+      int8_t* padded = reinterpret_cast<int8_t*>(slot + l.worker);
+      std::memset(padded + copy_bytes, 0, l.padded - copy_bytes);
+      const int64_t pb = l.panels * w / l.workers, pe = l.panels * (w + 1) / l.workers;
+      transform_filters(p, l, pb, pe, u);
+      const Int8ConvSource src = int8_conv_padded_source(p, padded);
+      for (int64_t n = 0; n < p.batch; ++n) {
+        int8_conv_pad_image(p, n, 0, p.in_channels, padded);
+        for (int64_t s = 0; s < l.strips; ++s) {
+          run_strip(p, l, src, u, n, s, pb, pe, v, m, requantize);
+        }
+      }
+    }
+  });
 }
 
 void run_int8_winograd(const Int8ConvProblem& p, void* scratch) {
   const Layout l = layout_of(p);
+  if (l.by_panels) return run_by_panels(p, l, scratch, int8_conv_requantize_run_for(p));
   char* base = static_cast<char*>(scratch);
   int8_t* padded = reinterpret_cast<int8_t*>(base);
   int32_t* u = reinterpret_cast<int32_t*>(base + l.padded);
@@ -468,7 +520,7 @@ void run_int8_winograd(const Int8ConvProblem& p, void* scratch) {
         int32_t* v = reinterpret_cast<int32_t*>(slot);
         int32_t* m = v + kPoints * l.v_point;
         for (int64_t s = l.strips * w / l.workers; s < l.strips * (w + 1) / l.workers; ++s) {
-          run_strip(p, l, src, u, n, s, v, m, requantize);
+          run_strip(p, l, src, u, n, s, 0, l.panels, v, m, requantize);
         }
       }
     });
