@@ -6,8 +6,9 @@
 // dilation 1..2, widths below and around 16, batches 1..2, zero points
 // across int8, narrowed output ranges, with and without bias, on 1 and 2
 // threads; and the op's output equal to the scalar path's (the suite
-// reruns under TORCHEDGE_ISA=avx2 and scalar). The channels-last loops,
-// forced through Int8DepthwisePath::kChannels whatever the size rule says,
+// reruns under TORCHEDGE_ISA=avx2 and scalar). The channels-last loops and
+// (with 7-bit weights) the u8 per-plane loops, forced through
+// Int8DepthwisePath::kChannels / kPlanesU8 whatever the size rules say,
 // against the scalar path bit for bit (output and scratch guarded).
 #include "kernels/optimized/threadpool/threadpool.h"
 #include "kernels/quantized/support/affine.h"
@@ -168,6 +169,15 @@ void check_case(const DwCase& k, uint32_t seed, size_t* distinct_out = nullptr) 
   EXPECT_EQ(scalar_out.values<int8_t>(), got);
 }
 
+// MobileNetV2's depthwise layers (3x3, padding 1): channels, map, stride.
+struct MobileNetV2Layer {
+  int32_t c, hw;
+  int64_t s;
+};
+constexpr MobileNetV2Layer kMobileNetV2Layers[] = {
+    {32, 112, 1}, {96, 112, 2}, {144, 56, 1}, {144, 56, 2}, {192, 28, 1},
+    {192, 28, 2}, {384, 14, 1}, {576, 14, 1}, {576, 14, 2}, {960, 7, 1}};
+
 // The loops `path` forces (kChannels or kPlanesU8; the per-plane or scalar
 // path where they are not available) on `k`, 1 and 2 threads, against the
 // scalar path; nothing written outside the output or the scratch.
@@ -313,38 +323,49 @@ TEST(DepthwiseConv2dInt8, ChannelsLastRowWindowsMatchScalar) {
   check_channels({1, 32, 112, 112, 3, 3, 1, 1, 1, 1, 1, 1, -3, 9, 0, 127, true}, 34);
 }
 
-TEST(DepthwiseConv2dInt8, ChannelsLastFloatEpilogueAndNan) {
-  // Small |x - zx|: the band is not bounded, the float epilogue runs.
+// Through `path` (data from `make`): the float epilogue (|x - zx| small:
+// not bounded) with bias at stride 1, without bias and with a raised
+// output minimum at stride 2; then a NaN bias in channel `nan_channel` of
+// `n` (0 there, as eager).
+void check_float_epilogue_and_nan(quantized::Int8DepthwisePath path,
+                                  Data (*make)(const DwCase&, uint32_t), DwCase f,
+                                  const DwCase& n, int32_t nan_channel, uint32_t seed) {
   for (int32_t spread : {1, 3}) {
-    DwCase k{2, 40, 7, 9, 3, 3, 1, 1, 1, 1, 1, 1, -20, 6, -128, 127, true};
-    k.x_spread = spread;
-    check_channels(k, 60 + spread);
-    k.bias = false;
-    k.omin = 6;
-    k.sh = k.sw = 2;
-    check_channels(k, 70 + spread);
+    f.x_spread = spread;
+    f.bias = true;
+    f.omin = -128;
+    f.sh = f.sw = 1;
+    check_path(f, make(f, seed + spread), path);
+    f.bias = false;
+    f.omin = 6;
+    f.sh = f.sw = 2;
+    check_path(f, make(f, seed + 10 + spread), path);
   }
-  // A NaN bias in one channel of the second band: 0 there, as eager.
-  const DwCase k{1, 36, 5, 6, 3, 3, 1, 1, 1, 1, 1, 1, 0, 10, -128, 127, true};
-  Data d = make_data(k, 5);
-  d.b[33] = std::nanf("");
-  check_channels(k, d);
+  Data d = make(n, 5);
+  d.b[nan_channel] = std::nanf("");
+  check_path(n, d, path);
 }
 
-TEST(DepthwiseConv2dInt8, ChannelsLastMobileNetV2Shapes) {
+TEST(DepthwiseConv2dInt8, ChannelsLastFloatEpilogueAndNan) {
+  // The NaN in the second band.
+  check_float_epilogue_and_nan(quantized::Int8DepthwisePath::kChannels, make_data,
+                               {2, 40, 7, 9, 3, 3, 1, 1, 1, 1, 1, 1, -20, 6, -128, 127, true},
+                               {1, 36, 5, 6, 3, 3, 1, 1, 1, 1, 1, 1, 0, 10, -128, 127, true}, 33,
+                               60);
+}
+
+TEST(DepthwiseConv2dInt8, MobileNetV2ShapesThroughEveryLoop) {
   // Every MobileNetV2 depthwise layer at its full channel count, forced
-  // through the channels-last loops, and the op (kAuto) on the same data.
-  struct Layer {
-    int32_t c, hw;
-    int64_t s;
-  };
-  const Layer layers[] = {{32, 112, 1}, {96, 112, 2}, {144, 56, 1}, {144, 56, 2}, {192, 28, 1},
-                          {192, 28, 2}, {384, 14, 1}, {576, 14, 1}, {576, 14, 2}, {960, 7, 1}};
+  // through the channels-last loops, and the op (kAuto) on the same data;
+  // with 7-bit weights through the u8 loops where the map is at least 28
+  // wide (kAuto's rule for them).
   uint32_t seed = 40;
-  for (const Layer& l : layers) {
+  for (const MobileNetV2Layer& l : kMobileNetV2Layers) {
     const DwCase k{1, l.c, l.hw, l.hw, 3, 3, l.s, l.s, 1, 1, 1, 1, -3, 9, 0, 127, true};
     check_channels(k, seed);
-    check_case(k, seed++);
+    check_case(k, seed);
+    if (l.hw / l.s >= 28) check_u8(k, make_data_7bit(k, seed + 100));
+    ++seed;
   }
 }
 
@@ -610,33 +631,10 @@ TEST(DepthwiseConv2dInt8, U8PlanesExtremesAndEpilogues) {
     s2.zx = 127;
     check_u8(s2, d);
   }
-  for (int32_t spread : {1, 3}) {
-    DwCase f{2, 3, 9, 40, 3, 3, 1, 1, 1, 1, 1, 1, -20, 6, -128, 127, true};
-    f.x_spread = spread;
-    check_u8(f, make_data_7bit(f, 80 + spread));
-    f.bias = false;
-    f.sh = f.sw = 2;
-    check_u8(f, make_data_7bit(f, 90 + spread));
-  }
-  const DwCase n{1, 3, 5, 33, 3, 3, 1, 1, 1, 1, 1, 1, 0, 10, -128, 127, true};
-  Data d = make_data_7bit(n, 5);
-  d.b[1] = std::nanf("");
-  check_u8(n, d);
-}
-
-TEST(DepthwiseConv2dInt8, U8PlanesMobileNetV2Shapes) {
-  // MobileNetV2's wide depthwise layers with 7-bit weights through the u8
-  // loops, and the op (kAuto) on 7-bit weights against the reference.
-  struct Layer {
-    int32_t c, hw;
-    int64_t s;
-  };
-  const Layer layers[] = {{32, 112, 1}, {96, 112, 2}, {144, 56, 1}, {144, 56, 2}, {192, 28, 1}};
-  uint32_t seed = 140;
-  for (const Layer& l : layers) {
-    const DwCase k{1, l.c, l.hw, l.hw, 3, 3, l.s, l.s, 1, 1, 1, 1, -3, 9, 0, 127, true};
-    check_u8(k, make_data_7bit(k, seed++));
-  }
+  check_float_epilogue_and_nan(quantized::Int8DepthwisePath::kPlanesU8, make_data_7bit,
+                               {2, 3, 9, 40, 3, 3, 1, 1, 1, 1, 1, 1, -20, 6, -128, 127, true},
+                               {1, 3, 5, 33, 3, 3, 1, 1, 1, 1, 1, 1, 0, 10, -128, 127, true}, 1,
+                               80);
 }
 
 TEST(DepthwiseConv2dInt8, U8PlanesApplyOnlyWhereExact) {
