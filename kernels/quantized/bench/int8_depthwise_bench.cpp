@@ -1,11 +1,12 @@
 // Time of the int8 depthwise convolution (torchedge::depthwise_conv2d_int8's
 // compute; a benchmark, not a test) on MobileNetV2's depthwise layers (3x3,
-// padding 1, batch 1, NCHW int8) through the per-plane loops and the
-// channels-last loops (support/int8_depthwise.h's Int8DepthwisePath), on 1
-// and 2 threads. The shared VM is noisy: each round times every layer and
-// path once (best of `iterations` calls), rounds alternate the paths, and
-// the table shows each one's minimum over the rounds, in us, and which path
-// kAuto takes.
+// padding 1, batch 1, NCHW int8) through the int16 per-plane loops, the
+// channels-last loops and the u8 per-plane loops (support/int8_depthwise.h's
+// Int8DepthwisePath; the weights are drawn from [-64, 63] so that the u8
+// loops apply on AVX2), on 1 and 2 threads. The shared VM is noisy: each
+// round times every layer and path once (best of `iterations` calls),
+// rounds rotate the paths, and the table shows each one's minimum over the
+// rounds, in us, and which path kAuto takes.
 // Usage: int8_depthwise_bench [iterations (20)] [rounds (5)] [max threads (2)]
 //                             [channels: only those layers]
 #include <chrono>
