@@ -90,21 +90,15 @@ void fill_row(const int8_t* x, int64_t width, const int8_t* input_end, __m256i p
 // pixel order. Stride 2 (r0 = pixels 2j, r1 = 2j + 1, r2 = 16 + 2j, r3 =
 // 17 + 2j): lane L becomes pixels [8L, 8L + 8) then [16 + 8L, 24 + 8L),
 // and vpermq (0, 2, 1, 3) joins the lanes' halves in order.
-__m256i order_mask(int64_t stride) {
-  alignas(32) int8_t m[32];
-  for (int lane = 0; lane < 2; ++lane) {
-    for (int d = 0; d < 16; ++d) {
-      int src;
-      if (stride == 1) {
-        src = 4 * (d % 4) + d / 4;
-      } else {
-        const int h = d / 8, e = d % 8;  // half h: k = 2h (even e) or 2h + 1
-        src = 4 * (2 * h + e % 2) + e / 2;
-      }
-      m[16 * lane + d] = static_cast<int8_t>(src);
-    }
-  }
-  return _mm256_load_si256(reinterpret_cast<const __m256i*>(m));
+alignas(32) constexpr int8_t kOrderStride1[32] = {0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10,
+                                                   14, 3, 7, 11, 15, 0, 4, 8, 12, 1, 5,
+                                                   9, 13, 2, 6, 10, 14, 3, 7, 11, 15};
+alignas(32) constexpr int8_t kOrderStride2[32] = {0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9,
+                                                   13, 10, 14, 11, 15, 0, 4, 1, 5, 2, 6,
+                                                   3, 7, 8, 12, 9, 13, 10, 14, 11, 15};
+inline __m256i order_mask(int64_t stride) {
+  return _mm256_load_si256(
+      reinterpret_cast<const __m256i*>(stride == 1 ? kOrderStride1 : kOrderStride2));
 }
 
 template <int kStride, bool kBias, bool kBounded>
