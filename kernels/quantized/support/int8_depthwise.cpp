@@ -51,39 +51,30 @@ int64_t workers_of(const Int8DepthwiseProblem& p) {
   return std::max<int64_t>(1, std::min<int64_t>(p.planes(), static_cast<int64_t>(num_threads())));
 }
 
-bool use_avx2() {
-#if defined(TORCHEDGE_QUANTIZED_X86)
-  return quant_isa() != QuantIsa::kScalar;
-#else
-  return false;
-#endif
-}
+// The loops run_int8_depthwise takes.
+enum class Loops { kScalar, kPlanes, kChannels, kPlanesU8 };
 
-// Whether `path` resolves to the u8 per-plane loops for `p`.
-bool use_u8(const Int8DepthwiseProblem& p, Int8DepthwisePath path) {
-  switch (path) {
-    case Int8DepthwisePath::kAuto: return int8_depthwise_u8_wins(p);
-    case Int8DepthwisePath::kPlanesU8: return int8_depthwise_u8_applies(p);
-    case Int8DepthwisePath::kPlanes:
-    case Int8DepthwisePath::kChannels: return false;
-  }
-  return false;
-}
-
-// Whether `path` resolves to the channels-last loops for `p`.
-bool use_channels(const Int8DepthwiseProblem& p, Int8DepthwisePath path) {
+// What `path` resolves to for `p` on this CPU (kAuto: the u8 planes where
+// they win, else channels-last where they win, else the int16 planes; a
+// forced path falls back to the int16 planes where it is not available).
+// Resolved once per call: the u8 test scans the weights.
+Loops loops_of(const Int8DepthwiseProblem& p, Int8DepthwisePath path) {
 #if defined(TORCHEDGE_QUANTIZED_X86)
-  if (!use_avx2() || p.taps() > kInt8DepthwiseChannelsMaxTaps) return false;
+  if (quant_isa() == QuantIsa::kScalar) return Loops::kScalar;
   switch (path) {
-    case Int8DepthwisePath::kAuto: return !int8_depthwise_u8_wins(p) && int8_depthwise_channels_win(p);
-    case Int8DepthwisePath::kPlanes:
-    case Int8DepthwisePath::kPlanesU8: return false;
-    case Int8DepthwisePath::kChannels: return true;
+    case Int8DepthwisePath::kAuto:
+      if (int8_depthwise_u8_wins(p)) return Loops::kPlanesU8;
+      return int8_depthwise_channels_win(p) ? Loops::kChannels : Loops::kPlanes;
+    case Int8DepthwisePath::kPlanes: return Loops::kPlanes;
+    case Int8DepthwisePath::kChannels:
+      return p.taps() <= kInt8DepthwiseChannelsMaxTaps ? Loops::kChannels : Loops::kPlanes;
+    case Int8DepthwisePath::kPlanesU8:
+      return int8_depthwise_u8_applies(p) ? Loops::kPlanesU8 : Loops::kPlanes;
   }
 #endif
   (void)p;
   (void)path;
-  return false;
+  return Loops::kScalar;
 }
 
 #if defined(TORCHEDGE_QUANTIZED_X86)
@@ -306,20 +297,21 @@ void int8_depthwise_scalar(const Int8DepthwiseProblem& p, int64_t plane_begin,
 }
 
 size_t int8_depthwise_scratch_bytes(const Int8DepthwiseProblem& p, Int8DepthwisePath path) {
+  if (p.planes() == 0) return 0;
 #if defined(TORCHEDGE_QUANTIZED_X86)
-  if (use_avx2() && p.planes() > 0) {
-    if (use_u8(p, path)) {
+  switch (loops_of(p, path)) {
+    case Loops::kScalar: return 0;
+    case Loops::kPlanes:
+      return static_cast<size_t>(workers_of(p)) * int8_depthwise_avx2_worker_bytes(p);
+    case Loops::kPlanesU8:
       return static_cast<size_t>(workers_of(p)) * int8_depthwise_u8_avx2_worker_bytes(p);
-    }
-    if (use_channels(p, path)) {
+    case Loops::kChannels: {
       const ChannelWork w = channel_work(p);
       return static_cast<size_t>(w.workers) *
              int8_depthwise_channels_worker_bytes(p, w.row_blocks);
     }
-    return static_cast<size_t>(workers_of(p)) * int8_depthwise_avx2_worker_bytes(p);
   }
 #endif
-  (void)p;
   (void)path;
   return 0;
 }
@@ -327,8 +319,9 @@ size_t int8_depthwise_scratch_bytes(const Int8DepthwiseProblem& p, Int8Depthwise
 void run_int8_depthwise(const Int8DepthwiseProblem& p, void* scratch, Int8DepthwisePath path) {
   const int64_t planes = p.planes();
   if (planes == 0 || p.out_height * p.out_width == 0) return;
+  const Loops loops = loops_of(p, path);
 #if defined(TORCHEDGE_QUANTIZED_X86)
-  if (use_channels(p, path)) {
+  if (loops == Loops::kChannels) {
     // As below: worker slot `slot` owns units [slot * units / workers, ...)
     // and scratch slice `slot`.
     const ChannelWork w = channel_work(p);
@@ -344,11 +337,7 @@ void run_int8_depthwise(const Int8DepthwiseProblem& p, void* scratch, Int8Depthw
   }
 #endif
   const int64_t workers = workers_of(p);
-  const bool avx2 = use_avx2();
-#if defined(TORCHEDGE_QUANTIZED_X86)
-  const bool u8 = use_u8(p, path);
-#endif
-  (void)avx2;
+  (void)loops;
   (void)scratch;
   // parallel_for over worker slots: each slot owns planes
   // [slot * planes / workers, (slot + 1) * planes / workers) and, on AVX2,
@@ -357,12 +346,12 @@ void run_int8_depthwise(const Int8DepthwiseProblem& p, void* scratch, Int8Depthw
     for (int64_t slot = begin; slot < end; ++slot) {
       const int64_t b = slot * planes / workers, e = (slot + 1) * planes / workers;
 #if defined(TORCHEDGE_QUANTIZED_X86)
-      if (u8) {
+      if (loops == Loops::kPlanesU8) {
         const size_t bytes = int8_depthwise_u8_avx2_worker_bytes(p);
         int8_depthwise_u8_avx2(p, b, e, static_cast<char*>(scratch) + slot * bytes);
         continue;
       }
-      if (avx2) {
+      if (loops == Loops::kPlanes) {
         const size_t bytes = int8_depthwise_avx2_worker_bytes(p);
         int8_depthwise_avx2(p, b, e, static_cast<char*>(scratch) + slot * bytes);
         continue;

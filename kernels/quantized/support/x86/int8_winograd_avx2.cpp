@@ -68,10 +68,11 @@ size_t round_up_64(size_t bytes) { return (bytes + 63) & ~size_t{63}; }
 // Small maps on several threads (by_panels): a 14x14 map has 4 strips, which
 // split badly over 2 workers (32 tiles vs 17), and each strip streams all of
 // U' (2.1 MiB at 256 x 256 channels) that the filter transform left in
-// another core's caches (at 2 threads such layers ran slower than at 1). There each worker takes a range of panels for
-// every strip instead: it transforms only its own panels' filters, pads
-// the image into its own copy and makes every strip's V itself (the input
-// transform, duplicated, is small on such maps), with no wait in between.
+// another core's caches (at 2 threads such layers ran slower than at 1).
+// There each worker takes a range of panels for every strip instead: it
+// transforms only its own panels' filters, pads the image into its own copy
+// and makes every strip's V itself (the input transform, duplicated, is
+// small on such maps), with no wait in between.
 struct Layout {
   int64_t tiles_h, tiles_w, tiles;
   int64_t strips, workers;
@@ -87,6 +88,8 @@ struct Layout {
   int64_t u_block;
   size_t padded, u;
   size_t worker;  // bytes of one worker's V and M
+  size_t slot;    // a worker's scratch: V and M, and by_panels its padded copy
+  size_t shared;  // before the slots: U', and unless by_panels the padded copy
 };
 
 // by_panels where a map has at most this many strips (on 2 threads or
@@ -126,6 +129,8 @@ Layout layout_of(const Int8ConvProblem& p) {
   l.u_block = l.pairs * kRows + 2;
   l.u = round_up_64(sizeof(int32_t) * kPoints * l.panels * l.u_block);
   l.worker = round_up_64(sizeof(int32_t) * (kPoints * l.v_point + kWorkerM));
+  l.slot = l.worker + (l.by_panels ? l.padded : 0);
+  l.shared = l.u + (l.by_panels ? 0 : l.padded);
   return l;
 }
 
@@ -458,9 +463,7 @@ bool int8_winograd_applies(const Int8ConvProblem& p) {
 
 size_t int8_winograd_scratch_bytes(const Int8ConvProblem& p) {
   const Layout l = layout_of(p);
-  // by_panels: each worker's own padded copy too.
-  const size_t slot = l.worker + (l.by_panels ? l.padded : 0);
-  return (l.by_panels ? 0 : l.padded) + l.u + static_cast<size_t>(l.workers) * slot;
+  return l.shared + static_cast<size_t>(l.workers) * l.slot;
 }
 
 // by_panels (Layout): worker w owns panels [P w / W, P (w + 1) / W) for
@@ -468,11 +471,11 @@ size_t int8_winograd_scratch_bytes(const Int8ConvProblem& p) {
 void run_by_panels(const Int8ConvProblem& p, const Layout& l, void* scratch,
                    Int8RequantizeRun requantize) {
   int32_t* u = static_cast<int32_t*>(scratch);
-  char* slots = static_cast<char*>(scratch) + l.u;
+  char* slots = static_cast<char*>(scratch) + l.shared;
   const size_t copy_bytes = int8_conv_padded_bytes(p);
   parallel_for(0, l.workers, 1, [&](int64_t begin, int64_t end) {
     for (int64_t w = begin; w < end; ++w) {
-      char* slot = slots + static_cast<size_t>(w) * (l.worker + l.padded);
+      char* slot = slots + static_cast<size_t>(w) * l.slot;
       int32_t* v = reinterpret_cast<int32_t*>(slot);
       int32_t* m = v + kPoints * l.v_point;
       int8_t* padded = reinterpret_cast<int8_t*>(slot + l.worker);
@@ -496,7 +499,7 @@ void run_int8_winograd(const Int8ConvProblem& p, void* scratch) {
   char* base = static_cast<char*>(scratch);
   int8_t* padded = reinterpret_cast<int8_t*>(base);
   int32_t* u = reinterpret_cast<int32_t*>(base + l.padded);
-  char* slots = base + l.padded + l.u;
+  char* slots = base + l.shared;
   const Int8RequantizeRun requantize = int8_conv_requantize_run_for(p);
   const size_t copy_bytes = int8_conv_padded_bytes(p);
   std::memset(padded + copy_bytes, 0, l.padded - copy_bytes);
@@ -516,7 +519,7 @@ void run_int8_winograd(const Int8ConvProblem& p, void* scratch) {
     // The strips split once over the workers, each with its own V and M.
     parallel_for(0, l.workers, 1, [&](int64_t begin, int64_t end) {
       for (int64_t w = begin; w < end; ++w) {
-        char* slot = slots + static_cast<size_t>(w) * l.worker;
+        char* slot = slots + static_cast<size_t>(w) * l.slot;
         int32_t* v = reinterpret_cast<int32_t*>(slot);
         int32_t* m = v + kPoints * l.v_point;
         for (int64_t s = l.strips * w / l.workers; s < l.strips * (w + 1) / l.workers; ++s) {
