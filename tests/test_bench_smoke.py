@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 from torchedge.bench import CONFIGS, BenchOptions, Plan, run, write_outputs
-from torchedge.bench.aggregate import combine, ratios
+from torchedge.bench.aggregate import combine, int8_speedups, ratios
 from torchedge.bench.configs import by_name
 from torchedge.bench.environment import REPO, Environment
 from torchedge.bench.measure import compare_outputs
-from torchedge.bench.report import markdown_report, ratio_table_text
+from torchedge.bench.report import int8_speedup_text, mac_rates_line, markdown_report, ratio_table_text
 
 CLI = REPO / "build" / "torchedge_run"
 
@@ -57,6 +57,39 @@ def test_ratio_uses_the_fastest_torchedge_configuration_that_matches_eager():
     assert row["peers"]["eager"]["ratio"] == pytest.approx(0.25)
     assert row["peers"]["eager"]["meets_target"] is True
     assert "executorch-xnnpack" not in row["peers"]
+
+
+def test_int8_speedup_divides_the_best_float_by_the_best_int8_configuration():
+    configs = by_name([])
+    runs = [("torchedge-portable", [30.0, 20.0], "fp32"), ("torchedge-optimized", [10.0, 9.0], "fp32"),
+            ("torchedge-int8", [6.0, 5.0], "int8"), ("torchedge-int8-w7", [5.0, 4.0], "int8"),
+            ("onnxruntime-int8", [2.0], "int8")]
+    results = [combine(by_name([name])[0], 1, None, [{**_round(name, lat), "precision": p}])
+               for name, lat, p in runs]
+    (s,) = int8_speedups(results, ratios(results, configs))
+    assert (s["float_config"], s["int8_config"]) == ("torchedge-optimized", "torchedge-int8-w7")
+    assert s["speedup"] == pytest.approx(9.5 / 4.5) and s["meets_target"] is True
+    assert s["speedup_of_minimums"] == pytest.approx(9.0 / 4.0)
+    # 8 ms int8 against 9.5 ms float: 1.19x, under the 1.8x target.
+    slow = [r if r["precision"] == "fp32" else {**r, "median_ms": 8.0, "min_ms": 8.0} for r in results
+            if r["config"] != "onnxruntime-int8"]
+    (s,) = int8_speedups(slow, ratios(slow, configs))
+    assert s["speedup"] == pytest.approx(9.5 / 8.0) and s["meets_target"] is False
+    data = {"results": slow, "ratios": ratios(slow, configs)}
+    assert "1.19x (MISSED)" in int8_speedup_text(data)
+    # No int8 configuration ran: no row, no table.
+    floats = [r for r in results if r["precision"] == "fp32"]
+    assert int8_speedups(floats, ratios(floats, configs)) == []
+    assert int8_speedup_text({"results": floats, "ratios": ratios(floats, configs)}) == ""
+
+
+def test_mac_rates_line_states_the_host_ceiling_or_that_it_was_not_measured():
+    host = {"cpu": "AMD EPYC", "cpu_id": "AuthenticAMD family 23 model 1 stepping 2; avx2 fma",
+            "mac_rates_gmacs_per_core": {"fma": 20.0, "int16": 20.0, "u8s8": 19.0}}
+    line = mac_rates_line(host)
+    assert "family 23" in line and "float FMA 20.0 GMAC/s" in line
+    assert "(1.00x)" in line and "(0.95x)" in line
+    assert "not measured" in mac_rates_line({"cpu": "AMD EPYC"})
 
 
 def test_compare_outputs_flags_wrong_values_and_shapes():
@@ -129,5 +162,10 @@ def test_bench_runs_every_configuration_on_a_tiny_model(tmp_path):
     assert "small_cnn" in markdown and "## Ratios" in markdown
     assert markdown == markdown_report(loaded)
     assert "small_cnn" in ratio_table_text(loaded)
+    assert loaded["host"]["cpu_id"]
+    if (CLI.parent / "int8_mac_peak").exists():  # x86-64 builds: the host's int8 / float rates
+        assert set(loaded["host"]["mac_rates_gmacs_per_core"]) == {"fma", "int16", "u8s8"}
+    if int8["torchedge_best"] is not None:  # float and int8 both ran: the speed-up section
+        assert "## int8 against float in torchedge" in markdown
     if peers_python:  # .venv-peers holds matplotlib
         assert paths["chart"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

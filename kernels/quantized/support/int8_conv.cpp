@@ -120,17 +120,7 @@ Error prepare_int8_conv(const Int8ConvArgs& a, Int8ConvProblem* p, const char* o
                      "%s: weight_bits must be 7 (every weight in [-64, 63]) or 8, got %lld", op,
                      static_cast<long long>(a.weight_bits));
   q.weight_bits = static_cast<int32_t>(a.weight_bits);
-  const int64_t span_h = q.height + 2 * q.pad_h - q.dilation_h * (q.kernel_h - 1) - 1;
-  const int64_t span_w = q.width + 2 * q.pad_w - q.dilation_w * (q.kernel_w - 1) - 1;
-  TE_CHECK_OR_RETURN(span_h >= 0 && span_w >= 0, Error::InvalidArgument,
-                     "%s: the kernel (%lld x %lld, dilation %lld x %lld) is larger than the "
-                     "padded input (%lld x %lld)",
-                     op, static_cast<long long>(q.kernel_h), static_cast<long long>(q.kernel_w),
-                     static_cast<long long>(q.dilation_h), static_cast<long long>(q.dilation_w),
-                     static_cast<long long>(q.height + 2 * q.pad_h),
-                     static_cast<long long>(q.width + 2 * q.pad_w));
-  q.out_height = span_h / q.stride_h + 1;
-  q.out_width = span_w / q.stride_w + 1;
+  TE_RETURN_IF_ERROR(set_window_output_size(&q, op));
   TE_CHECK_OR_RETURN(q.k() <= kMaxInt8ConvK, Error::InvalidArgument,
                      "%s: K = Cin/groups * KH * KW = %lld exceeds %lld (int32 sums could overflow)",
                      op, static_cast<long long>(q.k()), static_cast<long long>(kMaxInt8ConvK));

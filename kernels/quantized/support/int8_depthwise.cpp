@@ -217,17 +217,7 @@ Error prepare_int8_depthwise(const Int8DepthwiseArgs& a, Int8DepthwiseProblem* p
                      "%s: KH * KW = %lld exceeds %lld (int32 sums could overflow)", op,
                      static_cast<long long>(q.taps()),
                      static_cast<long long>(kMaxInt8DepthwiseTaps));
-  const int64_t span_h = q.height + 2 * q.pad_h - q.dilation_h * (q.kernel_h - 1) - 1;
-  const int64_t span_w = q.width + 2 * q.pad_w - q.dilation_w * (q.kernel_w - 1) - 1;
-  TE_CHECK_OR_RETURN(span_h >= 0 && span_w >= 0, Error::InvalidArgument,
-                     "%s: the kernel (%lld x %lld, dilation %lld x %lld) is larger than the "
-                     "padded input (%lld x %lld)",
-                     op, static_cast<long long>(q.kernel_h), static_cast<long long>(q.kernel_w),
-                     static_cast<long long>(q.dilation_h), static_cast<long long>(q.dilation_w),
-                     static_cast<long long>(q.height + 2 * q.pad_h),
-                     static_cast<long long>(q.width + 2 * q.pad_w));
-  q.out_height = span_h / q.stride_h + 1;
-  q.out_width = span_w / q.stride_w + 1;
+  TE_RETURN_IF_ERROR(set_window_output_size(&q, op));
   const int64_t sizes[4] = {q.batch, q.channels, q.out_height, q.out_width};
   TE_RETURN_IF_ERROR(resize_to(*a.out, {sizes, 4}));
   q.input = in.data_as<int8_t>();

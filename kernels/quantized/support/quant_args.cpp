@@ -171,5 +171,23 @@ Error check_int8_value(int64_t v, const char* name, const char* op) {
   return Error::Ok;
 }
 
+Error window_output_size(int64_t height, int64_t width, int64_t kernel_h, int64_t kernel_w,
+                         int64_t stride_h, int64_t stride_w, int64_t pad_h, int64_t pad_w,
+                         int64_t dilation_h, int64_t dilation_w, int64_t* out_height,
+                         int64_t* out_width, const char* op) {
+  const int64_t span_h = height + 2 * pad_h - dilation_h * (kernel_h - 1) - 1;
+  const int64_t span_w = width + 2 * pad_w - dilation_w * (kernel_w - 1) - 1;
+  TE_CHECK_OR_RETURN(span_h >= 0 && span_w >= 0, Error::InvalidArgument,
+                     "%s: the kernel (%lld x %lld, dilation %lld x %lld) is larger than the "
+                     "padded input (%lld x %lld)",
+                     op, static_cast<long long>(kernel_h), static_cast<long long>(kernel_w),
+                     static_cast<long long>(dilation_h), static_cast<long long>(dilation_w),
+                     static_cast<long long>(height + 2 * pad_h),
+                     static_cast<long long>(width + 2 * pad_w));
+  *out_height = span_h / stride_h + 1;
+  *out_width = span_w / stride_w + 1;
+  return Error::Ok;
+}
+
 }  // namespace quantized
 }  // namespace torchedge

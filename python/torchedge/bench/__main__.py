@@ -11,7 +11,7 @@ from typing import Union
 
 from torchedge.bench.configs import CONFIGS, OPTIONAL_CONFIGS
 from torchedge.bench.measure import Plan
-from torchedge.bench.report import ratio_table_text
+from torchedge.bench.report import int8_speedup_text, mac_rates_line, ratio_table_text
 from torchedge.bench.suite import DEFAULT_MODELS, BenchOptions, run, write_outputs
 
 
@@ -67,6 +67,12 @@ def main(argv: list[str]) -> int:
     print()
     print("torchedge best / peer, median latency (lower is better):")
     print(ratio_table_text(data))
+    speedups = int8_speedup_text(data)
+    if speedups:
+        print()
+        print("torchedge int8 against float (float / int8 median latency):")
+        print(speedups)
+        print(mac_rates_line(data["host"]))
     print()
     for kind, path in paths.items():
         print(f"{kind}: {path}")

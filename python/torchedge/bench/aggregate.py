@@ -21,6 +21,10 @@ RATIO_TARGETS = {"onnxruntime": 1.0, "executorch-xnnpack": 1.0, "eager": 0.5,
                  "onnxruntime-int8": 1.0, "executorch-xnnpack-int8": 1.0,
                  "onnxruntime-int8-dynamic": 1.0, "executorch-xnnpack-int8-dynamic": 1.0}
 
+# Issue 5's target for int8 against float in torchedge: best int8
+# configuration at least this many times faster than the best float one.
+INT8_SPEEDUP_TARGET = 1.8
+
 
 def combine(config: Config, threads: int, art: Optional[ModelArtifacts],
             rounds: list[dict[str, Any]]) -> dict[str, Any]:
@@ -91,3 +95,27 @@ def ratios(results: list[dict[str, Any]], configs: list[Config]) -> list[dict[st
             row["peers"][peer] = entry
         table.append(row)
     return table
+
+
+def int8_speedups(results: list[dict[str, Any]], table: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per model and thread count with both precisions measured: the best
+    torchedge float configuration's latency / the best int8 one's (from
+    `ratios`' rows), by medians and by minimums."""
+    by_key = {(r["model"], r["config"], r["threads"]): r for r in results if r["status"] == "ok"}
+    best = {(row["model"], row["threads"], row["precision"]): row["torchedge_best"]
+            for row in table if row["torchedge_best"]}
+    speedups = []
+    for (model, threads, precision), int8_config in best.items():
+        float_config = best.get((model, threads, "fp32"))
+        if precision != "int8" or float_config is None:
+            continue
+        f = by_key[(model, float_config, threads)]
+        q = by_key[(model, int8_config, threads)]
+        speedup = f["median_ms"] / q["median_ms"]
+        speedups.append({"model": model, "threads": threads,
+                         "float_config": float_config, "float_ms": f["median_ms"],
+                         "float_min_ms": f["min_ms"], "int8_config": int8_config,
+                         "int8_ms": q["median_ms"], "int8_min_ms": q["min_ms"],
+                         "speedup": speedup, "speedup_of_minimums": f["min_ms"] / q["min_ms"],
+                         "meets_target": speedup >= INT8_SPEEDUP_TARGET})
+    return speedups

@@ -20,6 +20,8 @@ import torch
 
 REPO = Path(__file__).resolve().parents[3]
 PEER_SCRIPTS = Path(__file__).resolve().parent / "peers"
+# Steps per timed run of build/int8_mac_peak (about a second in all).
+MAC_PEAK_STEPS = 8_000_000
 PEER_PACKAGES = ("onnxruntime", "onnx", "onnxscript", "executorch", "torch", "numpy", "matplotlib")
 
 
@@ -47,6 +49,7 @@ class Environment:
         """Machine and versions, for the results file."""
         return {
             "cpu": _cpu_model(),
+            "cpu_id": _cpu_id(),
             "logical_cpus": os.cpu_count(),
             "load_average_at_start": list(os.getloadavg()),
             "platform": platform.platform(),
@@ -56,6 +59,7 @@ class Environment:
             "peers_python": self.peers_python,
             "peer_versions": self._peer_versions(),
             "fma_peak_gflops_per_core": self._fma_peak(),
+            "mac_rates_gmacs_per_core": self._mac_rates(),
         }
 
     def _fma_peak(self) -> Optional[float]:
@@ -69,6 +73,28 @@ class Environment:
             return float(out[-1])
         except (subprocess.SubprocessError, ValueError, IndexError):
             return None
+
+    def _mac_rates(self) -> Optional[dict[str, float]]:
+        """This core's multiply-accumulate rates in GMAC/s for float FMA, exact
+        int8 as int16 pairs, and u8 x s8 (build/int8_mac_peak, x86-64 builds):
+        the int8 / float ratio no compute-bound int8 layer can beat here."""
+        tool = self.cli.parent / "int8_mac_peak"
+        if not tool.exists():
+            return None
+        try:
+            out = subprocess.run([str(tool), str(MAC_PEAK_STEPS)], capture_output=True, text=True,
+                                 timeout=60, check=True).stdout
+        except subprocess.SubprocessError:
+            return None
+        rates = {}
+        for line in out.splitlines():
+            words = line.split()
+            if len(words) >= 3 and words[2] == "GMAC/s":
+                try:
+                    rates[words[0]] = float(words[1])
+                except ValueError:
+                    return None
+        return rates if {"fma", "int16", "u8s8"} <= set(rates) else None
 
     def _peer_versions(self) -> dict[str, str]:
         if self.peers_python is None:
@@ -85,6 +111,29 @@ class Environment:
             return json.loads(out)
         except (subprocess.SubprocessError, ValueError) as e:
             return {"error": str(e)}
+
+
+def _cpu_id() -> str:
+    """Vendor, family, model and the ISA extensions int8 speed depends on
+    (the model name alone, e.g. "AMD EPYC", does not tell Zen 1 from Zen 3)."""
+    fields: dict[str, str] = {}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            key = key.strip()
+            if key in ("vendor_id", "cpu family", "model", "stepping", "flags") and key not in fields:
+                fields[key] = value.strip()
+            if key == "flags":
+                break
+    except OSError:
+        return platform.machine()
+    if "cpu family" not in fields:
+        return platform.machine()
+    flags = set(fields.get("flags", "").split())
+    isa = [f for f in ("avx2", "fma", "avx512f", "avx512_vnni", "avx_vnni", "amx_int8") if f in flags]
+    return (f"{fields.get('vendor_id', '?')} family {fields['cpu family']} model "
+            f"{fields.get('model', '?')} stepping {fields.get('stepping', '?')}; "
+            + (" ".join(isa) if isa else "no AVX2"))
 
 
 def _cpu_model() -> str:

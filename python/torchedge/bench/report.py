@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from torchedge.bench.aggregate import RATIO_TARGETS
+from torchedge.bench.aggregate import INT8_SPEEDUP_TARGET, RATIO_TARGETS, int8_speedups
 
 # The float32 peak the performance issue quotes for the reference machine. The
 # report also divides by the FMA peak measured on the machine it runs on
@@ -58,9 +58,46 @@ def ratio_rows(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
 
 def ratio_table_text(data: dict[str, Any]) -> str:
     header, rows = ratio_rows(data)
+    return _text_table(header, rows)
+
+
+def int8_speedup_rows(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    header = ["model", "threads", "float (best torchedge)", "int8 (best torchedge)",
+              f"speed-up, medians (target ≥ {INT8_SPEEDUP_TARGET})", "speed-up, minimums"]
+    rows = []
+    for s in int8_speedups(data["results"], data["ratios"]):
+        mark = "ok" if s["meets_target"] else "MISSED"
+        rows.append([s["model"], str(s["threads"]), f"{s['float_config']} {_ms(s['float_ms'])} ms",
+                     f"{s['int8_config']} {_ms(s['int8_ms'])} ms", f"{s['speedup']:.2f}x ({mark})",
+                     f"{s['speedup_of_minimums']:.2f}x"])
+    return header, rows
+
+
+def mac_rates_line(host: dict[str, Any]) -> str:
+    """What the int8 speed-up can reach on this host: its measured int8 / float
+    multiply-accumulate rates (recorded by newer runs only)."""
+    rates = host.get("mac_rates_gmacs_per_core")
+    cpu = host.get("cpu_id", host["cpu"])
+    if not rates:
+        return f"This host ({cpu}): int8 / float multiply-accumulate rates not measured (build/int8_mac_peak)."
+    fma = rates["fma"]
+    return (f"This host ({cpu}), per core (build/int8_mac_peak): float FMA {rates['fma']:.1f} GMAC/s, "
+            f"exact int8 as int16 pairs {rates['int16']:.1f} ({rates['int16'] / fma:.2f}x), u8 x s8 "
+            f"for 7-bit weights {rates['u8s8']:.1f} ({rates['u8s8'] / fma:.2f}x). A compute-bound "
+            "int8 layer runs at most about the larger of these two ratios faster than its float "
+            "twin (both precisions run 3x3 layers as Winograd), so the target needs a CPU whose "
+            "int8 rate is well above its FMA rate (AVX-512 VNNI, AVX-VNNI).")
+
+
+def _text_table(header: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
     fmt = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths))  # noqa: E731
     return "\n".join([fmt(header), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows])
+
+
+def int8_speedup_text(data: dict[str, Any]) -> str:
+    header, rows = int8_speedup_rows(data)
+    return _text_table(header, rows) if rows else ""
 
 
 def _latency_rows(data: dict[str, Any]) -> list[list[str]]:
@@ -120,6 +157,11 @@ def markdown_report(data: dict[str, Any]) -> str:
     ]
     header, rows = ratio_rows(data)
     lines += _table(header, rows)
+    header, rows = int8_speedup_rows(data)
+    if rows:
+        lines += ["", "## int8 against float in torchedge (float / int8 latency, higher is better)", ""]
+        lines += _table(header, rows)
+        lines += ["", mac_rates_line(host)]
     lines += ["", "## Latency, load time, memory, size", ""]
     lines += _table(["model", "config", "threads", "median ms", "min ms", "runs", "load ms",
                      "peak RSS", "file", "max rel err", "notes"], _latency_rows(data))

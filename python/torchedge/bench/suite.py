@@ -85,9 +85,10 @@ def _pin_cli(env: Environment, out_dir: Path) -> Environment:
     pinned = out_dir / "bin" / env.cli.name
     pinned.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy2(env.cli, pinned)
-    fma_peak = env.cli.parent / "fma_peak"  # the host's measured peak sits beside the CLI
-    if fma_peak.exists():
-        shutil.copy2(fma_peak, pinned.parent / fma_peak.name)
+    for tool in ("fma_peak", "int8_mac_peak"):  # the host's measured peaks sit beside the CLI
+        path = env.cli.parent / tool
+        if path.exists():
+            shutil.copy2(path, pinned.parent / tool)
     return replace(env, cli=pinned)
 
 
