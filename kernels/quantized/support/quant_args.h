@@ -73,15 +73,16 @@ Error check_positive_scale(double s, const char* name, const char* op);
 /// an integer in [-128, 127] (zero points and output bounds).
 Error check_int8_value(int64_t v, const char* name, const char* op);
 
-/// Output height and width of a 2-D window (kernel_h x kernel_w with the
-/// problem's stride, padding and dilation, already set) over the problem's
-/// height x width, into q->out_height / out_width: InvalidArgument naming
-/// `op` when the dilated kernel is larger than the padded input.
-/// Problem: Int8ConvProblem or Int8DepthwiseProblem.
+/// Output height and width of a 2-D window (kernel, stride, padding,
+/// dilation) over height x width, into *out_height / *out_width:
+/// InvalidArgument naming `op` when the dilated kernel is larger than the
+/// padded input.
 Error window_output_size(int64_t height, int64_t width, int64_t kernel_h, int64_t kernel_w,
                          int64_t stride_h, int64_t stride_w, int64_t pad_h, int64_t pad_w,
                          int64_t dilation_h, int64_t dilation_w, int64_t* out_height,
                          int64_t* out_width, const char* op);
+/// The same on a problem whose input size and window are already set
+/// (Int8ConvProblem, Int8DepthwiseProblem): fills its out_height / out_width.
 template <typename Problem>
 Error set_window_output_size(Problem* q, const char* op) {
   return window_output_size(q->height, q->width, q->kernel_h, q->kernel_w, q->stride_h,
