@@ -62,32 +62,33 @@ class Environment:
             "mac_rates_gmacs_per_core": self._mac_rates(),
         }
 
-    def _fma_peak(self) -> Optional[float]:
-        """This core's measured fp32 FMA GFLOP/s (build/fma_peak, x86-64 builds), or None."""
-        tool = self.cli.parent / "fma_peak"
+    def _peak_tool_output(self, name: str, *args: str) -> Optional[str]:
+        """Stdout of a peak-measuring program built beside the CLI (x86-64
+        builds only), or None when it is missing or fails."""
+        tool = self.cli.parent / name
         if not tool.exists():
             return None
         try:
-            out = subprocess.run([str(tool)], capture_output=True, text=True, timeout=60,
-                                 check=True).stdout.split()
-            return float(out[-1])
-        except (subprocess.SubprocessError, ValueError, IndexError):
+            return subprocess.run([str(tool), *args], capture_output=True, text=True, timeout=60,
+                                  check=True).stdout
+        except subprocess.SubprocessError:
+            return None
+
+    def _fma_peak(self) -> Optional[float]:
+        """This core's measured fp32 FMA GFLOP/s (build/fma_peak), or None."""
+        out = self._peak_tool_output("fma_peak")
+        try:
+            return float(out.split()[-1]) if out else None
+        except (ValueError, IndexError):
             return None
 
     def _mac_rates(self) -> Optional[dict[str, float]]:
         """This core's multiply-accumulate rates in GMAC/s for float FMA, exact
-        int8 as int16 pairs, and u8 x s8 (build/int8_mac_peak, x86-64 builds):
+        int8 as int16 pairs, and u8 x s8 (build/int8_mac_peak), or None:
         the int8 / float ratio no compute-bound int8 layer can beat here."""
-        tool = self.cli.parent / "int8_mac_peak"
-        if not tool.exists():
-            return None
-        try:
-            out = subprocess.run([str(tool), str(MAC_PEAK_STEPS)], capture_output=True, text=True,
-                                 timeout=60, check=True).stdout
-        except subprocess.SubprocessError:
-            return None
+        out = self._peak_tool_output("int8_mac_peak", str(MAC_PEAK_STEPS))
         rates = {}
-        for line in out.splitlines():
+        for line in (out or "").splitlines():
             words = line.split()
             if len(words) >= 3 and words[2] == "GMAC/s":
                 try:
@@ -113,20 +114,24 @@ class Environment:
             return {"error": str(e)}
 
 
-def _cpu_id() -> str:
-    """Vendor, family, model and the ISA extensions int8 speed depends on
-    (the model name alone, e.g. "AMD EPYC", does not tell Zen 1 from Zen 3)."""
+def _cpuinfo() -> dict[str, str]:
+    """The first processor's fields in /proc/cpuinfo ({} where there is none)."""
     fields: dict[str, str] = {}
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if not line.strip():
+                break  # the first processor's block ends here
             key, _, value = line.partition(":")
-            key = key.strip()
-            if key in ("vendor_id", "cpu family", "model", "stepping", "flags") and key not in fields:
-                fields[key] = value.strip()
-            if key == "flags":
-                break
+            fields.setdefault(key.strip(), value.strip())
     except OSError:
-        return platform.machine()
+        pass
+    return fields
+
+
+def _cpu_id() -> str:
+    """Vendor, family, model and the ISA extensions int8 speed depends on
+    (the model name alone, e.g. "AMD EPYC", does not tell Zen 1 from Zen 3)."""
+    fields = _cpuinfo()
     if "cpu family" not in fields:
         return platform.machine()
     flags = set(fields.get("flags", "").split())
@@ -137,10 +142,4 @@ def _cpu_id() -> str:
 
 
 def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
+    return _cpuinfo().get("model name") or platform.processor() or "unknown"
