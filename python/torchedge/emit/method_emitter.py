@@ -49,6 +49,7 @@ from torchedge.emit.argument_encoding import encode_argument
 from torchedge.emit.constant_table import ConstantTable
 from torchedge.emit.control_flow import COND, emit_cond
 from torchedge.emit.input_guards import emit_input_guards
+from torchedge.emit.state_in_place import in_place_results, written_back
 from torchedge.emit.tensor_values import dim_order, tensor_bytes, tensor_value, upper_bound
 from torchedge.emit.value_table import ValueTable
 from torchedge.emit.view_aliases import (
@@ -100,6 +101,8 @@ class MethodEmitter:
             if spec.kind == OutputKind.BUFFER_MUTATION
         }
         self._buffer_values: dict[str, int] = {}  # mutated buffer target -> its value
+        self._buffer_nodes: dict[torch.fx.Node, str] = {}  # its placeholder -> target
+        self._write_backs = written_back(program)  # target -> node written back to it
         self._submodules: dict[torch.fx.Node, torch.fx.GraphModule] = {}
         self.values = ValueTable()
         self._node_values: dict[torch.fx.Node, NodeValue] = {}
@@ -145,6 +148,7 @@ class MethodEmitter:
                     user_inputs.append(node)
                 elif spec.kind == InputKind.BUFFER and spec.target in self._mutated:
                     self._node_values[node] = self._mutable_buffer(spec)
+                    self._buffer_nodes[node] = spec.target
                 else:
                     self._node_values[node] = self._constant(node, spec)
             elif node.op == "output":
@@ -200,7 +204,10 @@ class MethodEmitter:
         tensor = self._constant_tensor(spec)
         if not isinstance(tensor, torch.Tensor):
             raise EmitError(f"buffer '{spec.target}' is a {type(tensor).__name__}, not a tensor")
-        data_buffer_idx = self.mutable_data.add(tensor_bytes(tensor, dim_order(tensor)))
+        # An all-zero initial value (an LLM's KV cache: ~90 MB) is not stored:
+        # the runtime zero-fills a mutable buffer that has no initial data.
+        zero = tensor.numel() == 0 or not bool(tensor.detach().ne(0).any())
+        data_buffer_idx = 0 if zero else self.mutable_data.add(tensor_bytes(tensor, dim_order(tensor)))
         value = tensor_value(tensor, data_buffer_idx)
         value.allocation_info = PROVISIONAL_ALLOCATION
         value.extra_tensor_info = s.ExtraTensorInfo(fully_qualified_name=spec.target)
@@ -337,7 +344,9 @@ class MethodEmitter:
                 args.append(encode_argument(self, argument, value))
             except TypeError as error:
                 raise EmitError(f"{op} (node '{node.name}'): {error}") from error
-        results = self._results(node)
+        # Caches an op updates in place take their buffer's value (state_in_place.py).
+        in_place = in_place_results(node, op, self._buffer_nodes, self._write_backs)
+        results = self._results(node, {i: self._buffer_values[t] for i, t in in_place.items()})
         out_values = self._out_values(out_op, results)
         args.extend(out_values)
         args.extend(self._returns(out_op, out_values))
@@ -391,11 +400,14 @@ class MethodEmitter:
             return out_values[-1:]
         return [self.values.tensor_list(out_values[-count:])]
 
-    def _results(self, node: torch.fx.Node) -> NodeValue:
-        """Fresh values for what `node` computes, recorded as its value(s)."""
+    def _results(self, node: torch.fx.Node, existing: Optional[dict[int, int]] = None) -> NodeValue:
+        """Fresh values for what `node` computes, recorded as its value(s);
+        result i of a multi-result node takes value existing[i] instead."""
         value = node.meta.get("val")
+        existing = existing or {}
         if isinstance(value, (list, tuple)):
-            result: NodeValue = [self._result(v, node) for v in value]
+            result: NodeValue = [existing[i] if i in existing else self._result(v, node)
+                                 for i, v in enumerate(value)]
             self._written.update(result)
         else:
             result = self._result(value, node)

@@ -58,9 +58,12 @@ def tensor_nbytes(tensor: s.Tensor) -> int:
 
 
 def is_mutable_buffer(value: s.KernelValue) -> bool:
-    return (
-        isinstance(value, s.Tensor) and value.data_buffer_idx > 0 and value.allocation_info is not None
-    )
+    """A planned tensor holding state: it has an initial value, or it is a
+    named buffer stored without one (all zeros, e.g. a KV cache)."""
+    if not isinstance(value, s.Tensor) or value.allocation_info is None:
+        return False
+    extra = value.extra_tensor_info
+    return value.data_buffer_idx > 0 or bool(extra is not None and extra.fully_qualified_name)
 
 
 def is_planned(value: s.KernelValue) -> bool:

@@ -63,5 +63,7 @@ def refresh_fake_tensors(gm: torch.fx.GraphModule) -> None:
     inputs = [n.meta.get("val") for n in placeholders]
     mode = detect_fake_mode(inputs)
     if mode is None:
+        if not any(n.op == "call_function" for n in gm.graph.nodes):
+            return  # nothing computed (a method returning constants): nothing to refresh
         raise ValueError("graph placeholders carry no fake tensors in meta['val']")
     _CopyAwareFakeTensorProp(gm, mode).propagate_dont_convert_inputs(*inputs)
