@@ -1,4 +1,9 @@
-"""PteProgram: a serialized .pte program, and how an EdgeProgram becomes one."""
+"""PteProgram: a serialized .pte program, and how edge-dialect methods become one.
+
+This module knows nothing of EdgeProgram: EdgeProgram.to_pte hands
+build_pte its methods' ExportedPrograms, so the imports point one way
+(torchedge.edge -> torchedge.program).
+"""
 
 from __future__ import annotations
 
@@ -12,7 +17,6 @@ from torchedge.memory import MemoryReport
 if TYPE_CHECKING:
     from torch.export import ExportedProgram
 
-    from torchedge.edge import EdgeProgram
     from torchedge.serialize import PteFile
 
 
@@ -123,25 +127,26 @@ class PteProgram:
         return f"PteProgram(methods={list(self.methods)}, bytes={len(self._buffer)})"
 
 
-def build_pte(edge: "EdgeProgram", options: PteOptions) -> PteProgram:
-    """Plans memory, emits every method of `edge` and serializes the program.
+def build_pte(methods: Mapping[str, "ExportedProgram"], options: PteOptions) -> PteProgram:
+    """Plans memory, emits every method (name -> edge-dialect ExportedProgram,
+    in execution-plan order) and serializes the program.
 
-    `edge` is not modified: the to_pte-time rewrites (fuse_activations,
-    prepack_weights) run on a copy of each method they change.
+    The programs are not modified: the to_pte-time rewrites (fuse_activations,
+    prepack_weights, winograd_filters, blocked_convolutions) run on a copy of
+    each method they change.
     """
     from torchedge.emit import emit_program
     from torchedge.serialize import serialize_pte
 
-    shared = _shared_constant_storages([edge.exported_program(name) for name in edge.methods])
-    lowered = {name: _lowered_for_runtime(edge.exported_program(name), options, shared)
-               for name in edge.methods}
-    methods = {name: ep for name, (ep, _) in lowered.items()}
+    shared = _shared_constant_storages(list(methods.values()))
+    lowered = {name: _lowered_for_runtime(ep, options, shared) for name, ep in methods.items()}
+    runtime_methods = {name: ep for name, (ep, _) in lowered.items()}
     constant_alignment = options.constant_tensor_alignment
     if any(prepacked for _, prepacked in lowered.values()) \
             and options.segment_alignment % _PREPACKED_ALIGNMENT == 0:
         constant_alignment = max(constant_alignment, _PREPACKED_ALIGNMENT)
     emitted = emit_program(
-        methods,
+        runtime_methods,
         constant_tensor_alignment=constant_alignment,
         memory_alignment=options.memory_alignment,
         include_stacktrace=options.include_stacktrace,

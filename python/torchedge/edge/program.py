@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping, Optional, Union
+from typing import Any, Mapping, Optional, Union
 
 import torch
 import torch.fx
@@ -14,9 +14,7 @@ from torchedge.edge.verifier import verify_edge_program
 from torchedge.errors import ExportError, Problem
 from torchedge import passes
 from torchedge.passes import EDGE_PASSES, graph_modules, refresh_fake_tensors
-
-if TYPE_CHECKING:
-    from torchedge.program import PteProgram
+from torchedge.program import PteOptions, PteProgram, build_pte
 
 
 class EdgeProgram:
@@ -49,7 +47,7 @@ class EdgeProgram:
         except KeyError:
             raise KeyError(f"no method '{method}'; methods are {list(self._programs)}") from None
 
-    def to_pte(self, **options: Any) -> "PteProgram":
+    def to_pte(self, **options: Any) -> PteProgram:
         """Plans memory, emits instructions and serializes to a .pte program.
 
         Options (see torchedge.program.PteOptions): segment_alignment=128,
@@ -75,9 +73,7 @@ class EdgeProgram:
         NCHW16c activations, the filters stored packed for them; False for
         upstream's runtime). This EdgeProgram is not modified.
         """
-        from torchedge.program import PteOptions, build_pte
-
-        return build_pte(self, PteOptions(**options))
+        return build_pte(self._programs, PteOptions(**options))
 
     def to_backend(self, partitioner: Any) -> "EdgeProgram":
         """Delegates what `partitioner` supports, in every method.

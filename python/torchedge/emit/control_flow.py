@@ -14,20 +14,42 @@ values receive a MoveCall from whichever branch ran; they own no memory
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Optional, Protocol, Union
 
 import torch
 import torch.fx
 
+from torchedge.emit.value_table import ValueTable
 from torchedge.serialize import schema as s
-
-if TYPE_CHECKING:
-    from torchedge.emit.method_emitter import MethodEmitter
 
 COND = torch.ops.higher_order.cond
 
 
-def emit_cond(emitter: "MethodEmitter", node: torch.fx.Node) -> None:
+class BranchEmitter(Protocol):
+    """What emitting a cond needs from the method emitter (MethodEmitter
+    provides it; this module does not import it)."""
+
+    values: ValueTable
+
+    @property
+    def num_instructions(self) -> int: ...
+
+    def value_of(self, node: torch.fx.Node) -> int: ...
+
+    def results(self, node: torch.fx.Node) -> Union[int, list[int]]: ...
+
+    def append(self, instruction: s.InstructionArguments, node: Optional[torch.fx.Node]) -> int: ...
+
+    def submodule(self, node: object) -> torch.fx.GraphModule: ...
+
+    def emit_subgraph(self, module: torch.fx.GraphModule, inputs: list[int]) -> list[int]: ...
+
+    def is_written(self, index: int) -> bool: ...
+
+    def clone(self, source: int, node: torch.fx.Node) -> int: ...
+
+
+def emit_cond(emitter: BranchEmitter, node: torch.fx.Node) -> None:
     pred, true_node, false_node, operands = node.args
     if not isinstance(pred, torch.fx.Node):
         raise TypeError(f"torch.cond predicate {pred!r} is a constant; export should have inlined it")
@@ -46,7 +68,7 @@ def emit_cond(emitter: "MethodEmitter", node: torch.fx.Node) -> None:
 
 
 def _emit_branch(
-    emitter: "MethodEmitter",
+    emitter: BranchEmitter,
     branch: torch.fx.GraphModule,
     inputs: list[int],
     results: list[int],

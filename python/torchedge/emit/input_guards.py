@@ -20,18 +20,17 @@ upstream is exported with `to_pte(input_guards=False)`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import Callable, Optional, Protocol
 
 import sympy
 import torch
 import torch.fx
+from torch.export import ExportedProgram
 from torch.utils._sympy.functions import FloorDiv
 
 from torchedge.emit.tensor_values import is_dynamic
+from torchedge.emit.value_table import ValueTable
 from torchedge.serialize import schema as s
-
-if TYPE_CHECKING:
-    from torchedge.emit.method_emitter import MethodEmitter
 
 SYM_SIZE = ("aten::sym_size", "int")
 ASSERT = ("aten::_assert_scalar", "")
@@ -42,8 +41,21 @@ _BINARY = {
 }
 
 
+class GuardEmitter(Protocol):
+    """What the guards need from the method emitter (MethodEmitter provides
+    it; this module does not import it)."""
+
+    program: ExportedProgram  # for its range_constraints
+    values: ValueTable
+
+    def value_of(self, node: torch.fx.Node) -> int: ...
+
+    def kernel_call(self, kernel: tuple[str, str], args: list[int],
+                    node: Optional[torch.fx.Node]) -> None: ...
+
+
 class _Guards:
-    def __init__(self, emitter: "MethodEmitter", anchor: torch.fx.Node) -> None:
+    def __init__(self, emitter: GuardEmitter, anchor: torch.fx.Node) -> None:
         self.em = emitter
         self.anchor = anchor  # the node whose source line the guards report
         self.known: dict[sympy.Symbol, tuple[int, str]] = {}  # symbol -> (size value, where)
@@ -81,7 +93,7 @@ def _described(expr: sympy.Expr, known: dict) -> str:
     return str(expr.subs({sym: sympy.Symbol(f"({w})") for sym, w in names.items()}))
 
 
-def emit_input_guards(emitter: "MethodEmitter", inputs: list[torch.fx.Node]) -> None:
+def emit_input_guards(emitter: GuardEmitter, inputs: list[torch.fx.Node]) -> None:
     """Emits the guards of every dynamic tensor input (see the module docstring)."""
     if not inputs:
         return

@@ -33,6 +33,7 @@ from __future__ import annotations
 import torch
 import torch.fx
 
+from torchedge.emit.control_flow import COND
 from torchedge.memory.execution_plan import ET_VIEW  # noqa: F401  (the planner treats its out as an alias)
 
 VIEW_COPY = torch.ops.aten.view_copy.default
@@ -47,8 +48,6 @@ SHAPE_ONLY_COPIES = frozenset({
 
 
 def has_control_flow(graph: torch.fx.Graph) -> bool:
-    from torchedge.emit.control_flow import COND
-
     return any(n.op == "call_function" and n.target is COND for n in graph.nodes)
 
 

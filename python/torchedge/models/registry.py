@@ -1,4 +1,10 @@
-"""The table of built-in models: name -> how to build it with example inputs."""
+"""The table of built-in models: name -> how to build it with example inputs.
+
+Definition modules (models/basic.py, models/zoo_*.py) register their builders
+here with @register; this module imports none of them. The package
+(models/__init__.py) imports every definition module, so the table is full
+once `torchedge.models` is imported.
+"""
 
 from __future__ import annotations
 
@@ -41,13 +47,11 @@ def register(name: str, description: str) -> Callable[[Callable[[], ModelSpec]],
 
 def available() -> dict[str, str]:
     """Model name -> one-line description."""
-    _load_definitions()
     return {name: description for name, (description, _) in _BUILDERS.items()}
 
 
 def get(name: str, seed: int = 0) -> ModelSpec:
     """Builds model `name` in eval mode with weights drawn from `seed`."""
-    _load_definitions()
     if name not in _BUILDERS:
         raise KeyError(f"unknown model '{name}'; available: {', '.join(sorted(_BUILDERS))}")
     torch.manual_seed(seed)
@@ -55,8 +59,3 @@ def get(name: str, seed: int = 0) -> ModelSpec:
     spec.module.eval()
     return spec
 
-
-def _load_definitions() -> None:
-    # Importing the definition modules fills _BUILDERS via @register.
-    from torchedge.models import basic  # noqa: F401
-    from torchedge.models import zoo_dense, zoo_mobile, zoo_resnet, zoo_sequence, zoo_text, zoo_vit  # noqa
