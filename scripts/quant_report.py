@@ -1,4 +1,4 @@
-"""Quantization report: the tables of the quantization issue's closing note.
+"""Quantization report: the accuracy, SQNR and size tables of docs/quantization.md.
 
     .venv/bin/python scripts/quant_report.py                 # everything (~several minutes)
     .venv/bin/python scripts/quant_report.py --no-zoo        # digits accuracy and file sizes only

@@ -14,14 +14,14 @@ from typing import Any, Optional
 from torchedge.bench.artifacts import ModelArtifacts
 from torchedge.bench.configs import RATIO_PEERS, Config
 
-# Targets from the performance issue: torchedge-best / peer median latency.
-# Issue targets: torchedge / peer median latency at most this (issue 4: float
-# peers; issue 5: torchedge int8 no slower than either peer's int8, static or dynamic).
+# Targets: the best torchedge configuration's median latency / the peer's at
+# most this (float against the float peers and eager; torchedge int8 no
+# slower than either peer's int8, static or dynamic).
 RATIO_TARGETS = {"onnxruntime": 1.0, "executorch-xnnpack": 1.0, "eager": 0.5,
                  "onnxruntime-int8": 1.0, "executorch-xnnpack-int8": 1.0,
                  "onnxruntime-int8-dynamic": 1.0, "executorch-xnnpack-int8-dynamic": 1.0}
 
-# Issue 5's target for int8 against float in torchedge: best int8
+# The target for int8 against float in torchedge: best int8
 # configuration at least this many times faster than the best float one.
 INT8_SPEEDUP_TARGET = 1.8
 

@@ -6,10 +6,10 @@ from typing import Any, Optional
 
 from torchedge.bench.aggregate import INT8_SPEEDUP_TARGET, RATIO_TARGETS, int8_speedups
 
-# The float32 peak the performance issue quotes for the reference machine. The
-# report also divides by the FMA peak measured on the machine it runs on
-# (build/fma_peak): on an AVX2-only CPU (this 2-vCPU Zen 3 VM: ~100/core) the
-# quoted figure, which needs AVX-512-class throughput, is out of reach.
+# The float32 peak of the reference machine the targets were set on (an
+# AVX-512 Xeon). The report also divides by the FMA peak measured on the
+# machine it runs on (build/fma_peak): on an AVX2-only CPU (AMD EPYC Zen 3:
+# ~93-100 GFLOP/s per core; Zen 1: ~40) the quoted figure is out of reach.
 PEAK_GFLOPS = {1: 213.0, 2: 427.0}
 
 

@@ -46,8 +46,8 @@ MIN_OUTPUT = 7  # ResNet's 7x7 maps: 16 tiles of 2x2 for 49 outputs
 # The optimized kernel transforms the filters of smaller layers on every call
 # (kernels/optimized/conv/winograd.cpp, winograd_applies: Cin * Cout <= 65536
 # and an output of at least 8x8). That pass costs the same for any map size
-# while the GEMMs shrink with the map: on 14x14 maps it was 8.7 % of
-# ResNet-18 (perf, Ice Lake class Xeon, AVX-512 GEMMs, stop 14), on 56x56
+# while the GEMMs shrink with the map: on 14x14 maps it is 8.7 % of
+# ResNet-18 (perf, Ice Lake class Xeon, AVX-512 GEMMs), on 56x56
 # and 28x28 maps little. So maps below 28x28 are transformed here too.
 RUNTIME_MAX_FILTER_PAIRS = 65536
 RUNTIME_MIN_OUTPUT = 28
