@@ -1,6 +1,7 @@
 #include "extension/module/module.h"
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -24,7 +25,8 @@ struct Module::LoadedMethod {
   // Not std::vector: pages a delegate's reserve never touches stay uncommitted.
   std::unique_ptr<uint64_t[]> method_pool;
   std::vector<uint64_t> temp_pool;
-  std::vector<std::unique_ptr<uint64_t[]>> arena_storage;
+  // calloc'd: large arenas are fresh zero pages, committed only when written.
+  std::vector<std::unique_ptr<uint64_t[], decltype(&free)>> arena_storage;
   std::vector<Span<uint8_t>> arenas;
   MemoryAllocator method_allocator;
   MemoryAllocator temp_allocator;
@@ -115,7 +117,8 @@ Error Module::load_method(const std::string& name) {
     // bytes inside the arena: whole cache lines for AVX-512 loads).
     const size_t words = size / 8 + 3;
     const size_t slack_words = kArenaAlignment / 8;
-    loaded->arena_storage.emplace_back(new (std::nothrow) uint64_t[words + slack_words]);
+    loaded->arena_storage.emplace_back(
+        static_cast<uint64_t*>(calloc(words + slack_words, sizeof(uint64_t))), &free);
     TE_CHECK_OR_RETURN(loaded->arena_storage.back() != nullptr, Error::MemoryAllocationFailed,
                        "cannot allocate planned arena %zu (%zu bytes) of method '%s'", i + 1,
                        size, name.c_str());
@@ -124,7 +127,8 @@ Error Module::load_method(const std::string& name) {
     loaded->arenas.emplace_back(reinterpret_cast<uint8_t*>(base), words * 8);
     loaded->planned_bytes += size;
   }
-  loaded->planned = PlannedMemory({loaded->arenas.data(), loaded->arenas.size()});
+  loaded->planned = PlannedMemory({loaded->arenas.data(), loaded->arenas.size()},
+                                  /*zero_filled=*/true);
   loaded->memory = MemoryManager{&loaded->method_allocator, &loaded->planned,
                                  &loaded->temp_allocator};
   // Kernels are bound here; another Module may have registered the other

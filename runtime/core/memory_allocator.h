@@ -58,12 +58,18 @@ class MemoryAllocator {
 class PlannedMemory {
  public:
   PlannedMemory() = default;
-  explicit PlannedMemory(Span<Span<uint8_t>> arenas) : arenas_(arenas) {}
+  /// `zero_filled`: the caller promises every arena byte is zero (fresh
+  /// calloc/mmap pages), so load need not clear state that starts at zero
+  /// (a KV cache), leaving its pages uncommitted until written.
+  explicit PlannedMemory(Span<Span<uint8_t>> arenas, bool zero_filled = false)
+      : arenas_(arenas), zero_filled_(zero_filled) {}
   size_t num_arenas() const { return arenas_.size(); }
   Span<uint8_t> arena(size_t index) const { return arenas_[index]; }
+  bool zero_filled() const { return zero_filled_; }
 
  private:
   Span<Span<uint8_t>> arenas_;
+  bool zero_filled_ = false;
 };
 
 /// Everything a Method allocates from, all caller-owned:

@@ -105,7 +105,7 @@ Result<void*> tensor_data(const Program& program, const fb::Tensor* t, size_t nb
     if (t->data_buffer_idx() > 0) {
       TE_RETURN_IF_ERROR(mutable_data.copy_into(t, data, nbytes, index));
       TE_RETURN_IF_ERROR(check_bools(t, data, nbytes, index));
-    } else if (is_mutable_buffer(t)) {
+    } else if (is_mutable_buffer(t) && !memory->planned_memory->zero_filled()) {
       // A mutable buffer stored without an initial value starts as zeros
       // (writers omit all-zero state such as KV caches).
       memset(data, 0, nbytes);

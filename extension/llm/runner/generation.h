@@ -25,8 +25,10 @@
 #include <string>
 #include <vector>
 
+#include "extension/llm/runner/chat_template.h"
 #include "extension/llm/runner/text_decoder.h"
 #include "extension/llm/sampler/sampler.h"
+#include "extension/llm/tokenizer/token_decoder.h"
 #include "extension/llm/tokenizer/tokenizer.h"
 
 namespace torchedge {
