@@ -1,6 +1,7 @@
 // The explicit table of optimized kernels (kernel_list.inc for convolution,
 // matrix products and pooling; transformer_kernels.inc for the transformer
-// ops). A selective build replaces the includes with a generated list.
+// ops; llm_kernels.inc for the decoder-LLM ops). A selective build replaces
+// the includes with a generated list.
 #include "kernels/optimized/register_optimized_kernels.h"
 
 #include "runtime/kernel/kernel_registry.h"
@@ -11,6 +12,7 @@ namespace optimized {
 #include "kernels/optimized/kernel_list.inc"
 #include "kernels/optimized/transformer_kernels.inc"
 #include "kernels/optimized/glue_kernels.inc"
+#include "kernels/optimized/llm_kernels.inc"
 #undef TE_OPTIMIZED_KERNEL
 }  // namespace optimized
 
@@ -20,6 +22,7 @@ Error register_optimized_kernels() {
 #include "kernels/optimized/kernel_list.inc"
 #include "kernels/optimized/transformer_kernels.inc"
 #include "kernels/optimized/glue_kernels.inc"
+#include "kernels/optimized/llm_kernels.inc"
 #undef TE_OPTIMIZED_KERNEL
       {nullptr, nullptr},  // keeps the array non-empty while the lists are
   };
