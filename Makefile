@@ -6,7 +6,7 @@ BUILD   := build
 JOBS    ?= $(shell nproc)
 PYGEN   := python/torchedge/serialize/_generated
 
-.PHONY: all setup peers build test test-cpp test-python demo bench clean
+.PHONY: all setup peers llm-peers build test test-cpp test-python demo bench llm-demo bench-llm clean
 
 all: build
 
@@ -15,6 +15,9 @@ setup:
 
 peers:
 	@./scripts/setup_peers.sh
+
+llm-peers: peers
+	@./scripts/setup_llm_peers.sh
 
 $(BUILD)/build.ninja: CMakeLists.txt | setup
 	cmake -G Ninja -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE=$(abspath $(PY))
@@ -44,6 +47,15 @@ demo: build
 # BENCH_ARGS passes options, e.g. make bench BENCH_ARGS="--models resnet18 --threads 1".
 bench: build peers
 	$(PY) -m torchedge.bench $(BENCH_ARGS)
+
+# SmolLM2-135M-Instruct exported to a 4-bit .pte and chatting from the C++ runner
+# (docs/llm.md); LLM_DEMO_ARGS passes options (python -m torchedge.llm.demo --help).
+llm-demo: build
+	$(PY) -m torchedge.llm.demo $(LLM_DEMO_ARGS)
+
+# Not part of `make test`: torchedge against llama.cpp on the same GGUF (docs/llm.md).
+bench-llm: build llm-peers
+	$(PY) -m torchedge.bench.llm $(BENCH_LLM_ARGS)
 
 clean:
 	rm -rf $(BUILD) $(PYGEN)
