@@ -30,6 +30,8 @@ namespace py = pybind11;
 using namespace torchedge;
 
 void bind_xnnpack(py::module_& m);  // extension/pybindings/xnnpack_bindings.cpp
+void bind_llm_tokenizer(py::module_& m);  // extension/pybindings/llm_tokenizer_bindings.cpp
+void bind_llm_runner(py::module_& m);  // extension/pybindings/llm_runner_bindings.cpp
 
 namespace {
 
@@ -235,6 +237,8 @@ PYBIND11_MODULE(_C, m) {
         "Links the delegation test backend (TorchEdgeTestBackend) into this process.");
   m.def("test_backend_live_delegates", &test_backend_live_delegates);
   bind_xnnpack(m);  // set_num_threads, ... (xnnpack_bindings.cpp)
+  bind_llm_tokenizer(m);  // LlmTokenizer, LlmTokenDecoder, LlmSampler
+  bind_llm_runner(m);     // LlmRunner: the generation loop
 
   m.def("cpu_isa", []() { return std::string(optimized::isa_name(optimized::best_isa())); },
         "The SIMD instruction set the optimized kernels use here (scalar, avx2, avx512).");

@@ -9,7 +9,7 @@
 
 export: export.py (decoder.py is the module it captures); generate / stream /
 Runner: the C++ generation loop (extension/llm) through the bindings
-(generate.py); perplexity: perplexity.py; the tokenizer: tokenizer.py.
+(generation.py); perplexity: perplexity.py; the tokenizer: tokenizer.py.
 """
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ __all__ = ["Runner", "build_decoder", "bundled_smollm2", "export", "generate", "
 def __getattr__(name: str):
     # The runtime halves load the C++ extension only when asked for.
     if name in ("Runner", "generate", "stream"):
-        from torchedge.llm import generate as _generate
+        import importlib
 
-        return getattr(_generate, name if name != "generate" else "generate_text")
+        generation = importlib.import_module("torchedge.llm.generation")
+        return getattr(generation, "generate_text" if name == "generate" else name)
     if name == "perplexity":
         from torchedge.llm.perplexity import perplexity
 
