@@ -31,7 +31,7 @@ EXPECTED_KERNELS = {
                         Q + "dequantize_per_tensor.tensor_out", Q + "dequantize_per_channel.out"},
     "int8_weight_only": {Q + "dequantize_per_channel.out"},
     "int4_weight_only": {"torchedge::linear_int4_weight_only.out"},
-    "8da4w": {"torchedge::linear_8da4w.out"},
+    "8da4w": {"torchedge::linear_8da4w_packed.out"},  # symmetric weights, blocked layout
 }
 _DTYPE_OF = {int(code): dtype for dtype, code in SCALAR_TYPES.items()}
 

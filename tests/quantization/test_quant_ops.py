@@ -88,6 +88,30 @@ def test_linear_source_transform_stays_close_to_float(scheme):
     torch.testing.assert_close(exported.module()(x), got)
 
 
+def test_8da4w_blocked_layout_round_trips_and_matches_the_plain_op():
+    from torchedge.quantization.groupwise import (pack_int4, pack_int4_blocked, quantize_int4_groupwise,
+                                                  unpack_int4_blocked)
+    torch.manual_seed(1)
+    for n, k, g in [(1, 32, 32), (17, 64, 32), (40, 256, 64), (5, 512, 256)]:
+        q, scales, _ = quantize_int4_groupwise(torch.randn(n, k), g)
+        blocked = pack_int4_blocked(q, scales, g)
+        assert list(blocked.shape) == [(n + 15) // 16, k // g, 64 + 8 * g]
+        q2, scales2 = unpack_int4_blocked(blocked, n, g)
+        assert torch.equal(q2, q) and torch.equal(scales2, scales)
+        x = torch.randn(3, k)
+        plain = torch.ops.torchedge.linear_8da4w(x, pack_int4(q), scales, None, g, None)
+        assert torch.equal(torch.ops.torchedge.linear_8da4w_packed(x, blocked, n, g, None), plain)
+
+
+def test_8da4w_packs_symmetric_weights_unless_asked_not_to():
+    def layers(**options):
+        model = tq.quantize_linear_weights(nn.Sequential(nn.Linear(64, 8)), "8da4w", **options)
+        return {type(m).__name__ for m in model.modules()} - {"Sequential"}
+    assert layers() == {"Int8DynActInt4WeightPackedLinear"}
+    assert layers(packed=False) == {"Int8DynActInt4WeightLinear"}
+    assert layers(symmetric=False) == {"Int8DynActInt4WeightLinear"}  # zero points: plain layout
+
+
 def test_custom_op_names_its_bad_arguments():
     packed = torch.zeros(4, 16, dtype=torch.uint8)  # K = 32
     with pytest.raises(ValueError, match="input has 30 features, the weight expects 32"):

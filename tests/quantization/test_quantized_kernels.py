@@ -174,6 +174,37 @@ def test_int4_linear_matches_eager_reference(op, m, k, n, group_size, symmetric)
     torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4)
 
 
+class Int4PackedLinear(torch.nn.Module):
+    """torchedge::linear_8da4w_packed on a symmetric weight in the blocked layout."""
+
+    def __init__(self, n, k, group_size, bias):
+        super().__init__()
+        from torchedge.quantization.groupwise import pack_int4_blocked, quantize_int4_groupwise
+        g = torch.Generator().manual_seed(n * 3 + k)
+        q, scales, _ = quantize_int4_groupwise(torch.randn(n, k, generator=g), group_size, True)
+        self.n, self.group_size = n, group_size
+        self.register_buffer("packed", pack_int4_blocked(q, scales, group_size))
+        self.register_buffer("bias", torch.randn(n, generator=g) if bias else None)
+
+    def forward(self, x):
+        return torch.ops.torchedge.linear_8da4w_packed(x, self.packed, self.n, self.group_size, self.bias)
+
+
+@pytest.mark.parametrize("shape,n,group_size,bias", [
+    ((1, 576), 576, 32, False),     # decode, SmolLM2's q/o projection
+    ((7, 576), 192, 32, True),      # prefill rows, k/v
+    ((2, 5, 1536), 33, 64, True),   # 3-d input, N not a multiple of 16
+    ((3, 512), 9, 256, False),
+    ((130, 128), 40, 128, True),    # many rows: every row tile
+])
+def test_int4_packed_linear_matches_eager_reference(shape, n, group_size, bias):
+    import torchedge.quantization.int4_linear_ops  # noqa: F401  (defines torch.ops.torchedge.*)
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(n)) * 2 - 0.3
+    (got,), (want,) = _run(Int4PackedLinear(n, shape[-1], group_size, bias), x)
+    # The same integers as the reference; only float summation order differs.
+    torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4)
+
+
 def test_listing_names_exactly_the_registered_quantized_kernels():
     import tomllib
     inc = (REPO / "kernels" / "quantized" / "quantized_kernels.inc").read_text()

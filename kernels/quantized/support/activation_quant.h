@@ -46,6 +46,12 @@ void quantize_tensor_int8_shifted(const float* x, int64_t m, int64_t k, int16_t*
 bool finite_min_max_avx2(const float* x, size_t count, float* min_out, float* max_out);
 void quantize_panels_avx2(const float* x, int64_t m, int64_t k, float inv_scale,
                           int32_t zero_point, int16_t* shifted);
+/// quantize_row_int8_per_token's loops for a finite row with k and
+/// group_size multiples of 32, given the row's scale and zero point: the
+/// scalar loops' float operations (division, ties-to-even round, + zp,
+/// clamp) 8 at a time, so the same integers.
+void quantize_row_avx2(const float* x, int64_t k, int64_t group_size, float scale, float zero_point,
+                       int8_t* q, int32_t* group_sums);
 #endif
 
 }  // namespace quantized

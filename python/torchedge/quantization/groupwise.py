@@ -6,6 +6,16 @@ zero point). int4 values q lie in [-8, 7]; dequantized w = (q - zp) * scale
 (zp = 0 when symmetric). Packed: two values per byte along K,
     byte[n, j] = (q[n, 2j] & 0xF) | ((q[n, 2j + 1] & 0xF) << 4)
 a uint8 tensor [N, K / 2] (the quantization contract).
+
+Blocked (symmetric weights only; what torchedge::linear_8da4w_packed reads,
+kernels/quantized/support/int4_packed.h): uint8 [ceil(N / 16), K / g, 64 + 8 g].
+Record (nb, j) holds rows 16 nb .. 16 nb + 15 of group j: their 16 float32
+scales (64 bytes, little endian), then g / 32 sub-blocks of 256 bytes; in
+sub-block s (k0 = j g + 32 s) byte 64 i + 4 r + b (i < 4, r < 16, b < 4)
+holds q[16 nb + r, k0 + 8 i + b] + 8 in its low nibble and
+q[16 nb + r, k0 + 8 i + 4 + b] + 8 in its high nibble. Rows past N are
+padding (q = 0, scale 0). One 64-byte load is then one SIMD register of 16
+rows x 8 k: the kernels' vpdpbusd / vpmaddubsw operands without shuffles.
 """
 
 from __future__ import annotations
@@ -73,6 +83,57 @@ def unpack_int4(packed: torch.Tensor) -> torch.Tensor:
     low, high = bytes_ & 0xF, (bytes_ >> 4) & 0xF
     q = torch.stack([low, high], dim=-1).reshape(packed.shape[0], packed.shape[1] * 2)
     return torch.where(q >= 8, q - 16, q).to(torch.int8)
+
+
+_BLOCK_ROWS = 16
+_HEADER_BYTES = 64
+
+
+def pack_int4_blocked(q: torch.Tensor, scales: torch.Tensor, group_size: int) -> torch.Tensor:
+    """int8 [N, K] in [-8, 7] and float32 scales [N, K/g] -> the blocked uint8 layout above."""
+    if q.dim() != 2:
+        raise ValueError(f"expected q [N, K], got {list(q.shape)}")
+    n, k = q.shape
+    check_group_size(k, group_size)
+    groups, subs = k // group_size, group_size // 32
+    if list(scales.shape) != [n, groups] or scales.dtype != torch.float32:
+        raise ValueError(f"scales must be float32 [{n}, {groups}], got {scales.dtype} {list(scales.shape)}")
+    if q.numel() and (int(q.min()) < INT4_QMIN or int(q.max()) > INT4_QMAX):
+        raise ValueError("int4 values must lie in [-8, 7]")
+    blocks = (n + _BLOCK_ROWS - 1) // _BLOCK_ROWS
+    rows = blocks * _BLOCK_ROWS
+    u = torch.full((rows, k), 8, dtype=torch.uint8)
+    u[:n] = (q.to(torch.int16) + 8).to(torch.uint8)
+    # [block, r, group, sub, i, half, b] -> [block, group, sub, i, r, b] per half.
+    u = u.reshape(blocks, _BLOCK_ROWS, groups, subs, 4, 2, 4)
+    nibbles = (u[..., 0, :] | (u[..., 1, :] << 4)).permute(0, 2, 3, 4, 1, 5)
+    weights = nibbles.reshape(blocks, groups, 8 * group_size)
+    padded = torch.zeros(rows, groups, dtype=torch.float32)
+    padded[:n] = scales
+    header = padded.reshape(blocks, _BLOCK_ROWS, groups).permute(0, 2, 1).contiguous()
+    header = header.view(torch.uint8).reshape(blocks, groups, _HEADER_BYTES)
+    return torch.cat([header, weights], dim=-1).contiguous()
+
+
+def unpack_int4_blocked(packed: torch.Tensor, out_features: int,
+                        group_size: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The blocked layout -> (q int8 [N, K], scales float32 [N, K/g]); inverse of pack_int4_blocked."""
+    if group_size not in GROUP_SIZES:
+        raise ValueError(f"group_size {group_size} is not supported; use one of {GROUP_SIZES}")
+    blocks = (out_features + _BLOCK_ROWS - 1) // _BLOCK_ROWS
+    record = _HEADER_BYTES + 8 * group_size
+    if packed.dtype != torch.uint8 or packed.dim() != 3 or packed.shape[0] != blocks \
+            or packed.shape[2] != record:
+        raise ValueError(f"packed weight must be uint8 [{blocks}, K/{group_size}, {record}] for "
+                         f"{out_features} outputs, got {packed.dtype} {list(packed.shape)}")
+    groups, subs = packed.shape[1], group_size // 32
+    header = packed[..., :_HEADER_BYTES].contiguous().view(torch.float32)   # [blocks, groups, 16]
+    scales = header.permute(0, 2, 1).reshape(blocks * _BLOCK_ROWS, groups)[:out_features]
+    nibbles = packed[..., _HEADER_BYTES:].reshape(blocks, groups, subs, 4, _BLOCK_ROWS, 4)
+    halves = torch.stack([nibbles & 0xF, nibbles >> 4], dim=-2)            # [.., r, half, b]
+    u = halves.permute(0, 4, 1, 2, 3, 5, 6).reshape(blocks * _BLOCK_ROWS, groups * group_size)
+    q = (u[:out_features].to(torch.int16) - 8).to(torch.int8)
+    return q, scales.contiguous()
 
 
 def dequantize_int4_groupwise(

@@ -2,6 +2,7 @@
 
     torchedge::linear_int4_weight_only(input, packed_weight, scales, zero_points, group_size, bias)
     torchedge::linear_8da4w(input, packed_weight, scales, zero_points, group_size, bias)
+    torchedge::linear_8da4w_packed(input, packed_weight, out_features, group_size, bias)
 
 and their `.out` overloads (the runtime kernels' names; the emitter maps
 functional -> out like any ATen op). Weight format: see groupwise.py.
@@ -13,6 +14,10 @@ match (the quantization contract):
     lo = min(min(x), 0), hi = max(max(x), 0), scale = max((hi - lo) / 255, eps_f32),
     zp = clamp(-128 - round(lo / scale), -128, 127), xq = clamp(round(x / scale) + zp, -128, 127),
   then out = ((xq - zp) * scale) @ dequant(W)^T + bias.
+linear_8da4w_packed is linear_8da4w for a symmetric weight stored in the
+blocked layout (groupwise.pack_int4_blocked: scales inside the records, 16
+rows interleaved for the SIMD loops); its reference unpacks the layout and
+runs linear_8da4w's reference, so the two agree bit for bit in eager.
 The fake kernels give export the output shape: input.shape[:-1] + [N].
 """
 
@@ -23,12 +28,19 @@ from typing import Optional
 import torch
 import torch.nn.functional as F
 
-from torchedge.quantization.groupwise import check_group_size, dequantize_int4_groupwise
+from torchedge.quantization.groupwise import (
+    check_group_size,
+    dequantize_int4_groupwise,
+    pack_int4,
+    unpack_int4_blocked,
+)
 
 NAMESPACE = "torchedge"
 _ARGUMENTS = ("Tensor input, Tensor packed_weight, Tensor scales, Tensor? zero_points, "
               "int group_size, Tensor? bias")
 OP_NAMES = ("linear_int4_weight_only", "linear_8da4w")
+PACKED_OP_NAME = "linear_8da4w_packed"
+_PACKED_ARGUMENTS = "Tensor input, Tensor packed_weight, int out_features, int group_size, Tensor? bias"
 _FLOAT32_EPS = torch.finfo(torch.float32).eps
 
 _library = torch.library.Library(NAMESPACE, "FRAGMENT")
@@ -83,6 +95,19 @@ def linear_8da4w_reference(input, packed_weight, scales, zero_points, group_size
     return F.linear(x, weight, bias)
 
 
+def linear_8da4w_packed_reference(input, packed_weight, out_features, group_size, bias):
+    where = "torchedge::linear_8da4w_packed"
+    try:
+        q, scales = unpack_int4_blocked(packed_weight, out_features, group_size)
+    except ValueError as e:
+        raise ValueError(f"{where}: {e}") from None
+    return linear_8da4w_reference(input, pack_int4(q), scales, None, group_size, bias)
+
+
+def _packed_fake(input, packed_weight, out_features, group_size, bias):
+    return input.new_empty((*input.shape[:-1], out_features))
+
+
 def _fake(input, packed_weight, scales, zero_points, group_size, bias):
     return input.new_empty((*input.shape[:-1], packed_weight.shape[0]))
 
@@ -98,6 +123,11 @@ def _register() -> None:
         _library.define(f"{name}.out({_ARGUMENTS}, *, Tensor(a!) out) -> Tensor(a!)")
         _library.impl(name, references[name], "CompositeExplicitAutograd")
         torch.library.register_fake(f"{NAMESPACE}::{name}", _fake, lib=_library)
+    if not hasattr(getattr(torch.ops, NAMESPACE), PACKED_OP_NAME):
+        _library.define(f"{PACKED_OP_NAME}({_PACKED_ARGUMENTS}) -> Tensor")
+        _library.define(f"{PACKED_OP_NAME}.out({_PACKED_ARGUMENTS}, *, Tensor(a!) out) -> Tensor(a!)")
+        _library.impl(PACKED_OP_NAME, linear_8da4w_packed_reference, "CompositeExplicitAutograd")
+        torch.library.register_fake(f"{NAMESPACE}::{PACKED_OP_NAME}", _packed_fake, lib=_library)
 
 
 _register()

@@ -9,7 +9,10 @@ Schemes and what export then sees:
                     quantized_decomposed.dequantize_per_channel -> linear
   int4_weight_only  packed uint8 [N, K/2] + scales [N, K/g] (+ int8 zero points);
                     torchedge::linear_int4_weight_only
-  8da4w             same weight; torchedge::linear_8da4w (per-token int8 input)
+  8da4w             symmetric (the default): the blocked layout (groupwise.pack_int4_blocked,
+                    scales inside, 16 rows interleaved for the SIMD loops) and
+                    torchedge::linear_8da4w_packed; asymmetric, or packed=False: the int4_weight_only
+                    weight and torchedge::linear_8da4w. Both compute the same function.
 The quantized modules are the eager reference: the runtime computes the
 same functions. Layers are replaced in place; the model is returned.
 """
@@ -26,6 +29,7 @@ from torchedge.quantization import int4_linear_ops  # noqa: F401  (registers the
 from torchedge.quantization.groupwise import (
     check_group_size,
     pack_int4,
+    pack_int4_blocked,
     quantize_int4_groupwise,
     quantize_int8_per_channel,
 )
@@ -80,6 +84,31 @@ class Int8DynActInt4WeightLinear(_Int4Linear):
             x, self.packed_weight, self.scales, self.zero_points, self.group_size, self.bias)
 
 
+class Int8DynActInt4WeightPackedLinear(nn.Module):
+    """8da4w with a symmetric weight in the blocked layout (torchedge::linear_8da4w_packed).
+
+    The same function as Int8DynActInt4WeightLinear on the same integers and
+    scales (its reference unpacks the layout), laid out for the runtime's
+    kernels: kernels/quantized/support/int4_packed.h.
+    """
+
+    def __init__(self, linear: nn.Linear, group_size: int) -> None:
+        super().__init__()
+        q, scales, _ = quantize_int4_groupwise(linear.weight, group_size, symmetric=True)
+        self.register_buffer("packed_weight", pack_int4_blocked(q, scales, group_size))
+        self.bias = None if linear.bias is None else nn.Parameter(linear.bias.detach().clone(), False)
+        self.group_size = group_size
+        self.in_features, self.out_features = linear.in_features, linear.out_features
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"group_size={self.group_size}, layout=blocked")
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.ops.torchedge.linear_8da4w_packed(
+            x, self.packed_weight, self.out_features, self.group_size, self.bias)
+
+
 def quantize_linear_weights(
     model: nn.Module,
     scheme: str,
@@ -87,8 +116,13 @@ def quantize_linear_weights(
     group_size: int = 32,
     symmetric: bool = True,
     filter_fn: Optional[Callable[[str, nn.Linear], bool]] = None,
+    packed: bool = True,
 ) -> nn.Module:
     """Replaces every nn.Linear (for which filter_fn(name, module) holds) in place.
+
+    `packed` (8da4w, symmetric): store the weight in the blocked layout the
+    runtime's 8da4w kernels stream fastest (linear_8da4w_packed); False keeps
+    the plain layout and linear_8da4w. The numbers are the same either way.
 
     Raises ValueError naming an unknown scheme, an unsupported group size, or
     the first layer whose in_features is not a multiple of group_size (use
@@ -110,6 +144,8 @@ def quantize_linear_weights(
             replacement: nn.Module = Int8WeightOnlyLinear(linear)
         elif scheme == "int4_weight_only":
             replacement = Int4WeightOnlyLinear(linear, group_size, symmetric)
+        elif packed and symmetric:
+            replacement = Int8DynActInt4WeightPackedLinear(linear, group_size)
         else:
             replacement = Int8DynActInt4WeightLinear(linear, group_size, symmetric)
         _set_submodule(model, name, replacement)

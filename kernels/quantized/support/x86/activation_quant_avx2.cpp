@@ -1,9 +1,9 @@
-// AVX2 loops of quantize_tensor_int8_shifted (support/activation_quant.h)
-// for inputs that are all finite; the caller runs the scalar loops
+// AVX2 loops of quantize_tensor_int8_shifted and quantize_row_int8_per_token
+// (support/activation_quant.h) for inputs that are all finite; the caller runs the scalar loops
 // otherwise (NaN/inf reach eager's NaN-propagating min/max and clamp, which
 // min_ps/max_ps do not reproduce). On finite inputs every step below is
 // exact or rounds as the scalar code does: min/max are exact, x * inv is
-// one float multiply, _mm256_round_ps(nearest) is torch.round's
+// one float multiply (x / scale one float division), _mm256_round_ps(nearest) is torch.round's
 // ties-to-even, and the + zp, clamp and conversion act on small integers.
 // Compiled with -mavx2 -mfma (no FMA is formed: the file has no a*b+c).
 #include <immintrin.h>
@@ -84,6 +84,31 @@ void quantize_panels_avx2(const float* x, int64_t m, int64_t k, float inv_scale,
         std::memcpy(dst + (k16 / 2 + q) * kInt8GemmPanelRows, row16 + 2 * q, sizeof(int32_t));
       }
     }
+  }
+}
+
+void quantize_row_avx2(const float* x, int64_t k, int64_t group_size, float scale, float zero_point,
+                       int8_t* q, int32_t* group_sums) {
+  const __m256 s = _mm256_set1_ps(scale), zp = _mm256_set1_ps(zero_point);
+  const __m256 qmin = _mm256_set1_ps(-128.0f), qmax = _mm256_set1_ps(127.0f);
+  // packs work per 128-bit lane: this puts the four 8-value runs back in order.
+  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  for (int64_t g0 = 0, gi = 0; g0 < k; g0 += group_size, ++gi) {
+    __m256i sum = _mm256_setzero_si256();
+    for (int64_t i = g0; i < g0 + group_size; i += 32) {
+      __m256i v[4];
+      for (int j = 0; j < 4; ++j) {
+        const __m256 r = _mm256_round_ps(_mm256_div_ps(_mm256_loadu_ps(x + i + 8 * j), s),
+                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        v[j] = _mm256_cvttps_epi32(_mm256_min_ps(_mm256_max_ps(_mm256_add_ps(r, zp), qmin), qmax));
+        sum = _mm256_add_epi32(sum, v[j]);
+      }
+      const __m256i bytes = _mm256_packs_epi16(_mm256_packs_epi32(v[0], v[1]), _mm256_packs_epi32(v[2], v[3]));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + i), _mm256_permutevar8x32_epi32(bytes, order));
+    }
+    __m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1));
+    s4 = _mm_add_epi32(s4, _mm_unpackhi_epi64(s4, s4));
+    group_sums[gi] = _mm_cvtsi128_si32(_mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0x55)));
   }
 }
 
