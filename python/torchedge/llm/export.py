@@ -16,11 +16,16 @@ named as upstream ExecuTorch's LLM runner names them:
     use_kv_cache         1
     get_full_logits      1 if forward returns every position's logits
 
-Precisions (`quantize`): None (float32), "int8" (int8 per-channel weights),
-"8da4w" (int8 per-token dynamic activations x 4-bit group-wise weights),
-"int4" (4-bit group-wise weight-only). Linear layers including the output
-projection are quantized; the token embedding becomes an int8 table
-(`quantize_embeddings`) unless quantize is None.
+Precisions (`quantize`), with g = group_size:
+    None    float32
+    "int8"  int8 per-channel weights x int8 activations per group of g (linear_q8c)
+    "8da4w" 4-bit affine group-wise weights (Q4_1's arithmetic: scale and min per
+            group of g) x int8 activations per group of g (linear_q4a); the output
+            projection int8 per channel (linear_q8c)
+    "int4"  the same weights with float32 activations (weight-only)
+The token embedding becomes an int8 table (`quantize_embeddings`) unless
+quantize is None. Why these formats (perplexity of each choice on SmolLM2):
+docs/llm.md.
 """
 
 from __future__ import annotations
@@ -38,8 +43,14 @@ from torchedge.llm.source import Source, load_model
 from torchedge.llm.tokenizer_file import tokenizer_path_for, write_tokenizer_gguf
 from torchedge.program import PteProgram
 
-PRECISIONS = {None: None, "fp32": None, "int8": "int8_weight_only", "8da4w": "8da4w",
-              "int4": "int4_weight_only"}
+# quantize= -> (decoder layers, output projection): (weight format, activation bits).
+PRECISIONS = {
+    None: None,
+    "fp32": None,
+    "int8": (("q8c", 8), ("q8c", 8)),
+    "8da4w": (("q4a", 8), ("q8c", 8)),
+    "int4": (("q4a", 32), ("q8c", 32)),
+}
 DEFAULT_MAX_PREFILL = 512
 
 
@@ -68,18 +79,28 @@ def build_decoder(source: Source, quantize: Optional[str] = None, group_size: in
     decoder = ExportableDecoder(model, config, max_context, full_logits=full_logits).eval()
     scheme = PRECISIONS[quantize]
     if scheme is not None:
-        from torchedge.quantization import quantize_embeddings, quantize_linear_weights
-
-        if config.tied_embeddings:
-            # The output projection gets its own (quantized) copy of the tied table.
-            head = decoder.lm_head
-            decoder.lm_head = torch.nn.Linear(head.in_features, head.out_features,
-                                              bias=head.bias is not None)
-            decoder.lm_head.weight = torch.nn.Parameter(head.weight.detach().clone())
-        quantize_linear_weights(decoder, scheme, group_size=group_size)
-        if quantize_embedding is None or quantize_embedding:
-            quantize_embeddings(decoder)
+        _quantize(decoder, config, scheme, group_size, quantize_embedding)
     return decoder
+
+
+def _quantize(decoder: ExportableDecoder, config: LlmConfig, scheme, group_size: int,
+              quantize_embedding: Optional[bool]) -> None:
+    """Quantizes the decoder's linear layers (and its token embedding) in place."""
+    from torchedge.quantization import quantize_embeddings
+    from torchedge.quantization.affine4_linear import quantize_linear_affine4
+    from torchedge.quantization.int8_channel_linear import quantize_linear_int8_channel
+
+    if config.tied_embeddings:
+        # The output projection gets its own (quantized) copy of the tied table.
+        head = decoder.lm_head
+        decoder.lm_head = torch.nn.Linear(head.in_features, head.out_features, bias=head.bias is not None)
+        decoder.lm_head.weight = torch.nn.Parameter(head.weight.detach().clone())
+    formats = {"q4a": quantize_linear_affine4, "q8c": quantize_linear_int8_channel}
+    (layer_format, layer_bits), (head_format, head_bits) = scheme
+    formats[layer_format](decoder, group_size, layer_bits, filter_fn=lambda name, _: name != "lm_head")
+    formats[head_format](decoder, group_size, head_bits, filter_fn=lambda name, _: name == "lm_head")
+    if quantize_embedding is None or quantize_embedding:
+        quantize_embeddings(decoder)
 
 
 def export_decoder(decoder: ExportableDecoder, max_prefill: Optional[int] = None,
