@@ -44,3 +44,13 @@ class ExportError(Exception):
         super().__init__(
             f"torchedge cannot lower this program ({count} problem{'s' if count != 1 else ''}):\n{lines}"
         )
+
+
+class CheckpointError(ExportError):
+    """A model source that cannot be exported as it is: an unreadable or
+    corrupt checkpoint file, or an architecture the exporter does not support.
+    The message names the file or the unsupported feature."""
+
+    def __init__(self, message: str):
+        self.problems = (Problem(message),)
+        Exception.__init__(self, message)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from torchedge.errors import ExportError
+from torchedge.errors import CheckpointError
 
 # Module layouts the decoder wrapper knows (transformers class names).
 SUPPORTED_ARCHITECTURES = ("LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM")
@@ -37,29 +37,29 @@ class LlmConfig:
         a decoder this exporter supports (naming what is not)."""
         name = type(model).__name__
         if name not in SUPPORTED_ARCHITECTURES:
-            raise ExportError(f"torchedge.llm: model class {name} is not supported; "
+            raise CheckpointError(f"torchedge.llm: model class {name} is not supported; "
                               f"supported: {', '.join(SUPPORTED_ARCHITECTURES)}")
         c = model.config
         heads = int(c.num_attention_heads)
         kv_heads = int(getattr(c, "num_key_value_heads", None) or heads)
         head_dim = int(getattr(c, "head_dim", None) or c.hidden_size // heads)
         if heads % kv_heads:
-            raise ExportError(f"torchedge.llm: {heads} attention heads are not a multiple of "
+            raise CheckpointError(f"torchedge.llm: {heads} attention heads are not a multiple of "
                               f"{kv_heads} key/value heads")
         if getattr(c, "sliding_window", None) and getattr(c, "use_sliding_window", True) and \
                 name != "Qwen2ForCausalLM":
-            raise ExportError(f"torchedge.llm: sliding-window attention ({c.sliding_window}) is "
+            raise CheckpointError(f"torchedge.llm: sliding-window attention ({c.sliding_window}) is "
                               "not supported")
         rope = getattr(c, "rope_parameters", None) or getattr(c, "rope_scaling", None) or {}
         rope_type = rope.get("rope_type", rope.get("type", "default")) if isinstance(rope, dict) else "default"
         if rope_type not in ("default", "linear", "llama3"):
-            raise ExportError(f"torchedge.llm: RoPE type '{rope_type}' is not supported "
+            raise CheckpointError(f"torchedge.llm: RoPE type '{rope_type}' is not supported "
                               "(default, linear, llama3 are)")
         theta = rope.get("rope_theta") if isinstance(rope, dict) else None
         theta = float(theta if theta is not None else getattr(c, "rope_theta", 10000.0))
         act = getattr(c, "hidden_act", "silu")
         if act != "silu":
-            raise ExportError(f"torchedge.llm: MLP activation '{act}' is not supported (silu is)")
+            raise CheckpointError(f"torchedge.llm: MLP activation '{act}' is not supported (silu is)")
         return LlmConfig(
             architecture=name,
             layers=int(c.num_hidden_layers),

