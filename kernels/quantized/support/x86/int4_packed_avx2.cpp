@@ -16,6 +16,10 @@ namespace torchedge {
 namespace quantized {
 namespace {
 
+// How far ahead of its loads the decode loop prefetches the weight stream
+// (as the AVX-512 loop: int4_packed_avx512vnni.cpp).
+constexpr int64_t kPrefetchBytes = 8192;
+
 inline __m256i broadcast_quad(const int8_t* p) {
   int32_t v;
   std::memcpy(&v, p, sizeof(v));
@@ -46,6 +50,11 @@ void rows_of_half(const Int8Rows& x, const Int4PackedWeight& w, const float* bia
       __m256i bytes = _mm256_setzero_si256();
       __m256i pairs[MR];
       for (int r = 0; r < MR; ++r) pairs[r] = _mm256_setzero_si256();
+      if (MR == 1 && half == 0) {  // decode: the weights come from DRAM once
+        for (int i = 0; i < 4; ++i) {
+          _mm_prefetch(reinterpret_cast<const char*>(sb + kPrefetchBytes + 64 * i), _MM_HINT_T0);
+        }
+      }
       for (int i = 0; i < 4; ++i) {
         const __m256i p = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sb + 64 * i));
         const __m256i lo = _mm256_and_si256(p, low4);
