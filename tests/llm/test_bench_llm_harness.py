@@ -15,7 +15,9 @@ import pytest
 
 from torchedge.bench.llm.outputs import (OutputError, last_json_object, parse_llama_bench_json,
                                          parse_llama_perplexity, parse_runner_line, parse_token_count)
+from torchedge.bench.llm.engines import PromptRunner, new_row
 from torchedge.bench.llm.memory_bandwidth import parse_tool_output
+from torchedge.bench.llm.process import MeasuredRun
 from torchedge.bench.llm.report import results_markdown
 from torchedge.bench.llm.summary import decode_ceiling, ratios, summarize_row
 from torchedge.llm.perplexity_corpus import perplexity_corpus
@@ -127,6 +129,34 @@ def test_memory_bandwidth_tool_output():
     assert parse_tool_output("usage: memory_bandwidth [MiB] [passes]") == {}
 
 
+def _fake_run(peak_mb: float) -> MeasuredRun:
+    return MeasuredRun(["runner"], 0, "", "", int(peak_mb * 1e6), int(peak_mb * 2e6), 1.0, False)
+
+
+def test_prompt_runner_fills_a_row():
+    calls = []
+
+    def measure_one(threads, prompt, new):
+        calls.append((threads, prompt, new))
+        if len(calls) > 2:
+            raise OutputError("runner crashed")
+        result = {"prompt_tokens": prompt, "new_tokens": new, "prefill_tok_s": 4.0 * prompt,
+                  "decode_tok_s": 50.0, "ttft_ms": 300.0, "peak_rss_mb": 99.0}
+        return result, _fake_run(150.0 + prompt / 128)
+
+    engine = PromptRunner(measure_one, (128, 512), 128)
+    row = new_row("torchedge", 2, None, None)
+    engine.measure(row)
+    assert calls == [(2, 128, 128), (2, 512, 1)]
+    samples = row["samples"]
+    assert samples["pp128_tok_s"] == [512.0] and samples["pp512_tok_s"] == [2048.0]
+    assert samples["tg128_tok_s"] == [50.0] and samples["ttft_ms"] == [300.0]
+    assert samples["peak_rss_mb"] == [pytest.approx(154.0)]  # VmHWM, the larger of the two processes
+    assert row["status"] == "ok"
+    engine.measure(row)
+    assert row["status"] == "failed: runner crashed" and samples["tg128_tok_s"] == [50.0]
+
+
 def _row(engine: str, threads: int, tg: list[float], file_mb: float) -> dict:
     return {"engine": engine, "threads": threads, "status": "ok", "file_mb": file_mb,
             "weight_bytes": int(file_mb * 1e6),
@@ -140,7 +170,8 @@ def test_summary_ratios_and_ceiling():
     assert peer["median"]["pp128_tok_s"] == 200.0 and peer["best"]["pp128_tok_s"] == 300.0
     assert peer["median"]["ttft_ms"] == 2.0 and peer["best"]["ttft_ms"] == 1.0
     assert "pp512_tok_s" not in peer["median"]
-    (entry,) = ratios([peer, ours], [1])
+    (entry,) = ratios([peer, ours], [1], "llama.cpp")
+    assert entry["peer"] == "llama.cpp"
     assert entry["median"]["tg128_tok_s"] == pytest.approx(55.0 / 110.0)
     assert entry["file_mb"] == pytest.approx(0.8)
     ceilings = decode_ceiling([peer, ours], {"1": {"read_gb_s": 22.0}})
@@ -156,7 +187,7 @@ def test_markdown_with_torchedge_unavailable():
     data = {"host": {"cpu": "AMD EPYC", "cpu_id": "AuthenticAMD family 26", "logical_cpus": 2,
                      "load_average_at_end": [1.0, 1.0, 1.0], "llama_cpp_build": "llama-cpp-python==0.3.36"},
             "model": {"gguf": "m.gguf", "gguf_bytes": 98362432, "pte": "m.pte", "pte_bytes": None},
-            "options": {"rounds": 3}, "rows": [peer, missing], "ratios": ratios([peer, missing], [1]),
+            "options": {"rounds": 3}, "rows": [peer, missing], "ratios": ratios([peer, missing], [1], "llama.cpp"),
             "decode_ceiling": decode_ceiling([peer], {"1": {"read_gb_s": 20.0}}),
             "corpus": {"chars": 23647, "python": "3.11.7", "sha256": "ab" * 32},
             "perplexity": {"context": 512, "llama.cpp": {"status": "ok", "perplexity": 14.3415,

@@ -34,6 +34,8 @@ def parse_args(argv: list[str]) -> LlmBenchOptions | Path:
     p.add_argument("--context", type=int, default=defaults.context,
                    help="perplexity chunk length in tokens, both engines (default %(default)s)")
     p.add_argument("--no-export", action="store_true", help="do not export a missing .pte")
+    p.add_argument("--no-upstream", action="store_true",
+                   help="skip upstream ExecuTorch (its export, once, takes minutes)")
     p.add_argument("--no-perplexity", action="store_true")
     p.add_argument("--no-chart", action="store_true")
     p.add_argument("--out", type=Path, default=defaults.out_dir, help="output folder (default %(default)s)")
@@ -47,7 +49,8 @@ def parse_args(argv: list[str]) -> LlmBenchOptions | Path:
     return LlmBenchOptions(gguf=a.gguf, pte=a.pte, runner=a.runner, llama_bin=a.llama_bin,
                            peers_python=a.peers_python, threads=a.threads, rounds=a.rounds,
                            llama_repetitions=a.llama_repetitions, context=a.context,
-                           export=not a.no_export, perplexity=not a.no_perplexity,
+                           export=not a.no_export, upstream=not a.no_upstream,
+                           perplexity=not a.no_perplexity,
                            chart=not a.no_chart, out_dir=a.out)
 
 

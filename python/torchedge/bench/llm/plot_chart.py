@@ -21,7 +21,7 @@ PANELS = (("pp128_tok_s", "prefill, 128-token prompt (tok/s)"),
           ("pp512_tok_s", "prefill, 512-token prompt (tok/s)"),
           ("tg128_tok_s", "decode, 128 tokens (tok/s)"),
           ("peak_rss_mb", "peak RSS (MB, lower is better)"))
-ENGINES = ("torchedge", "llama.cpp")
+ENGINES = ("torchedge", "llama.cpp", "upstream ExecuTorch")
 
 parser = argparse.ArgumentParser(description=__doc__)
 parser.add_argument("--results", required=True)
@@ -33,7 +33,7 @@ with open(args.results) as f:
 threads = data["options"]["threads"]
 rows = {(r["engine"], r["threads"]): r for r in data["rows"]}
 
-fig, axes = plt.subplots(1, len(PANELS), figsize=(4.2 * len(PANELS), 4.0), squeeze=False)
+fig, axes = plt.subplots(1, len(PANELS), figsize=(4.6 * len(PANELS), 4.2), squeeze=False)
 width = 0.8 / len(ENGINES)
 for ax, (metric, title) in zip(axes[0], PANELS):
     for k, engine in enumerate(ENGINES):

@@ -41,11 +41,11 @@ def results_table(data: dict[str, Any]) -> str:
 
 def ratio_table(data: dict[str, Any]) -> str:
     if not data["ratios"]:
-        return "No ratios: torchedge or llama.cpp did not run."
-    head = ["threads"] + [title.replace(" tok/s", "") for _, title in COLUMNS] + ["file"]
+        return "No ratios: torchedge or its peers did not run."
+    head = ["torchedge / peer", "threads"] + [title.replace(" tok/s", "") for _, title in COLUMNS] + ["file"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for entry in data["ratios"]:
-        cells = [str(entry["threads"])]
+        cells = [entry.get("peer", "llama.cpp"), str(entry["threads"])]
         cells += [f"{entry['median'][m]:.2f}" if m in entry["median"] else "-" for m, _ in COLUMNS]
         cells.append(f"{entry['file_mb']:.2f}" if "file_mb" in entry else "-")
         lines.append("| " + " | ".join(cells) + " |")
@@ -84,10 +84,11 @@ def perplexity_lines(data: dict[str, Any]) -> list[str]:
 def results_markdown(data: dict[str, Any]) -> str:
     host, model, corpus = data["host"], data["model"], data["corpus"]
     ue = data["upstream_executorch"]
-    upstream = ("upstream ExecuTorch Llama: " + ue["status"]
-                + (f" because {ue['reason']}" if ue.get("reason") else ""))
+    upstream = ("upstream ExecuTorch Llama: " + ("ran: " + ue.get("export", "") if ue["status"] == "ok"
+                                                 else ue["status"] + (f" because {ue['reason']}"
+                                                                      if ue.get("reason") else "")))
     parts = [
-        "# bench-llm: SmolLM2-135M-Instruct, torchedge against llama.cpp",
+        "# bench-llm: SmolLM2-135M-Instruct, torchedge against llama.cpp and upstream ExecuTorch",
         f"Host: {host['cpu']} ({host['cpu_id']}), {host['logical_cpus']} logical CPUs, "
         f"load average {', '.join(f'{x:.1f}' for x in host['load_average_at_end'])} at the end. "
         f"llama.cpp: {host['llama_cpp_build'] or 'not built'}.",
@@ -96,7 +97,7 @@ def results_markdown(data: dict[str, Any]) -> str:
         f"{data['options']['rounds']} rounds, alternating engines, each run in its own process; "
         "cells are median (best).",
         "", results_table(data), "",
-        "torchedge / llama.cpp, of medians (tok/s: above 1 is torchedge faster; TTFT, RSS, "
+        "torchedge / peer, of medians (tok/s: above 1 is torchedge faster; TTFT, RSS, "
         "file: below 1 is torchedge smaller):", "", ratio_table(data), "",
         "Decode against the memory-bandwidth ceiling (weight bytes read per token over the "
         "time per token, against this host's measured read bandwidth):", "", ceiling_table(data), "",

@@ -1,12 +1,12 @@
-"""One `make bench-llm` run: the same GGUF on llama.cpp (llama-bench) and on
-torchedge (its 4-bit .pte on build/torchedge_llm), alternating, each run in
-its own process; then perplexity of both on the same corpus.
+"""One `make bench-llm` run: the same GGUF on llama.cpp (llama-bench), on
+torchedge (its 4-bit .pte on build/torchedge_llm) and on upstream ExecuTorch
+(its own Llama export and runner), each run in its own process; then the
+perplexity of llama.cpp and torchedge on the same corpus.
 
-Per round and thread count: a measurement of the host's memory bandwidth
-(the decode ceiling), one llama-bench process (pp128, pp512, tg128) and two
-runner processes (a 128-token prompt then 128 decoded tokens; a
-512-token prompt then one token). Even rounds start with llama.cpp, odd
-rounds with torchedge, so drift in the host's load falls on both.
+Per round: a measurement of the host's memory bandwidth (the decode
+ceiling), then per thread count each engine once (engines.py says what one
+engine's round runs). The engines' order rotates by one each round, so drift
+in the host's load falls on all of them.
 """
 
 from __future__ import annotations
@@ -21,20 +21,27 @@ from pathlib import Path
 from typing import Any, Optional
 
 from torchedge.bench.environment import _cpu_id, _cpu_model
-from torchedge.bench.llm import upstream_executorch
+from torchedge.bench.llm.engines import MB, LlamaBench, PromptRunner, new_row, torchedge_measure
 from torchedge.bench.llm.llama_cpp import DEFAULT_BIN, REPO, LlamaCpp
 from torchedge.bench.llm.memory_bandwidth import parse_tool_output
-from torchedge.bench.llm.outputs import OutputError, last_json_object, parse_runner_line
-from torchedge.bench.llm.process import MeasuredRun, run_measured
+from torchedge.bench.llm.outputs import OutputError, last_json_object
+from torchedge.bench.llm.process import run_measured
 from torchedge.bench.llm.summary import decode_ceiling, ratios, summarize_row
+from torchedge.bench.llm.upstream_executorch import Upstream
 from torchedge.llm.perplexity_corpus import perplexity_corpus
 
 OUT_DIR = REPO / "out" / "bench-llm"
-MB = 1e6
-TTFT_NOTE_LLAMA = ("llama.cpp TTFT is the pp128 time (128 / pp128 tok/s): the prefill of a "
-                   "128-token prompt, without sampling the first token")
-TG_NOTE = ("llama-bench's tg128 decodes from an empty context; torchedge's decodes after its "
-           "128-token prompt (positions 128-255)")
+LLAMA, TORCHEDGE, UPSTREAM = "llama.cpp", "torchedge", "upstream ExecuTorch"
+NOTES = (
+    "llama.cpp TTFT is the pp128 time (128 / pp128 tok/s): the prefill of a 128-token prompt, "
+    "without sampling the first token",
+    "llama-bench's tg128 decodes from an empty context; torchedge's and upstream ExecuTorch's "
+    "decode after their 128-token prompt (positions 128-255)",
+    "upstream ExecuTorch runs in a Python process (its C++ runner through pybindings) that holds "
+    "torch: its peak RSS includes the interpreter and libtorch",
+    "weight MB per token is the model file (the .pte; the GGUF's tensors): an upper bound on the "
+    "bytes a decode step reads",
+)
 
 
 @dataclass
@@ -51,6 +58,7 @@ class LlmBenchOptions:
     llama_repetitions: int = 1           # llama-bench -r per process (after its warm-up run)
     context: int = 512
     export: bool = True                  # export the .pte when it is missing
+    upstream: bool = True                # upstream ExecuTorch (exported once into out_dir/upstream)
     perplexity: bool = True
     chart: bool = True
     timeout_s: float = 900
@@ -76,19 +84,27 @@ def run(options: LlmBenchOptions) -> dict[str, Any]:
     options.out_dir.mkdir(parents=True, exist_ok=True)
     gguf = options.gguf or bundled_gguf()
     llama = LlamaCpp(options.llama_bin)
-    notes: list[str] = [TTFT_NOTE_LLAMA, TG_NOTE]
     corpus_path = options.out_dir / "corpus.txt"
     corpus = perplexity_corpus()
     corpus_path.write_text(corpus, encoding="utf-8")
 
     export_status = _ensure_pte(options, gguf)
     tokenizer = _tokenizer_for(options.pte, gguf)
-    runner_missing = _runner_missing(options)
-    llama_missing = llama.missing()
-    rows = {("llama.cpp", t): _new_row("llama.cpp", t, gguf, llama_missing) for t in options.threads}
-    rows.update({("torchedge", t): _new_row("torchedge", t, options.pte, runner_missing)
-                 for t in options.threads})
-    bandwidth_runs = _rounds(options, llama, gguf, tokenizer, rows)
+    upstream = Upstream(options.peers_python, options.out_dir / "upstream")
+    upstream_status = (upstream.prepare(gguf, options.prompts, 3600) if options.upstream
+                       else {"status": "not run", "reason": "--no-upstream"})
+    engines = {
+        LLAMA: (LlamaBench(llama, gguf, options.prompts, options.new_tokens, options.llama_repetitions,
+                           options.timeout_s), gguf, llama.missing()),
+        TORCHEDGE: (PromptRunner(torchedge_measure(options.runner, options.pte, tokenizer, options.timeout_s),
+                                 options.prompts, options.new_tokens), options.pte, _runner_missing(options)),
+        UPSTREAM: (PromptRunner(lambda t, p, n: upstream.bench(t, p, n, options.timeout_s),
+                                options.prompts, options.new_tokens), upstream.pte,
+                   None if upstream_status["status"] == "ok" else _why_not(upstream_status)),
+    }
+    rows = {(name, t): new_row(name, t, model, missing)
+            for name, (_, model, missing) in engines.items() for t in options.threads}
+    bandwidth_runs = _rounds(options, {name: e for name, (e, _, _) in engines.items()}, rows)
 
     summarized = [summarize_row(row) for row in rows.values()]
     bandwidth = {t: _best_bandwidth(runs) for t, runs in bandwidth_runs.items()}
@@ -102,100 +118,39 @@ def run(options: LlmBenchOptions) -> dict[str, Any]:
                   "tokenizer": str(tokenizer), "export": export_status},
         "memory_bandwidth": bandwidth,
         "rows": summarized,
-        "ratios": ratios(summarized, options.threads),
+        "ratios": [entry for peer in (LLAMA, UPSTREAM) for entry in ratios(summarized, options.threads, peer)],
         "decode_ceiling": decode_ceiling(summarized, bandwidth),
         "corpus": {"path": str(corpus_path), "chars": len(corpus),
                    "sha256": hashlib.sha256(corpus.encode()).hexdigest(),
                    "python": platform.python_version()},
-        "perplexity": _perplexities(options, llama, llama_missing, gguf, corpus_path),
-        "upstream_executorch": upstream_executorch.probe(options.peers_python),
-        "notes": notes,
+        "perplexity": _perplexities(options, llama, gguf, corpus_path),
+        "upstream_executorch": upstream_status,
+        "notes": list(NOTES),
     }
 
 
-def _rounds(options: LlmBenchOptions, llama: LlamaCpp, gguf: Path, tokenizer: Path,
+def _why_not(status: dict[str, Any]) -> str:
+    return status.get("reason") or status["status"]
+
+
+def _rounds(options: LlmBenchOptions, engines: dict[str, Any],
             rows: dict[tuple[str, int], dict[str, Any]]) -> dict[str, list[dict]]:
     """Fills the rows' samples; returns the bandwidth measured in each round."""
     bandwidth_runs: dict[str, list[dict]] = {str(t): [] for t in options.threads}
+    names = list(engines)
     for r in range(options.rounds):
         for t, measured in _bandwidth(options).items():
             bandwidth_runs[t].append(measured)
+        order = names[r % len(names):] + names[:r % len(names)]
         for t in options.threads:
-            engines = ["llama.cpp", "torchedge"] if r % 2 == 0 else ["torchedge", "llama.cpp"]
-            for engine in engines:
-                row = rows[(engine, t)]
+            for name in order:
+                row = rows[(name, t)]
                 if row["status"] != "ok":
                     continue
-                print(f"bench-llm: round {r + 1}/{options.rounds}, {engine}, {t} thread(s)",
+                print(f"bench-llm: round {r + 1}/{options.rounds}, {name}, {t} thread(s)",
                       file=sys.stderr, flush=True)
-                if engine == "llama.cpp":
-                    _llama_round(llama, gguf, options, row)
-                else:
-                    _torchedge_round(options, tokenizer, row)
+                engines[name].measure(row)
     return bandwidth_runs
-
-
-def _new_row(engine: str, threads: int, model: Path, missing: Optional[str]) -> dict[str, Any]:
-    size = model.stat().st_size if model.is_file() else None
-    return {"engine": engine, "threads": threads, "status": f"unavailable: {missing}" if missing else "ok",
-            "samples": {m: [] for m in ("pp128_tok_s", "pp512_tok_s", "tg128_tok_s", "ttft_ms",
-                                        "peak_rss_mb")},
-            "file_mb": size / MB if size else None, "weight_bytes": size, "runs": []}
-
-
-def _fail(row: dict[str, Any], why: str) -> None:
-    row["status"] = f"failed: {why}"
-    print(f"bench-llm: {row['engine']} at {row['threads']} thread(s) {row['status']}", file=sys.stderr)
-
-
-def _peak_mb(run: MeasuredRun) -> Optional[float]:
-    return run.peak_rss_bytes / MB if run.peak_rss_bytes is not None else None
-
-
-def _llama_round(llama: LlamaCpp, gguf: Path, options: LlmBenchOptions, row: dict[str, Any]) -> None:
-    try:
-        tests, run = llama.bench(gguf, row["threads"], options.prompts, options.new_tokens,
-                                 options.llama_repetitions, options.timeout_s)
-    except OutputError as e:
-        return _fail(row, str(e))
-    samples = row["samples"]
-    for test in tests:
-        key = f"{test.name}_tok_s"
-        if key in samples:
-            samples[key].extend(test.samples_tok_s)
-        if test.name == f"pp{options.prompts[0]}":
-            samples["ttft_ms"].extend(options.prompts[0] / s * 1e3 for s in test.samples_tok_s)
-        row["weight_bytes"] = test.model_bytes  # the tensors llama.cpp reads, not the file
-        row["build_commit"] = test.build_commit
-    if _peak_mb(run) is not None:
-        samples["peak_rss_mb"].append(_peak_mb(run))
-    row["runs"].append({"wall_s": run.wall_s, "wait4_maxrss_mb": run.wait4_maxrss_bytes / MB})
-
-
-def _torchedge_round(options: LlmBenchOptions, tokenizer: Path, row: dict[str, Any]) -> None:
-    t = row["threads"]
-    peaks = []
-    for prompt, new in ((options.prompts[0], options.new_tokens), (options.prompts[1], 1)):
-        argv = [str(options.runner), "--model", str(options.pte), "--tokenizer", str(tokenizer),
-                "--benchmark", "--prompt-tokens", str(prompt), "--new-tokens", str(new),
-                "--threads", str(t)]
-        run = run_measured(argv, options.timeout_s)
-        if run.failure():
-            return _fail(row, f"{' '.join(argv[1:])}: {run.failure()}")
-        try:
-            result = parse_runner_line(run.stdout)
-        except OutputError as e:
-            return _fail(row, str(e))
-        samples = row["samples"]
-        samples[f"pp{prompt}_tok_s"].append(result.prefill_tok_s)
-        if prompt == options.prompts[0]:
-            samples[f"tg{new}_tok_s"].append(result.decode_tok_s)
-            samples["ttft_ms"].append(result.ttft_ms)
-        peaks.append(_peak_mb(run) or result.peak_rss_mb)
-        row["runs"].append({"prompt_tokens": prompt, "new_tokens": new, "wall_s": run.wall_s,
-                            "self_reported_peak_rss_mb": result.peak_rss_mb,
-                            "wait4_maxrss_mb": run.wait4_maxrss_bytes / MB})
-    row["samples"]["peak_rss_mb"].append(max(peaks))
 
 
 def _ensure_pte(options: LlmBenchOptions, gguf: Path) -> dict[str, Any]:
@@ -267,12 +222,12 @@ def _best_bandwidth(runs: list[dict]) -> dict[str, Any]:
             "source": ok[0].get("source"), "samples_read_gb_s": [r["read_gb_s"] for r in ok]}
 
 
-def _perplexities(options: LlmBenchOptions, llama: LlamaCpp, llama_missing: Optional[str],
-                  gguf: Path, corpus: Path) -> dict[str, Any]:
+def _perplexities(options: LlmBenchOptions, llama: LlamaCpp, gguf: Path, corpus: Path) -> dict[str, Any]:
     if not options.perplexity:
         return {"status": "not run (--no-perplexity)"}
     threads = max(options.threads)
     out: dict[str, Any] = {"context": options.context, "threads": threads}
+    llama_missing = llama.missing()
     if llama_missing:
         out["llama.cpp"] = {"status": f"unavailable: {llama_missing}"}
     else:

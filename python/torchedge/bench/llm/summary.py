@@ -31,24 +31,24 @@ def summarize_row(row: dict[str, Any]) -> dict[str, Any]:
     return {**row, "median": medians, "best": bests}
 
 
-def ratios(rows: list[dict[str, Any]], threads: list[int]) -> list[dict[str, Any]]:
-    """torchedge / llama.cpp per thread count and metric, of medians (and of
+def ratios(rows: list[dict[str, Any]], threads: list[int], peer: str) -> list[dict[str, Any]]:
+    """torchedge / `peer` per thread count and metric, of medians (and of
     bests). Above 1 is torchedge faster for tok/s, and larger for TTFT,
     peak RSS and file size."""
     by_key = {(r["engine"], r["threads"]): r for r in rows}
     out = []
     for t in threads:
-        ours, peer = by_key.get(("torchedge", t)), by_key.get(("llama.cpp", t))
-        if not ours or not peer or ours.get("status") != "ok" or peer.get("status") != "ok":
+        ours, theirs = by_key.get(("torchedge", t)), by_key.get((peer, t))
+        if not ours or not theirs or ours.get("status") != "ok" or theirs.get("status") != "ok":
             continue
-        entry: dict[str, Any] = {"threads": t, "median": {}, "best": {}}
+        entry: dict[str, Any] = {"peer": peer, "threads": t, "median": {}, "best": {}}
         for kind in ("median", "best"):
             for metric in METRICS:
-                a, b = ours[kind].get(metric), peer[kind].get(metric)
+                a, b = ours[kind].get(metric), theirs[kind].get(metric)
                 if a is not None and b:
                     entry[kind][metric] = a / b
-        if ours.get("file_mb") and peer.get("file_mb"):
-            entry["file_mb"] = ours["file_mb"] / peer["file_mb"]
+        if ours.get("file_mb") and theirs.get("file_mb"):
+            entry["file_mb"] = ours["file_mb"] / theirs["file_mb"]
         out.append(entry)
     return out
 
