@@ -106,8 +106,8 @@ TEST(OptimizedSdpaKvCache, SameErrorsAsPortable) {
       << last_error_message();
 }
 
-// Each ISA's block function on one block, whole and split into two key
-// ranges merged, against the reference.
+// Each ISA's block function, per kv head and with both kv heads in one
+// block, whole and split into two key ranges merged, against the reference.
 TEST(AttentionBlock, EveryIsaWholeAndSplit) {
   const AttentionShape s{1, 20, 6, 2, 32, 400, 330};
   Attention a(s, true);
@@ -122,31 +122,36 @@ TEST(AttentionBlock, EveryIsaWholeAndSplit) {
     const AttentionProblem p{a.q->f(), k_cache.data(), v_cache.data(), out.data(), s.tokens,
                              s.q_heads, s.kv_heads, s.dim, s.context, s.start,
                              static_cast<float>(scale)};
-    const int64_t rows = 8 * (s.q_heads / s.kv_heads);
-    std::vector<float> scratch(attention_scratch_floats(rows, s.dim) + 16);
-    float* aligned = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) & ~uintptr_t{63});
-    for (int64_t h = 0; h < s.kv_heads; ++h) {
-      for (int64_t t0 = 0; t0 < s.tokens; t0 += 8) {
-        fn(p, 0, h, t0, std::min<int64_t>(t0 + 8, s.tokens), 0, s.context, aligned, nullptr);
+    for (int64_t per_block : {int64_t{1}, s.kv_heads}) {
+      SCOPED_TRACE(testing::Message() << per_block << " kv heads per block");
+      const int64_t head_rows = 8 * (s.q_heads / s.kv_heads), rows = per_block * head_rows;
+      std::vector<float> scratch(attention_scratch_floats(per_block, head_rows, s.dim) + 16);
+      float* aligned = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) & ~uintptr_t{63});
+      std::fill(out.begin(), out.end(), NAN);
+      for (int64_t h = 0; h < s.kv_heads; h += per_block) {
+        for (int64_t t0 = 0; t0 < s.tokens; t0 += 8) {
+          fn(p, 0, h, h + per_block, t0, std::min<int64_t>(t0 + 8, s.tokens), 0, s.context, aligned,
+             nullptr);
+        }
       }
-    }
-    expect_close(out, want, 1e-5, 1e-6, "whole");
-    std::fill(out.begin(), out.end(), 0.0f);
-    std::vector<float> parts(2 * rows * (s.dim + 2));
-    AttentionPartial partial[2];
-    for (int c = 0; c < 2; ++c) {
-      float* base = parts.data() + c * rows * (s.dim + 2);
-      partial[c] = {base, base + rows, base + 2 * rows};
-    }
-    for (int64_t h = 0; h < s.kv_heads; ++h) {
-      for (int64_t t0 = 0; t0 < s.tokens; t0 += 8) {
-        const int64_t t1 = std::min<int64_t>(t0 + 8, s.tokens);
-        fn(p, 0, h, t0, t1, 0, 128, aligned, &partial[0]);
-        fn(p, 0, h, t0, t1, 128, s.context, aligned, &partial[1]);
-        merge_attention_partials(p, 0, h, t0, t1, partial, 2);
+      expect_close(out, want, 1e-5, 1e-6, "whole");
+      std::fill(out.begin(), out.end(), NAN);
+      std::vector<float> parts(2 * rows * (s.dim + 2));
+      AttentionPartial partial[2];
+      for (int c = 0; c < 2; ++c) {
+        float* base = parts.data() + c * rows * (s.dim + 2);
+        partial[c] = {base, base + rows, base + 2 * rows};
       }
+      for (int64_t h = 0; h < s.kv_heads; h += per_block) {
+        for (int64_t t0 = 0; t0 < s.tokens; t0 += 8) {
+          const int64_t t1 = std::min<int64_t>(t0 + 8, s.tokens);
+          fn(p, 0, h, h + per_block, t0, t1, 0, 128, aligned, &partial[0]);
+          fn(p, 0, h, h + per_block, t0, t1, 128, s.context, aligned, &partial[1]);
+          merge_attention_partials(p, 0, h, h + per_block, t0, t1, partial, 2);
+        }
+      }
+      expect_close(out, want, 1e-5, 1e-6, "split");
     }
-    expect_close(out, want, 1e-5, 1e-6, "split");
   }
 }
 

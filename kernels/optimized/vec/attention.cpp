@@ -13,9 +13,11 @@ int64_t round_up16(int64_t n) { return (n + 15) / 16 * 16; }
 
 }  // namespace
 
-size_t attention_scratch_floats(int64_t rows, int64_t head_dim) {
-  // attention_tile.h's layout: queries, outputs, scores, key tile, max, sum.
-  return static_cast<size_t>(2 * round_up16(rows * head_dim) + rows * kAttentionKeyTile +
+size_t attention_scratch_floats(int64_t heads, int64_t head_rows, int64_t head_dim) {
+  // attention_tile.h's layout: queries, outputs, one head's scores, key
+  // tile, max, sum.
+  const int64_t rows = heads * head_rows;
+  return static_cast<size_t>(2 * round_up16(rows * head_dim) + head_rows * kAttentionKeyTile +
                              round_up16(head_dim) * kAttentionKeyTile + 2 * round_up16(rows));
 }
 
@@ -31,13 +33,14 @@ AttentionBlockFn attention_block_fn(Isa isa, int64_t head_dim) {
   return detail::attention_block_scalar;
 }
 
-void merge_attention_partials(const AttentionProblem& p, int64_t b, int64_t kv_head, int64_t t0,
-                              int64_t t1, const AttentionPartial* parts, int64_t count) {
-  const int64_t groups = p.q_heads / p.kv_heads, dim = p.head_dim;
-  for (int64_t t = t0; t < t1; ++t) {
-    float* dst = p.out + ((b * p.tokens + t) * p.q_heads + kv_head * groups) * dim;
+void merge_attention_partials(const AttentionProblem& p, int64_t b, int64_t h0, int64_t h1,
+                              int64_t t0, int64_t t1, const AttentionPartial* parts, int64_t count) {
+  const int64_t groups = p.q_heads / p.kv_heads, dim = p.head_dim, head_rows = (t1 - t0) * groups;
+  for (int64_t ht = 0; ht < (h1 - h0) * (t1 - t0); ++ht) {
+    const int64_t h = h0 + ht / (t1 - t0), t = t0 + ht % (t1 - t0);
+    float* dst = p.out + ((b * p.tokens + t) * p.q_heads + h * groups) * dim;
     for (int64_t g = 0; g < groups; ++g) {
-      const int64_t r = (t - t0) * groups + g;
+      const int64_t r = (h - h0) * head_rows + (t - t0) * groups + g;
       float max = -std::numeric_limits<float>::infinity();
       for (int64_t c = 0; c < count; ++c) max = parts[c].max[r] > max ? parts[c].max[r] : max;
       float sum = 0.0f;

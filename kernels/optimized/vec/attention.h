@@ -6,10 +6,14 @@
 // (attention_{scalar,avx2,avx512}.cpp over the shared algorithm in
 // attention_tile.h).
 //
-// A block is one batch item b, one kv head and the query tokens [t0, t1):
-// its rows are the Hq / Hkv query heads that share the kv head times the
-// tokens (row r = (t - t0) * groups + g), so every key and value row is read
-// once per block, for all of them. Query t sees cache rows j <= start + t.
+// A block is one batch item b, kv heads [h0, h1) and the query tokens
+// [t0, t1): its rows are, per kv head, the Hq / Hkv query heads that share
+// it times the tokens (row r = (h - h0) * head_rows + (t - t0) * groups + g),
+// so every key and value row is read once per block, for all of them.
+// Query t sees cache rows j <= start + t. Per key tile the block's kv heads
+// are taken in turn, so a block of every head (decode) reads the caches'
+// rows front to back: one head's rows alone are a strided pattern (its
+// D floats every Hkv * D) that ran at half the bandwidth on long caches.
 // Keys go in tiles of kAttentionKeyTile: each tile of K is transposed once
 // into scratch ([D][tile], keys along the vector lanes) so a score vector is
 // D broadcast-FMAs per row; scores take the running max / sum of an online
@@ -56,15 +60,15 @@ struct AttentionPartial {
   float* out;  // [rows, D]
 };
 
-/// Floats of scratch one concurrent attention_block call needs for `rows`
-/// query rows (64-byte aligned, see attention_block).
-size_t attention_scratch_floats(int64_t rows, int64_t head_dim);
+/// Floats of scratch one concurrent attention_block call needs for a block
+/// of `heads` kv heads with `head_rows` query rows each (64-byte aligned).
+size_t attention_scratch_floats(int64_t heads, int64_t head_rows, int64_t head_dim);
 
 /// One block over keys [j_begin, j_end) (clipped to what each row may see).
 /// With `partial` null, writes the block's normalized rows into p.out;
-/// otherwise into *partial. `scratch` holds attention_scratch_floats(rows,
-/// D) floats, 64-byte aligned.
-using AttentionBlockFn = void (*)(const AttentionProblem& p, int64_t b, int64_t kv_head,
+/// otherwise into *partial. `scratch` holds attention_scratch_floats(h1 -
+/// h0, (t1 - t0) * Hq / Hkv, D) floats, 64-byte aligned.
+using AttentionBlockFn = void (*)(const AttentionProblem& p, int64_t b, int64_t h0, int64_t h1,
                                   int64_t t0, int64_t t1, int64_t j_begin, int64_t j_end,
                                   float* scratch, const AttentionPartial* partial);
 
@@ -73,20 +77,21 @@ using AttentionBlockFn = void (*)(const AttentionProblem& p, int64_t b, int64_t 
 /// the scalar one takes any D).
 AttentionBlockFn attention_block_fn(Isa isa, int64_t head_dim);
 
-/// Normalized rows of block (b, kv_head, [t0, t1)) into p.out from `count`
-/// partials (key ranges of one block; each row visible in at least one).
-void merge_attention_partials(const AttentionProblem& p, int64_t b, int64_t kv_head, int64_t t0,
-                              int64_t t1, const AttentionPartial* parts, int64_t count);
+/// Normalized rows of block (b, [h0, h1), [t0, t1)) into p.out from
+/// `count` partials (key ranges of one block; each row visible in at least
+/// one).
+void merge_attention_partials(const AttentionProblem& p, int64_t b, int64_t h0, int64_t h1,
+                              int64_t t0, int64_t t1, const AttentionPartial* parts, int64_t count);
 
 namespace detail {
-void attention_block_scalar(const AttentionProblem& p, int64_t b, int64_t kv_head, int64_t t0,
-                            int64_t t1, int64_t j_begin, int64_t j_end, float* scratch,
+void attention_block_scalar(const AttentionProblem& p, int64_t b, int64_t h0, int64_t h1,
+                            int64_t t0, int64_t t1, int64_t j_begin, int64_t j_end, float* scratch,
                             const AttentionPartial* partial);
-void attention_block_avx2(const AttentionProblem& p, int64_t b, int64_t kv_head, int64_t t0,
-                          int64_t t1, int64_t j_begin, int64_t j_end, float* scratch,
+void attention_block_avx2(const AttentionProblem& p, int64_t b, int64_t h0, int64_t h1,
+                          int64_t t0, int64_t t1, int64_t j_begin, int64_t j_end, float* scratch,
                           const AttentionPartial* partial);
-void attention_block_avx512(const AttentionProblem& p, int64_t b, int64_t kv_head, int64_t t0,
-                            int64_t t1, int64_t j_begin, int64_t j_end, float* scratch,
+void attention_block_avx512(const AttentionProblem& p, int64_t b, int64_t h0, int64_t h1,
+                            int64_t t0, int64_t t1, int64_t j_begin, int64_t j_end, float* scratch,
                             const AttentionPartial* partial);
 }  // namespace detail
 

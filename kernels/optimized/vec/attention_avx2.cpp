@@ -68,10 +68,10 @@ struct Avx2 {
 }  // namespace
 
 namespace detail {
-void attention_block_avx2(const AttentionProblem& p, int64_t b, int64_t kv_head, int64_t t0,
+void attention_block_avx2(const AttentionProblem& p, int64_t b, int64_t h0, int64_t h1, int64_t t0,
                           int64_t t1, int64_t j_begin, int64_t j_end, float* scratch,
                           const AttentionPartial* partial) {
-  attention_block_impl<Avx2>(p, b, kv_head, t0, t1, j_begin, j_end, scratch, partial);
+  attention_block_impl<Avx2>(p, b, h0, h1, t0, t1, j_begin, j_end, scratch, partial);
 }
 }  // namespace detail
 
