@@ -110,7 +110,22 @@ Options parse(int argc, char** argv) {
   exit(1);
 }
 
+// The process's peak resident set (VmHWM): unlike getrusage's ru_maxrss,
+// which a child started by fork + exec inherits from its parent, it covers
+// this program only.
 double peak_rss_mb() {
+  FILE* status = fopen("/proc/self/status", "r");
+  if (status != nullptr) {
+    char line[256];
+    while (fgets(line, sizeof(line), status) != nullptr) {
+      long kib = 0;
+      if (sscanf(line, "VmHWM: %ld kB", &kib) == 1) {
+        fclose(status);
+        return kib / 1024.0;
+      }
+    }
+    fclose(status);
+  }
   struct rusage usage {};
   getrusage(RUSAGE_SELF, &usage);
   return usage.ru_maxrss / 1024.0;  // Linux reports KiB
