@@ -109,6 +109,6 @@ def torchedge_measure(runner: Path, pte: Path, tokenizer: Path, timeout_s: float
                 "--prompt-tokens", str(prompt), "--new-tokens", str(new), "--threads", str(threads)]
         run = run_measured(argv, timeout_s)
         if run.failure():
-            raise OutputError(f"{' '.join(argv[1:])}: {run.failure()}")
+            raise OutputError(f"{runner.name} --prompt-tokens {prompt} --new-tokens {new}: {run.failure()}")
         return asdict(parse_runner_line(run.stdout)), run
     return measure_one

@@ -23,12 +23,21 @@ def _number(value: Optional[float]) -> str:
     return f"{value:.0f}" if abs(value) >= 100 else f"{value:.1f}" if abs(value) >= 10 else f"{value:.2f}"
 
 
+def _one_line(text: str, limit: int = 200) -> str:
+    """A status or reason fit for a table cell: its first and last lines, at most `limit` characters."""
+    lines = [line.strip() for line in str(text).strip().splitlines() if line.strip()]
+    first = lines[0] if lines else ""
+    last = lines[-1] if len(lines) > 1 else ""
+    line = f"{first} ... {last}" if last else first
+    return line if len(line) <= limit else line[:limit - 3] + "..."
+
+
 def results_table(data: dict[str, Any]) -> str:
     head = ["engine", "threads"] + [title for _, title in COLUMNS] + ["file MB"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in data["rows"]:
         if row["status"] != "ok":
-            cells = [row["engine"], str(row["threads"]), row["status"]] + [""] * (len(head) - 3)
+            cells = [row["engine"], str(row["threads"]), _one_line(row["status"])] + [""] * (len(head) - 3)
         else:
             cells = [row["engine"], str(row["threads"])]
             for metric, _ in COLUMNS:
@@ -76,9 +85,13 @@ def perplexity_lines(data: dict[str, Any]) -> list[str]:
             lines.append(f"- {engine}: PPL {r['perplexity']:.4f}{extra} ({tokens}{r.get('chunks', '?')} "
                          f"chunks of {r.get('context', ppl['context'])}, {r.get('scored', '?')} scored)")
         else:
-            reason = f" because {r['reason']}" if r.get("reason") else ""
+            reason = f" because {_one_line(r['reason'])}" if r.get("reason") else ""
             lines.append(f"- {engine}: {r.get('status', 'not run')}{reason}")
     return lines
+
+
+def _loads(loads: Optional[list[float]]) -> str:
+    return "/".join(f"{x:.1f}" for x in loads) if loads else "?"
 
 
 def results_markdown(data: dict[str, Any]) -> str:
@@ -89,8 +102,9 @@ def results_markdown(data: dict[str, Any]) -> str:
                                                                       if ue.get("reason") else "")))
     parts = [
         "# bench-llm: SmolLM2-135M-Instruct, torchedge against llama.cpp and upstream ExecuTorch",
-        f"Host: {host['cpu']} ({host['cpu_id']}), {host['logical_cpus']} logical CPUs, "
-        f"load average {', '.join(f'{x:.1f}' for x in host['load_average_at_end'])} at the end. "
+        f"Host: {host['cpu']} ({host['cpu_id']}), {host['logical_cpus']} logical CPUs, load average "
+        f"{_loads(host.get('load_average_at_start'))} at the start, "
+        f"{_loads(host['load_average_at_end'])} at the end (other tenants slow multi-thread runs most). "
         f"llama.cpp: {host['llama_cpp_build'] or 'not built'}.",
         f"GGUF: {model['gguf']} ({model['gguf_bytes'] / 1e6:.1f} MB). "
         f".pte: {model['pte']} ({_number(model['pte_bytes'] / 1e6) if model['pte_bytes'] else 'absent'} MB).",

@@ -81,6 +81,7 @@ def bundled_gguf() -> Path:
 
 
 def run(options: LlmBenchOptions) -> dict[str, Any]:
+    load_at_start = list(os.getloadavg())
     options.out_dir.mkdir(parents=True, exist_ok=True)
     gguf = options.gguf or bundled_gguf()
     llama = LlamaCpp(options.llama_bin)
@@ -109,7 +110,7 @@ def run(options: LlmBenchOptions) -> dict[str, Any]:
     summarized = [summarize_row(row) for row in rows.values()]
     bandwidth = {t: _best_bandwidth(runs) for t, runs in bandwidth_runs.items()}
     return {
-        "host": _host(llama),
+        "host": {**_host(llama), "load_average_at_start": load_at_start},
         "options": {"threads": options.threads, "rounds": options.rounds,
                     "prompts": list(options.prompts), "new_tokens": options.new_tokens,
                     "llama_repetitions": options.llama_repetitions, "context": options.context},

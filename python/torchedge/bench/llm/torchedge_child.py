@@ -13,6 +13,7 @@ Each prints one JSON line: {"status": "ok", ...} or {"status": "not available",
 from __future__ import annotations
 
 import argparse
+import importlib
 import inspect
 import json
 import sys
@@ -35,9 +36,11 @@ def export(gguf: str, pte: str) -> dict:
 
 
 def perplexity(pte: str, corpus: str, context: int, threads: int) -> dict:
+    # From its module: once torchedge.llm.perplexity (the module) is imported,
+    # the package attribute of that name is the module, not the function.
     try:
-        from torchedge.llm import perplexity as llm_perplexity
-    except ImportError as e:
+        llm_perplexity = importlib.import_module("torchedge.llm.perplexity").perplexity
+    except (ImportError, AttributeError) as e:
         return {"status": "not available", "reason": f"torchedge.llm.perplexity: {e}"}
     text = Path(corpus).read_text(encoding="utf-8")
     start = time.monotonic()
