@@ -4,7 +4,7 @@
 //                 [--raw] [--max-new-tokens N] [--temperature T] [--top-p P] [--top-k K]
 //                 [--repetition-penalty R] [--seed S] [--threads N]
 //   torchedge_llm --model M.pte --tokenizer T.gguf --benchmark [--prompt-tokens P]
-//                 [--new-tokens N] [--threads N]
+//                 [--new-tokens N] [--threads N] [--profile]
 //
 // --prompt formats the text as one chat turn with the tokenizer's chat
 // template (--raw sends it as is) and streams the reply to stdout; --chat
@@ -14,13 +14,17 @@
 // --benchmark runs a P-token prompt (default 128) and N greedy decode steps
 // (default 128) without stopping at end-of-turn tokens, and prints one JSON
 // object on stdout's last line (prefill/decode seconds and tokens/s, time to
-// first token, peak RSS). Exits non-zero with the runtime's message on any
+// first token, peak RSS); --profile adds the time per operator of forward
+// over the decode steps on stderr. Exits non-zero with the runtime's message on any
 // error (a missing file, a tokenizer that does not match, a prompt longer
 // than the context).
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
+#include <map>
+#include <vector>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -44,6 +48,7 @@ struct Options {
   bool chat = false;
   bool raw = false;
   bool benchmark = false;
+  bool profile = false;
   int64_t prompt_tokens = 128;
   int64_t new_tokens = 128;
   int threads = 1;
@@ -87,6 +92,7 @@ Options parse(int argc, char** argv) {
     else if (flag == "--chat") o.chat = true;
     else if (flag == "--raw") o.raw = true;
     else if (flag == "--benchmark") o.benchmark = true;
+    else if (flag == "--profile") o.profile = true;
     else if (flag == "--prompt-tokens") o.prompt_tokens = static_cast<int64_t>(parse_number("--prompt-tokens", value()));
     else if (flag == "--new-tokens") o.new_tokens = static_cast<int64_t>(parse_number("--new-tokens", value()));
     else if (flag == "--max-new-tokens") o.generation.max_new_tokens = static_cast<int64_t>(parse_number("--max-new-tokens", value()));
@@ -179,6 +185,27 @@ Result<std::vector<int64_t>> benchmark_prompt(const Tokenizer& tokenizer, int64_
   return tokens;
 }
 
+// Time per operator of forward, summed over the instructions that run it.
+void print_profile(Method& method, const std::vector<uint64_t>& ns, int64_t calls) {
+  std::map<std::string, uint64_t> by_operator;
+  uint64_t total = 0;
+  for (size_t i = 0; i < ns.size(); ++i) {
+    auto info = method.instruction_info(i);
+    const std::string name = info.ok() && info.get().name != nullptr ? info.get().name : "?";
+    by_operator[name] += ns[i];
+    total += ns[i];
+  }
+  std::vector<std::pair<uint64_t, std::string>> rows;
+  for (const auto& [name, time] : by_operator) rows.emplace_back(time, name);
+  std::sort(rows.rbegin(), rows.rend());
+  fprintf(stderr, "decode profile: %.3f ms per forward over %lld calls\n",
+          total / 1e6 / static_cast<double>(calls), static_cast<long long>(calls));
+  for (const auto& [time, name] : rows) {
+    fprintf(stderr, "  %-40s %8.3f ms  %5.1f %%\n", name.c_str(),
+            time / 1e6 / static_cast<double>(calls), 100.0 * time / std::max<uint64_t>(total, 1));
+  }
+}
+
 int run_benchmark(LlmRunner& runner, const Options& o) {
   const DecoderMetadata& meta = runner.metadata();
   if (o.prompt_tokens < 1 || o.new_tokens < 1 || o.prompt_tokens + o.new_tokens > meta.max_context) {
@@ -198,6 +225,22 @@ int run_benchmark(LlmRunner& runner, const Options& o) {
     auto stats = runner.generate_tokens(prompt.get(), config, nullptr);
     if (!stats.ok()) fail("benchmark");
     best = stats.get();
+  }
+  if (o.profile) {
+    // Decode steps only: a prompt of one token, then the timed steps.
+    Method* method = runner.decoder().method();
+    std::vector<uint64_t> ns(method->num_instructions(), 0);
+    runner.reset();
+    GenerationConfig first;
+    first.max_new_tokens = 1;
+    first.stop_at_end_of_turn = false;
+    if (!runner.generate_tokens({prompt.get().front()}, first, nullptr).ok()) fail("profile");
+    if (method->set_instruction_timer(ns.data(), ns.size()) != Error::Ok) fail("profile");
+    GenerationConfig steps = config;
+    steps.max_new_tokens = o.new_tokens;
+    if (!runner.generate_tokens({prompt.get()[1]}, steps, nullptr).ok()) fail("profile");
+    method->set_instruction_timer(nullptr, 0);
+    print_profile(*method, ns, o.new_tokens);
   }
   const double prefill = best.prefill_s;
   const double decode = best.decode_s;

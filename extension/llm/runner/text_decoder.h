@@ -60,6 +60,10 @@ class TextDecoder final {
   /// Planned arena bytes of forward (KV caches included).
   size_t planned_bytes() const;
 
+  /// The loaded forward method (profiling: Method::set_instruction_timer);
+  /// nullptr before load().
+  Method* method() { return method_; }
+
  private:
   Result<int64_t> read_constant(const char* method);
 
