@@ -15,6 +15,8 @@ Runner: the C++ generation loop (extension/llm) through the bindings
 from __future__ import annotations
 
 from torchedge.llm.export import build_decoder, export
+# Bound after its submodule is imported, so the name stays the function.
+from torchedge.llm.perplexity import perplexity
 from torchedge.llm.source import bundled_smollm2
 
 __all__ = ["Runner", "build_decoder", "bundled_smollm2", "export", "generate", "perplexity", "stream"]
@@ -27,8 +29,4 @@ def __getattr__(name: str):
 
         generation = importlib.import_module("torchedge.llm.generation")
         return getattr(generation, "generate_text" if name == "generate" else name)
-    if name == "perplexity":
-        from torchedge.llm.perplexity import perplexity
-
-        return perplexity
     raise AttributeError(f"module 'torchedge.llm' has no attribute {name!r}")
