@@ -39,6 +39,8 @@ NOTES = (
     "decode after their 128-token prompt (positions 128-255)",
     "upstream ExecuTorch runs in a Python process (its C++ runner through pybindings) that holds "
     "torch: its peak RSS includes the interpreter and libtorch",
+    "peak RSS is each process's VmHWM, polled every 10 ms; wait4's ru_maxrss (runs[].wait4_maxrss_mb "
+    "in results.json) also counts the harness image the child was spawned from",
     "weight MB per token is the model file (the .pte; the GGUF's tensors): an upper bound on the "
     "bytes a decode step reads",
 )
