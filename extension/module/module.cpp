@@ -24,7 +24,9 @@ constexpr size_t kArenaAlignment = 64;  // bytes; a multiple of 8
 struct Module::LoadedMethod {
   // Not std::vector: pages a delegate's reserve never touches stay uncommitted.
   std::unique_ptr<uint64_t[]> method_pool;
-  std::vector<uint64_t> temp_pool;
+  // calloc'd, as the arenas: a method whose kernels need little scratch (an
+  // LLM's constant metadata methods need none) never commits the pages.
+  std::unique_ptr<uint64_t[], decltype(&free)> temp_pool{nullptr, &free};
   // calloc'd: large arenas are fresh zero pages, committed only when written.
   std::vector<std::unique_ptr<uint64_t[], decltype(&free)>> arena_storage;
   std::vector<Span<uint8_t>> arenas;
@@ -105,8 +107,12 @@ Error Module::load_method(const std::string& name) {
                      name.c_str());
   loaded->method_allocator =
       MemoryAllocator(loaded->method_pool.get(), method_bytes_with_delegates);
-  loaded->temp_pool.resize(options_.temp_allocator_bytes / 8 + 1);
-  loaded->temp_allocator = MemoryAllocator(loaded->temp_pool.data(), options_.temp_allocator_bytes);
+  loaded->temp_pool.reset(
+      static_cast<uint64_t*>(calloc(options_.temp_allocator_bytes / 8 + 1, sizeof(uint64_t))));
+  TE_CHECK_OR_RETURN(loaded->temp_pool != nullptr, Error::MemoryAllocationFailed,
+                     "cannot allocate the %zu-byte temp allocator of method '%s'",
+                     options_.temp_allocator_bytes, name.c_str());
+  loaded->temp_allocator = MemoryAllocator(loaded->temp_pool.get(), options_.temp_allocator_bytes);
   for (size_t i = 0; i < meta.num_planned_buffers(); ++i) {
     TE_ASSIGN_OR_RETURN(size_t size, meta.planned_buffer_size(i));
     // +3 words of slack: XNNPACK may read up to 16 bytes past an input.
