@@ -58,3 +58,17 @@ def test_the_callers_model_is_not_modified():
     build_decoder(model, quantize="8da4w", max_context=32)
     assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
     assert type(model.model.layers[0].self_attn.q_proj) is torch.nn.Linear
+
+
+def test_a_checkpoint_directory_exports_like_the_model(tmp_path):
+    model = tiny_llama(seed=6, architecture="qwen2")
+    model.save_pretrained(tmp_path / "checkpoint")
+    pte = llm.export(tmp_path / "checkpoint", out=tmp_path / "qwen2.pte", quantize=None, max_context=32,
+                     max_prefill=8, full_logits=True)
+    import torchedge
+
+    program = torchedge.runtime.load(pte.buffer)
+    ids = torch.tensor([[5, 9, 17, 33]])
+    with torch.no_grad():
+        expected = model(ids).logits
+    assert ((program.forward(ids, torch.tensor([0])) - expected).abs().max() / expected.abs().max()) < 1e-4
