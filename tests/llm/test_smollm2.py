@@ -61,8 +61,10 @@ def test_runtime_greedy_tokens_equal_the_eager_quantized_reference(smollm2):
 @pytest.mark.skipif(not RUNNER.is_file(), reason="build/torchedge_llm is built by `make build`")
 def test_the_cli_answers(smollm2):
     _, path = smollm2
+    # --raw: the prompt of the test above (no system turn), whose greedy reply is known.
+    prompt = "<|im_start|>user\nWhat is the capital of France?<|im_end|>\n<|im_start|>assistant\n"
     result = subprocess.run([str(RUNNER), "--model", str(path), "--tokenizer", str(tokenizer_path_for(path)),
-                             "--prompt", "What is the capital of France?", "--max-new-tokens", "24"],
+                             "--raw", "--prompt", prompt, "--max-new-tokens", "24"],
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert "Paris" in result.stdout
