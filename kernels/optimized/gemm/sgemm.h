@@ -92,7 +92,7 @@ struct SgemmProblem {
 };
 
 /// The micro-kernel sgemm(ctx, p) runs: best_isa()'s. On the Ice Lake
-/// class Xeon of stop 14 the AVX-512 kernel (12 x 32 over two of the AVX2
+/// class Xeon (AVX-512) the AVX-512 kernel (12 x 32 over two of the AVX2
 /// kernel's 16-wide B strips, so both read the same prepacked weights in
 /// place) was at least as fast as the AVX2 one on every shape tried,
 /// alternating the two in one process with hot and with cold operands

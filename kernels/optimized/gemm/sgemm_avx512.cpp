@@ -11,7 +11,7 @@
 // call and lost end to end. Why not one strip: a 16-column tile needs one
 // broadcast load per FMA, and on an Ice Lake class Xeon (2 vCPUs) such
 // tiles ran at ~88 GFLOP/s against ~163 for 12 x 32 (register-only loops,
-// 12 x 16, 14 x 16 and 8 x 16 alike; stop 14).
+// 12 x 16, 14 x 16 and 8 x 16 alike; Ice Lake class Xeon).
 #include <immintrin.h>
 
 #include "kernels/optimized/gemm/sgemm_driver.h"

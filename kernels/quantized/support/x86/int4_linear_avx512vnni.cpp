@@ -1,6 +1,6 @@
 // AVX-512 VNNI inner loop of linear_8da4w (vpdpbusd on 256-bit vectors,
 // compiled with -mavx512vnni -mavx512vl; entered only when quant_isa()
-// reports kAvx512Vnni). Tested on the AVX-512 VNNI Xeon of stops 13-15
+// reports kAvx512Vnni). Tested on an Ice Lake class Xeon with AVX-512 VNNI
 // (quantized_kernels_test's default run); AVX2 hosts run int4_linear_avx2.cpp.
 // (The tied-accumulator vpdpbusd of int8_conv_avx512vnni.cpp measured no
 // better here: quantized_linear_bench g32 0.59-0.74 -> 0.93-1.07 ms.)
