@@ -135,10 +135,15 @@ void q4a_int8(const GroupActs& a, const GroupLinearWeight& w, const float* bias,
     }
     q4a_step<MR, NB>(a, full, q, s4, expand, t);
   }
-  _mm_prefetch(reinterpret_cast<const char*>(scales + NB * groups + kPrefetchBytes / 8),
-               _MM_HINT_T0);
-  _mm_prefetch(reinterpret_cast<const char*>(w.mins16 + (n0 + NB) * groups + kPrefetchBytes / 8),
-               _MM_HINT_T0);
+  // The scales' and mins' streams: the lines this block takes, as far
+  // ahead as the codes.
+  const char* scales_ahead = reinterpret_cast<const char*>(scales) + kPrefetchBytes * 4 / G;
+  const char* mins_ahead =
+      reinterpret_cast<const char*>(w.mins16 + n0 * groups) + kPrefetchBytes * 4 / G;
+  for (int64_t off = 0; off < NB * groups * 2; off += 64) {
+    _mm_prefetch(scales_ahead + off, _MM_HINT_T0);
+    _mm_prefetch(mins_ahead + off, _MM_HINT_T0);
+  }
   for (int r = 0; r < MR; ++r) {
     for (int b = 0; b < NB; ++b) {
       const int64_t n = n0 + b;
