@@ -216,12 +216,9 @@ def test_corpus_is_deterministic_and_sized():
 def test_corpus_token_count():
     """4,000-8,000 tokens with SmolLM2's tokenizer: at least two 512-token chunks
     for llama-perplexity, ten or more in practice."""
-    tokenizer = pytest.importorskip("torchedge.llm.tokenizer")
-    source = pytest.importorskip("torchedge.llm.source")
-    try:
-        gguf = source.bundled_smollm2()
-    except FileNotFoundError as e:
-        pytest.skip(str(e))
-    tokens = tokenizer.Tokenizer.from_gguf(str(gguf)).encode(perplexity_corpus())
+    from torchedge.llm.source import bundled_smollm2
+    from torchedge.llm.tokenizer import Tokenizer
+
+    tokens = Tokenizer.from_gguf(str(bundled_smollm2())).encode(perplexity_corpus())
     assert 4_000 <= len(tokens) <= 8_000
     assert math.floor(len(tokens) / 512) >= 8
