@@ -40,7 +40,7 @@ import torch
 from torchedge.llm.config import LlmConfig
 from torchedge.llm.decoder import ExportableDecoder
 from torchedge.llm.source import Source, load_model
-from torchedge.llm.tokenizer_file import tokenizer_path_for, write_tokenizer_gguf
+from torchedge.llm.tokenizer_file import tokenizer_path_for, write_tokenizer_gguf, write_tokenizer_gguf_from_hf
 from torchedge.program import PteProgram
 
 # quantize= -> (decoder layers, output projection): (weight format, activation bits).
@@ -136,8 +136,8 @@ def export(source: Source, out: Optional[os.PathLike | str] = None, quantize: Op
            group_size: int = 32, max_context: int = 2048, max_prefill: Optional[int] = None,
            full_logits: bool = False, **pte_options) -> PteProgram:
     """Exports `source` (a .gguf, a checkpoint directory or a transformers
-    model) to a .pte; saves it to `out` when given, and for a GGUF source
-    its tokenizer beside it (tokenizer_file.py). See the module docstring."""
+    model) to a .pte; saves it to `out` when given, and its tokenizer beside
+    it (a GGUF's, or a checkpoint directory's tokenizer.json: tokenizer_file.py). See the module docstring."""
     if out is not None:
         out = Path(out)
         if out.suffix != ".pte":
@@ -146,6 +146,9 @@ def export(source: Source, out: Optional[os.PathLike | str] = None, quantize: Op
     pte = export_decoder(decoder, max_prefill, **pte_options)
     if out is not None:
         pte.save(str(out))
-        if not isinstance(source, torch.nn.Module) and Path(source).suffix == ".gguf":
-            write_tokenizer_gguf(source, tokenizer_path_for(out))
+        if not isinstance(source, torch.nn.Module):
+            if Path(source).suffix == ".gguf":
+                write_tokenizer_gguf(source, tokenizer_path_for(out))
+            elif (Path(source) / "tokenizer.json").is_file():
+                write_tokenizer_gguf_from_hf(source, tokenizer_path_for(out))
     return pte
