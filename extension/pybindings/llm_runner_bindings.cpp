@@ -128,38 +128,33 @@ class PyLlmRunner {
   std::unique_ptr<LlmRunner> runner_;
 };
 
+// The Python signature of generate / generate_tokens after their prompt.
+template <typename Prompt>
+py::dict generate_with(PyLlmRunner& self, const Prompt& prompt, int64_t max_new_tokens,
+                       float temperature, int32_t top_k, float top_p, float repetition_penalty,
+                       uint64_t seed, bool stop_at_end_of_turn, py::object on_text) {
+  return self.run(prompt, config_of(max_new_tokens, temperature, top_k, top_p, repetition_penalty,
+                                    seed, stop_at_end_of_turn),
+                  on_text);
+}
+
+// Binds generate_with<Prompt> as `name`, its prompt argument called `prompt_name`.
+template <typename Prompt>
+void def_generate(py::class_<PyLlmRunner>& cls, const char* name, const char* prompt_name) {
+  cls.def(name, &generate_with<Prompt>, py::arg(prompt_name), py::arg("max_new_tokens") = 256,
+          py::arg("temperature") = 0.0f, py::arg("top_k") = 0, py::arg("top_p") = 1.0f,
+          py::arg("repetition_penalty") = 1.0f, py::arg("seed") = 0,
+          py::arg("stop_at_end_of_turn") = true, py::arg("on_text") = py::none());
+}
+
 }  // namespace
 
 void bind_llm_runner(py::module_& m) {
-  py::class_<PyLlmRunner>(m, "LlmRunner")
-      .def(py::init<const std::string&, const std::string&, const std::string&>(),
-           py::arg("model_path"), py::arg("tokenizer_path"), py::arg("kernels") = "optimized")
-      .def(
-          "generate",
-          [](PyLlmRunner& self, const std::string& prompt, int64_t max_new_tokens,
-             float temperature, int32_t top_k, float top_p, float repetition_penalty,
-             uint64_t seed, bool stop_at_end_of_turn, py::object on_text) {
-            return self.run(prompt, config_of(max_new_tokens, temperature, top_k, top_p,
-                                              repetition_penalty, seed, stop_at_end_of_turn),
-                            on_text);
-          },
-          py::arg("prompt"), py::arg("max_new_tokens") = 256, py::arg("temperature") = 0.0f,
-          py::arg("top_k") = 0, py::arg("top_p") = 1.0f, py::arg("repetition_penalty") = 1.0f,
-          py::arg("seed") = 0, py::arg("stop_at_end_of_turn") = true,
-          py::arg("on_text") = py::none())
-      .def(
-          "generate_tokens",
-          [](PyLlmRunner& self, const std::vector<int64_t>& ids, int64_t max_new_tokens,
-             float temperature, int32_t top_k, float top_p, float repetition_penalty,
-             uint64_t seed, bool stop_at_end_of_turn, py::object on_text) {
-            return self.run(ids, config_of(max_new_tokens, temperature, top_k, top_p,
-                                           repetition_penalty, seed, stop_at_end_of_turn),
-                            on_text);
-          },
-          py::arg("ids"), py::arg("max_new_tokens") = 256, py::arg("temperature") = 0.0f,
-          py::arg("top_k") = 0, py::arg("top_p") = 1.0f, py::arg("repetition_penalty") = 1.0f,
-          py::arg("seed") = 0, py::arg("stop_at_end_of_turn") = true,
-          py::arg("on_text") = py::none())
+  py::class_<PyLlmRunner> cls(m, "LlmRunner");
+  def_generate<std::string>(cls, "generate", "prompt");
+  def_generate<std::vector<int64_t>>(cls, "generate_tokens", "ids");
+  cls.def(py::init<const std::string&, const std::string&, const std::string&>(),
+          py::arg("model_path"), py::arg("tokenizer_path"), py::arg("kernels") = "optimized")
       .def("chat_prompt",
            [](PyLlmRunner& self, const std::string& message, const std::string& system) {
              Result<std::string> text = self.runner().chat_prompt(message, system);

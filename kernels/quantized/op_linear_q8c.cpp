@@ -9,10 +9,8 @@
 // python/torchedge/quantization/int8_channel_linear.py; loops and numerics:
 // support/group_linear.h. Scratch (temp allocator): the quantized rows and,
 // above a few rows, one unpacked weight panel per thread.
-#include "kernels/optimized/threadpool/threadpool.h"
 #include "kernels/quantized/support/group_linear_args.h"
 #include "runtime/core/error_message.h"
-#include "runtime/kernel/kernel_context.h"
 
 namespace torchedge {
 namespace native {
@@ -21,14 +19,7 @@ Error linear_q8c_out(KernelContext& ctx, Span<EValue*> args) {
   constexpr const char* kOp = "linear_q8c.out";
   TE_ASSIGN_OR_RETURN(const quantized::GroupLinearCall call,
                       quantized::parse_linear_q8c_args(args, kOp));
-  const quantized::QuantIsa isa = quantized::quant_isa();
-  const size_t threads = num_threads();
-  const size_t bytes = quantized::group_linear_scratch_bytes(call, isa, threads);
-  void* scratch = bytes > 0 ? ctx.allocate_temp(bytes, 64) : nullptr;
-  TE_CHECK_OR_RETURN(bytes == 0 || scratch != nullptr, Error::MemoryAllocationFailed,
-                     "%s: needs %zu bytes of kernel scratch (temp allocator)", kOp, bytes);
-  quantized::run_group_linear(call, isa, threads, scratch);
-  return Error::Ok;
+  return quantized::run_group_linear_kernel(ctx, call, kOp);
 }
 
 }  // namespace native

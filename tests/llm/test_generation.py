@@ -129,9 +129,9 @@ def test_a_program_without_llm_methods_is_an_error(tmp_path, exported):
         llm.Runner(path, tokenizer=tokenizer_path_for(llm_path))
 
 
-@pytest.mark.skipif(not RUNNER.is_file(), reason="build/torchedge_llm is built by `make build`")
 def test_cli_streams_a_reply_and_reports_speed(exported):
     _, path = exported
+    assert RUNNER.is_file(), "build/torchedge_llm is built by `make build`"
     result = subprocess.run([str(RUNNER), "--model", str(path), "--tokenizer", str(tokenizer_path_for(path)),
                              "--prompt", "Hi", "--max-new-tokens", "8"], capture_output=True, text=True,
                              timeout=120)

@@ -58,9 +58,9 @@ def test_runtime_greedy_tokens_equal_the_eager_quantized_reference(smollm2):
     assert "Paris" in tokenizer.decode(runtime)
 
 
-@pytest.mark.skipif(not RUNNER.is_file(), reason="build/torchedge_llm is built by `make build`")
 def test_the_cli_answers(smollm2):
     _, path = smollm2
+    assert RUNNER.is_file(), "build/torchedge_llm is built by `make build`"
     # --raw: the prompt of the test above (no system turn), whose greedy reply is known.
     prompt = "<|im_start|>user\nWhat is the capital of France?<|im_end|>\n<|im_start|>assistant\n"
     result = subprocess.run([str(RUNNER), "--model", str(path), "--tokenizer", str(tokenizer_path_for(path)),

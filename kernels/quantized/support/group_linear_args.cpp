@@ -1,5 +1,7 @@
 #include "kernels/quantized/support/group_linear_args.h"
 
+#include "kernels/optimized/threadpool/threadpool.h"
+
 #include "kernels/quantized/support/quant_args.h"
 #include "runtime/core/error_message.h"
 
@@ -138,6 +140,17 @@ Result<GroupLinearCall> parse_linear_q8c_args(Span<EValue*> args, const char* op
                       c.k,
                       c.group_size};
   return call_of(c, w);
+}
+
+Error run_group_linear_kernel(KernelContext& ctx, const GroupLinearCall& call, const char* op) {
+  const QuantIsa isa = quant_isa();
+  const size_t threads = num_threads();
+  const size_t bytes = group_linear_scratch_bytes(call, isa, threads);
+  void* scratch = bytes > 0 ? ctx.allocate_temp(bytes, 64) : nullptr;
+  TE_CHECK_OR_RETURN(bytes == 0 || scratch != nullptr, Error::MemoryAllocationFailed,
+                     "%s: needs %zu bytes of kernel scratch (temp allocator)", op, bytes);
+  run_group_linear(call, isa, threads, scratch);
+  return Error::Ok;
 }
 
 }  // namespace quantized

@@ -17,12 +17,18 @@
 
 #include "kernels/portable/support/kernel_args.h"
 #include "kernels/quantized/support/group_linear.h"
+#include "runtime/kernel/kernel_context.h"
 
 namespace torchedge {
 namespace quantized {
 
 Result<GroupLinearCall> parse_linear_q4a_args(Span<EValue*> args, const char* op);
 Result<GroupLinearCall> parse_linear_q8c_args(Span<EValue*> args, const char* op);
+
+/// Runs a validated call on the shared thread pool with the best ISA, its
+/// scratch from ctx's temp allocator (MemoryAllocationFailed naming `op` and
+/// the size when that is missing or too small). The body of both kernels.
+Error run_group_linear_kernel(KernelContext& ctx, const GroupLinearCall& call, const char* op);
 
 }  // namespace quantized
 }  // namespace torchedge
