@@ -4,9 +4,10 @@ An LLM's KV cache is a mutable buffer the model updates every call. After
 functionalization the graph computes a *new* cache (an op result) and the
 emitter writes it back with `aten::copy_` (method_emitter._write_buffer):
 a copy of the whole cache per layer per token, ~90 MB per token for a
-small model at a 2048-token context. Ops listed in STATE_OUTPUTS take an
-input cache and return the updated cache; their kernels accept the result
-in the input's bytes (they then write only the rows that change). When it
+small model at a 2048-token context. Ops registered with
+register_state_outputs (torchedge/llm/ops.py registers sdpa_kv_cache) take
+an input cache and return the updated cache; their kernels accept the
+result in the input's bytes (they then write only the rows that change). When it
 is safe, the emitter gives such a result the buffer's own value, so no
 copy is emitted and the planner keeps the buffer's one allocation.
 
@@ -20,8 +21,6 @@ Anything else keeps the fresh result and the write-back copy.
 from __future__ import annotations
 
 import operator
-from typing import Optional
-
 import torch
 import torch.fx
 from torch._ops import OpOverload
@@ -30,21 +29,15 @@ from torch.export.graph_signature import OutputKind
 from torchedge.aten.arguments import bind_arguments
 
 
-def _state_outputs() -> dict[OpOverload, dict[int, str]]:
-    """op -> {result index: name of the input argument it updates}."""
-    import torchedge.llm.ops  # noqa: F401  (defines torch.ops.torchedge.sdpa_kv_cache)
-
-    return {torch.ops.torchedge.sdpa_kv_cache.default: {1: "k_cache", 2: "v_cache"}}
+# op -> {result index: name of the input argument it updates}; operator
+# libraries register their state-updating ops here (torchedge/llm/ops.py).
+_STATE_OUTPUTS: dict[OpOverload, dict[int, str]] = {}
 
 
-_STATE_OUTPUTS: Optional[dict[OpOverload, dict[int, str]]] = None
-
-
-def state_outputs() -> dict[OpOverload, dict[int, str]]:
-    global _STATE_OUTPUTS
-    if _STATE_OUTPUTS is None:
-        _STATE_OUTPUTS = _state_outputs()
-    return _STATE_OUTPUTS
+def register_state_outputs(op: OpOverload, updates: dict[int, str]) -> None:
+    """Declares that result i of `op` is input argument updates[i] updated,
+    and that op's kernel accepts that result in the input's own bytes."""
+    _STATE_OUTPUTS[op] = dict(updates)
 
 
 def written_back(program: torch.export.ExportedProgram) -> dict[str, torch.fx.Node]:
@@ -64,7 +57,7 @@ def in_place_results(
     """{result index: buffer target} for the results of `node` that may take
     their buffer's value (see the module docstring). `buffer_targets` maps a
     mutable buffer's placeholder node to its target name."""
-    updates = state_outputs().get(op)
+    updates = _STATE_OUTPUTS.get(op)
     if not updates:
         return {}
     bound = bind_arguments(op._schema, node.args, node.kwargs)

@@ -35,6 +35,8 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
+from torchedge.emit.state_in_place import register_state_outputs
+
 NAMESPACE = "torchedge"
 OP_NAMES = ("rms_norm", "rope", "silu_mul", "sdpa_kv_cache")
 
@@ -153,6 +155,8 @@ def _register() -> None:
         _library.define(f"{name}.out({arguments}, *, {outs}) -> {out_returns}")
         _library.impl(name, references[name], "CompositeExplicitAutograd")
         torch.library.register_fake(f"{NAMESPACE}::{name}", fakes[name], lib=_library)
+    # Its kernel writes the caches in place when given the buffers' bytes.
+    register_state_outputs(packet.sdpa_kv_cache.default, {1: "k_cache", 2: "v_cache"})
 
 
 _register()
