@@ -50,9 +50,14 @@ Module::Module(std::string path, ModuleOptions options)
     : path_(std::move(path)), options_(options) {}
 
 Module::Module(const void* data, size_t size, ModuleOptions options)
-    : bytes_((size + 7) / 8 + 1), bytes_size_(size), options_(options) {
-  memcpy(bytes_.data(), data, size);
+    : bytes_size_(size), options_(options) {
+  constexpr size_t kAlign = BufferDataLoader::kBufferLoadAlignment;
+  bytes_.reset(static_cast<uint8_t*>(aligned_alloc(kAlign, (size + kAlign) & ~(kAlign - 1))));
+  if (bytes_ != nullptr) memcpy(bytes_.get(), data, size);  // else load() reports it
 }
+
+Module::Module(std::unique_ptr<DataLoader> loader, ModuleOptions options)
+    : options_(options), loader_(std::move(loader)) {}
 
 Module::~Module() = default;
 
@@ -60,8 +65,12 @@ Error Module::load() {
   if (program_ != nullptr) return Error::Ok;
   TE_RETURN_IF_ERROR(register_kernel_library(options_.kernels));
   TE_RETURN_IF_ERROR(register_xnnpack_backend());
-  if (path_.empty()) {
-    loader_ = std::make_unique<BufferDataLoader>(bytes_.data(), bytes_size_);
+  if (loader_ != nullptr) {
+    // The caller's loader.
+  } else if (path_.empty()) {
+    TE_CHECK_OR_RETURN(bytes_ != nullptr, Error::MemoryAllocationFailed,
+                       "cannot allocate %zu bytes to hold the program", bytes_size_);
+    loader_ = std::make_unique<BufferDataLoader>(bytes_.get(), bytes_size_);
   } else if (options_.load_mode == LoadMode::Mmap) {
     Result<MmapDataLoader> loader = MmapDataLoader::open(path_.c_str());
     if (!loader.ok()) return loader.error();

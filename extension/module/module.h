@@ -16,6 +16,7 @@
 // until the next execute() of the same method. Not thread-safe.
 #pragma once
 
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
@@ -54,8 +55,12 @@ Error register_kernel_library(KernelLibrary kernels);
 class Module final {
  public:
   explicit Module(std::string path, ModuleOptions options = {});
-  /// Copies `size` bytes of a serialized program.
+  /// Copies `size` bytes of a serialized program (into aligned storage
+  /// served in place: any alignment of `data` runs at full speed).
   Module(const void* data, size_t size, ModuleOptions options = {});
+  /// Loads through the caller's loader (e.g. a BufferDataLoader over bytes
+  /// the caller keeps alive); options.load_mode is ignored.
+  explicit Module(std::unique_ptr<DataLoader> loader, ModuleOptions options = {});
   ~Module();
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
@@ -81,7 +86,9 @@ class Module final {
   struct LoadedMethod;
 
   std::string path_;
-  std::vector<uint64_t> bytes_;  // program bytes when constructed from memory
+  // Program bytes when constructed from memory, in storage aligned for
+  // BufferDataLoader to serve in place (aligned weights: full-speed kernels).
+  std::unique_ptr<uint8_t, void (*)(void*)> bytes_{nullptr, &free};
   size_t bytes_size_ = 0;
   ModuleOptions options_;
   std::unique_ptr<DataLoader> loader_;

@@ -3,7 +3,8 @@
 //   torchedge_run model.pte [--method M] [--input FILE]... [--iterations N]
 //                           [--seed S] [--print-all] [--save-outputs PREFIX]
 //                           [--threads N] [--warmup N] [--warmup-ms MS] [--json]
-//                           [--kernels portable|optimized] [--load mmap|file]
+//                           [--kernels portable|optimized]
+//                           [--load mmap|file|bytes|buffer [--buffer-offset N]]
 //                           [--profile [--top N]]
 //
 // --input FILE supplies one input per flag, in order: raw little-endian
@@ -17,7 +18,12 @@
 // XNNPACK delegates (default 1). --kernels picks the CPU kernel library
 // (default optimized; portable = the reference kernels only).
 // --load picks how the file is brought in (default mmap: constants are read
-// in place from the page cache; file: read into memory the process owns).
+// in place from the page cache; file: read into memory the process owns;
+// bytes: the whole file read into memory and handed to Module(data, size),
+// which copies it; buffer: the whole file read into the caller's memory,
+// --buffer-offset N bytes past a 64-byte boundary, and served in place by a
+// BufferDataLoader. Every mode must run at the same speed: the benchmark's
+// load-path configurations compare them).
 // --warmup N runs N untimed calls first (default 1), and --warmup-ms MS keeps
 // calling until MS milliseconds have passed as well (a fresh process's first
 // ~0.2 s of runs are slower: benchmarks warm up by time). --json replaces the
@@ -28,15 +34,18 @@
 // default 25) with their input and output shapes, then the time per operator.
 #include <algorithm>
 #include <cinttypes>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "backends/xnnpack/xnnpack_backend.h"
+#include "extension/data_loader/buffer_data_loader.h"
 #include "extension/module/module.h"
 #include "kernels/optimized/cpu/cpu_features.h"
 #include "kernels/optimized/threadpool/threadpool.h"
@@ -57,7 +66,8 @@ struct Options {
   std::string save_prefix;
   int threads = 1;
   KernelLibrary kernels = KernelLibrary::Optimized;
-  LoadMode load_mode = LoadMode::Mmap;
+  std::string load = "mmap";  // mmap, file, bytes or buffer
+  size_t buffer_offset = 0;
   int warmup = 1;
   int warmup_ms = 0;
   bool json = false;
@@ -69,8 +79,8 @@ struct Options {
   fprintf(stderr,
           "usage: torchedge_run model.pte [--method M] [--input FILE]... [--iterations N] "
           "[--seed S] [--print-all] [--save-outputs PREFIX] [--threads N] "
-          "[--warmup N] [--warmup-ms MS] [--json] [--kernels portable|optimized] [--load mmap|file] "
-          "[--profile [--top N]]\n");
+          "[--warmup N] [--warmup-ms MS] [--json] [--kernels portable|optimized] "
+          "[--load mmap|file|bytes|buffer [--buffer-offset N]] [--profile [--top N]]\n");
   exit(2);
 }
 
@@ -101,11 +111,10 @@ Options parse_args(int argc, char** argv) {
       else usage();
     }
     else if (a == "--load") {
-      const std::string m = next();
-      if (m == "mmap") o.load_mode = LoadMode::Mmap;
-      else if (m == "file") o.load_mode = LoadMode::File;
-      else usage();
+      o.load = next();
+      if (o.load != "mmap" && o.load != "file" && o.load != "bytes" && o.load != "buffer") usage();
     }
+    else if (a == "--buffer-offset") o.buffer_offset = static_cast<size_t>(std::max(0, atoi(next())));
     else if (a == "-h" || a == "--help") usage();
     else if (!a.empty() && a[0] == '-') usage();
     else if (o.path.empty()) o.path = a;
@@ -335,8 +344,28 @@ int main(int argc, char** argv) {
   const uint64_t load_start = platform_now_ns();
   ModuleOptions module_options;
   module_options.kernels = o.kernels;
-  module_options.load_mode = o.load_mode;
-  Module module(o.path, module_options);
+  module_options.load_mode = o.load == "file" ? LoadMode::File : LoadMode::Mmap;
+  std::vector<char> file_bytes;  // --load bytes: the caller's copy of the file
+  std::vector<char> buffer_storage;  // --load buffer: the copy, at --buffer-offset
+  if ((o.load == "bytes" || o.load == "buffer") && !read_file(o.path, &file_bytes)) {
+    fprintf(stderr, "error: cannot read '%s'\n", o.path.c_str());
+    return 1;
+  }
+  std::unique_ptr<Module> module_storage;
+  if (o.load == "bytes") {
+    module_storage = std::make_unique<Module>(file_bytes.data(), file_bytes.size(), module_options);
+  } else if (o.load == "buffer") {
+    buffer_storage.resize(file_bytes.size() + 64 + o.buffer_offset);
+    char* base = buffer_storage.data();
+    while (reinterpret_cast<uintptr_t>(base) % 64 != 0) ++base;
+    base += o.buffer_offset;
+    memcpy(base, file_bytes.data(), file_bytes.size());
+    module_storage = std::make_unique<Module>(
+        std::make_unique<BufferDataLoader>(base, file_bytes.size()), module_options);
+  } else {
+    module_storage = std::make_unique<Module>(o.path, module_options);
+  }
+  Module& module = *module_storage;
   Error err = module.load();
   if (err != Error::Ok) fail("loading the program", err);
   Result<MethodMeta> meta = module.method_meta(o.method);

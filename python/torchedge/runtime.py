@@ -189,7 +189,7 @@ def set_num_threads(num_threads: int) -> None:
     _C.set_num_threads(num_threads)
 
 
-def load(source: Union[str, os.PathLike, bytes, bytearray], *, mmap: bool = True,
+def load(source: Union[str, os.PathLike, bytes, bytearray, memoryview], *, mmap: bool = True,
          full_verification: bool = True, kernels: str | None = None) -> Program:
     """Loads a program from a path or from bytes; raises TorchEdgeRuntimeError.
 

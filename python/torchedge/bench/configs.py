@@ -105,6 +105,31 @@ OPTIONAL_CONFIGS: tuple[Config, ...] = (
            tolerance=INT8_TOLERANCE, host="Python + torch + executorch pybindings"),
 )
 
+# Opt-in: the same float32 program through every load path (the default
+# torchedge-optimized configuration mmaps the file). Each must run as fast as
+# the others: aligned prepacked weights whatever the path, e.g.
+# make bench BENCH_ARGS="--models mobilenet_v2 bert_minilm resnet18 --threads 1
+# --configs torchedge-optimized torchedge-load-file torchedge-load-bytes
+# torchedge-load-buffer-offset8 torchedge-python-path torchedge-python-bytes".
+_CLI_HOST = "C++ CLI (build/torchedge_run), no Python"
+LOAD_PATH_CONFIGS: tuple[Config, ...] = (
+    Config("torchedge-load-file", "torchedge", "torchedge, file read into memory (--load file)",
+           "pte", "torchedge_cli", "native", host=_CLI_HOST, child_args=("--load", "file")),
+    Config("torchedge-load-bytes", "torchedge", "torchedge, Module(data, size) (--load bytes)",
+           "pte", "torchedge_cli", "native", host=_CLI_HOST, child_args=("--load", "bytes")),
+    Config("torchedge-load-buffer-offset8", "torchedge",
+           "torchedge, BufferDataLoader over a buffer 8 bytes past 64-byte alignment",
+           "pte", "torchedge_cli", "native", host=_CLI_HOST,
+           child_args=("--load", "buffer", "--buffer-offset", "8")),
+    Config("torchedge-python-path", "torchedge", "torchedge Python runtime, load(path)", "pte",
+           "run_torchedge_python.py", "product", host="Python + torch + torchedge",
+           child_args=("--source", "path")),
+    Config("torchedge-python-bytes", "torchedge", "torchedge Python runtime, load(bytes)", "pte",
+           "run_torchedge_python.py", "product", host="Python + torch + torchedge",
+           child_args=("--source", "bytes")),
+)
+OPTIONAL_CONFIGS = OPTIONAL_CONFIGS + LOAD_PATH_CONFIGS
+
 # The peers the ratio table compares the best torchedge configuration against.
 RATIO_PEERS: tuple[str, ...] = ("onnxruntime", "executorch-xnnpack", "eager",
                                  "onnxruntime-int8", "executorch-xnnpack-int8",
