@@ -98,3 +98,19 @@ def test_other_control_flow_is_reported():
     ep = torch.export.export(Loop(), (torch.randn(2),))
     with pytest.raises(ExportError, match="control flow operator 'while_loop' is not supported"):
         torchedge.to_edge(ep)
+
+
+def test_a_jump_loop_in_a_hostile_file_ends_with_an_error():
+    # The unconditional jump over the false branch redirected to the start: a
+    # loop that never ends. execute() must stop at the loop budget.
+    from torchedge.serialize.pte_file import deserialize_pte, serialize_pte
+
+    _, pte, _ = _lower("data_cond")
+    decoded = deserialize_pte(pte.buffer)
+    instructions = decoded.program.execution_plan[0].chains[0].instructions
+    jumps = [i for i in instructions if isinstance(i, s.JumpFalseCall)]
+    jumps[1].destination_instruction = 0
+    looping = torchedge.runtime.load(serialize_pte(decoded.program, decoded.segments))
+    with pytest.raises(torchedge.runtime.TorchEdgeRuntimeError, match="loop budget") as info:
+        looping.forward(torch.ones(2, 4))  # the true branch, then the jump back
+    assert info.value.code_name == "InvalidProgram"

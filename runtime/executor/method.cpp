@@ -103,7 +103,8 @@ Method::Method(Method&& other) noexcept
       num_inputs_(other.num_inputs_),
       output_indices_(other.output_indices_),
       num_outputs_(other.num_outputs_),
-      instruction_ns_(other.instruction_ns_) {
+      instruction_ns_(other.instruction_ns_),
+      loop_budget_(other.loop_budget_) {
   other.values_ = nullptr;
   other.delegates_ = nullptr;
   other.num_delegates_ = 0;
@@ -455,6 +456,7 @@ Error Method::execute() {
   MemoryAllocator* temp = memory_->temp_allocator;
   size_t pc = 0;
   uint64_t* const timer = instruction_ns_;
+  size_t loop_iterations = 0;
   while (pc < num_steps_) {
     const Step& step = steps_[pc];
     const size_t at = pc;
@@ -488,7 +490,16 @@ Error Method::execute() {
           prepend_error_context("method '%s', instruction %zu", name(), pc);
           return holds.error();
         }
-        pc = holds.get() ? pc + 1 : static_cast<size_t>(step.b);
+        if (holds.get()) {
+          ++pc;
+        } else {
+          const size_t to = static_cast<size_t>(step.b);
+          TE_CHECK_OR_RETURN(to > pc || ++loop_iterations <= loop_budget_, Error::InvalidProgram,
+                             "method '%s', instruction %zu: jump back to %zu taken more than "
+                             "%zu times (the loop budget; Method::set_loop_budget)",
+                             name(), pc, to, loop_budget_);
+          pc = to;
+        }
         break;
       }
       case Step::Kind::Free:

@@ -84,6 +84,13 @@ class Method final {
   /// timing off. InvalidArgument when `count` != num_instructions().
   Error set_instruction_timer(uint64_t* ns, size_t count);
 
+  /// Backward jumps (loop iterations: upstream emits torch.map as a loop)
+  /// one execute() may take before it fails with InvalidProgram, so a jump
+  /// loop in a hostile file ends with an error. Forward-only programs (all
+  /// that torchedge emits) never count against it.
+  static constexpr size_t kDefaultLoopBudget = size_t{1} << 20;
+  void set_loop_budget(size_t iterations) { loop_budget_ = iterations; }
+
   /// What an instruction runs, for reports. kind: "kernel" (name, overload:
   /// the operator; file/line: where the exporter recorded it was called,
   /// file nullptr when it did not), "delegate" (name: the backend id),
@@ -133,6 +140,7 @@ class Method final {
   const int32_t* output_indices_ = nullptr;
   size_t num_outputs_ = 0;
   uint64_t* instruction_ns_ = nullptr;
+  size_t loop_budget_ = kDefaultLoopBudget;
 };
 
 }  // namespace torchedge
