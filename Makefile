@@ -6,7 +6,7 @@ BUILD   := build
 JOBS    ?= $(shell nproc)
 PYGEN   := python/torchedge/serialize/_generated
 
-.PHONY: all setup peers llm-peers build test test-cpp test-python demo bench llm-demo bench-llm clean
+.PHONY: all setup peers llm-peers build test test-cpp test-python demo bench llm-demo bench-llm clean fuzz fuzz-build test-fuzz-regressions
 
 all: build
 
@@ -59,3 +59,34 @@ bench-llm: build llm-peers
 
 clean:
 	rm -rf $(BUILD) $(PYGEN)
+
+# ---- fuzzing (fuzz/README.md): clang + libFuzzer + ASan/UBSan, its own build ----
+FUZZ_BUILD   := build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZERS      := program module xnnpack_blob tokenizer
+
+$(FUZZ_BUILD)/build.ninja: CMakeLists.txt fuzz/CMakeLists.txt | setup
+	cmake -G Ninja -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_COMPILER=clang++-14 -DTORCHEDGE_FUZZ=ON \
+	  -DTORCHEDGE_BUILD_TESTS=OFF -DTORCHEDGE_BUILD_PYBINDINGS=OFF
+
+fuzz-build: setup $(FUZZ_BUILD)/build.ninja
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(addsuffix _fuzzer,$(FUZZERS))
+
+# Every harness for FUZZ_SECONDS each, from the seed corpora plus what earlier
+# runs found (build-fuzz/corpus); a crash lands in fuzz/regressions/<harness>/.
+fuzz: fuzz-build build
+	$(PY) scripts/fuzz_seed_corpus.py $(FUZZ_BUILD)/seeds
+	@for h in $(FUZZERS); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$h fuzz/regressions/$$h; \
+	  echo "fuzz: $$h for $(FUZZ_SECONDS) s"; \
+	  ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1 \
+	  $(FUZZ_BUILD)/$${h}_fuzzer $(FUZZ_BUILD)/corpus/$$h $(FUZZ_BUILD)/seeds/$$h \
+	    -dict=fuzz/pte.dict -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	    -max_len=262144 -print_final_stats=1 \
+	    -artifact_prefix=fuzz/regressions/$$h/ 2>&1 | tail -n 25 || exit 1; \
+	done
+
+# The checked-in regression corpora, replayed under the sanitizers (make test runs it).
+test-fuzz-regressions: fuzz-build
+	ctest --test-dir $(FUZZ_BUILD) --output-on-failure -R fuzz_regressions
