@@ -160,7 +160,9 @@ void bind_llm_tokenizer(py::module_& m) {
             }
             t->tokenizer = std::move(tokenizer.get());
             Result<std::string_view> pre = meta->get_string("tokenizer.ggml.pre");
-            t->pre_tokenizer = pre.ok() ? std::string(pre.get()) : "gpt2";
+            Result<std::string_view> model = meta->get_string("tokenizer.ggml.model");
+            const bool bert = model.ok() && model.get() == "bert";
+            t->pre_tokenizer = pre.ok() ? std::string(pre.get()) : bert ? "bert" : "gpt2";
             return t;
           },
           py::arg("path"))
@@ -194,6 +196,8 @@ void bind_llm_tokenizer(py::module_& m) {
                              [](const PyTokenizer& t) { return t.tokenizer->special_ids().end_of_turn; })
       .def_property_readonly("adds_bos_by_default",
                              [](const PyTokenizer& t) { return t.tokenizer->adds_bos_by_default(); })
+      .def_property_readonly("adds_eos_by_default",
+                             [](const PyTokenizer& t) { return t.tokenizer->adds_eos_by_default(); })
       .def_property_readonly("chat_template",
                              [](const PyTokenizer& t) { return lenient_str(t.tokenizer->chat_template()); })
       .def_property_readonly("pre_tokenizer", [](const PyTokenizer& t) { return t.pre_tokenizer; });

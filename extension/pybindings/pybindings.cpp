@@ -32,6 +32,7 @@ using namespace torchedge;
 void bind_xnnpack(py::module_& m);  // extension/pybindings/xnnpack_bindings.cpp
 void bind_llm_tokenizer(py::module_& m);  // extension/pybindings/llm_tokenizer_bindings.cpp
 void bind_llm_runner(py::module_& m);  // extension/pybindings/llm_runner_bindings.cpp
+void bind_embedding(py::module_& m);  // extension/pybindings/embedding_bindings.cpp
 
 namespace {
 
@@ -239,6 +240,7 @@ PYBIND11_MODULE(_C, m) {
   bind_xnnpack(m);  // set_num_threads, ... (xnnpack_bindings.cpp)
   bind_llm_tokenizer(m);  // LlmTokenizer, LlmTokenDecoder, LlmSampler
   bind_llm_runner(m);     // LlmRunner: the generation loop
+  bind_embedding(m);      // Embedder: sentence embeddings
 
   m.def("cpu_isa", []() { return std::string(optimized::isa_name(optimized::best_isa())); },
         "The SIMD instruction set the optimized kernels use here (scalar, avx2, avx512).");

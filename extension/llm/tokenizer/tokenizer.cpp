@@ -46,6 +46,7 @@ Result<std::string> Tokenizer::decode(Span<const TokenId> ids, bool skip_special
   std::string text;
   text.reserve(bytes.size());
   append_utf8_lossy(bytes, text);
+  finish_decode(text);
   return text;
 }
 

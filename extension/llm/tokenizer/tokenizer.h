@@ -2,8 +2,8 @@
 //
 // The one tokenizer interface of the LLM library (DESIGN.md section 6). Each
 // algorithm is a subclass in its own file: byte-level BPE (bpe_tokenizer.h)
-// today; WordPiece (BERT) and SentencePiece-style tokenizers implement the
-// same virtuals. The LLM runner and the text-embedding demo only see
+// and WordPiece (wordpiece_tokenizer.h) today; SentencePiece-style
+// tokenizers implement the same virtuals. The LLM runner and the text-embedding demo only see
 // this class.
 //
 //   encode(text, options) -> token ids   special tokens ("<|im_start|>") are
@@ -106,6 +106,10 @@ class Tokenizer {
   /// (tokenizer.ggml.add_bos_token); encode() adds it only when asked.
   bool adds_bos_by_default() const { return add_bos_by_default_; }
 
+  /// Whether the model wants eos_id() after a text (BERT's [SEP]; the
+  /// file's tokenizer.ggml.add_eos_token); encode() adds it only when asked.
+  bool adds_eos_by_default() const { return add_eos_by_default_; }
+
   /// The model's Jinja chat template, empty when the file has none.
   const std::string& chat_template() const { return chat_template_; }
 
@@ -115,8 +119,13 @@ class Tokenizer {
   virtual Error encode_text(std::string_view text, bool parse_special,
                             std::vector<TokenId>& out) const = 0;
 
+  /// decode()'s last step on the joined, repaired text (WordPiece drops the
+  /// space its first word carries). Default: nothing.
+  virtual void finish_decode(std::string& text) const { (void)text; }
+
   SpecialTokenIds special_ids_;
   bool add_bos_by_default_ = false;
+  bool add_eos_by_default_ = false;
   std::string chat_template_;
 };
 

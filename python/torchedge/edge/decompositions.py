@@ -19,9 +19,38 @@ def _min_all(x: torch.Tensor) -> torch.Tensor:
     return aten.amin.default(x, list(range(x.dim())))
 
 
+def _linalg_vector_norm(x: torch.Tensor, ord: float = 2, dim=None, keepdim: bool = False, *,
+                        dtype=None) -> torch.Tensor:
+    """torch.linalg.vector_norm (F.normalize, torch.norm) in core ops: inf and
+    -inf are amax / amin of |x|, 0 counts non-zeros, 1 sums |x|, 2 is
+    sqrt(sum(x * x)), any other p is sum(|x| ** p) ** (1 / p). Reduces over
+    `dim` (all dimensions when None or empty, as eager does)."""
+    if dtype is not None:
+        x = aten._to_copy.default(x, dtype=dtype)
+    if x.is_complex():
+        raise NotImplementedError("linalg_vector_norm of a complex tensor")
+    dims = list(range(x.dim())) if dim is None or len(dim) == 0 else list(dim)
+    ord = float(ord)
+    if ord == 2.0:
+        return aten.sqrt.default(aten.sum.dim_IntList(aten.mul.Tensor(x, x), dims, keepdim))
+    magnitude = aten.abs.default(x)
+    if ord == float("inf"):
+        return aten.amax.default(magnitude, dims, keepdim)
+    if ord == float("-inf"):
+        return aten.amin.default(magnitude, dims, keepdim)
+    if ord == 0.0:
+        nonzero = aten._to_copy.default(aten.ne.Scalar(x, 0), dtype=x.dtype)
+        return aten.sum.dim_IntList(nonzero, dims, keepdim)
+    if ord == 1.0:
+        return aten.sum.dim_IntList(magnitude, dims, keepdim)
+    powered = aten.sum.dim_IntList(aten.pow.Tensor_Scalar(magnitude, ord), dims, keepdim)
+    return aten.pow.Tensor_Scalar(powered, 1.0 / ord)
+
+
 EXTRA_DECOMPOSITIONS = {
     aten.max.default: _max_all,
     aten.min.default: _min_all,
+    aten.linalg_vector_norm.default: _linalg_vector_norm,
 }
 
 

@@ -6,6 +6,11 @@ holding the source's `tokenizer.*` keys (vocabulary, merges, token types,
 special token ids, pre-tokenizer name, chat template) and the general and
 architecture scalars, about 1-2 MB instead of the whole checkpoint, so a
 .pte and its tokenizer travel together.
+
+A Hugging Face tokenizer.json converts too: byte-level BPE (model "gpt2")
+and WordPiece (model "bert": BertNormalizer flags, BertPreTokenizer, the
+[CLS] ... [SEP] post-processor and the truncation length; keys in
+WORDPIECE_KEYS and extension/llm/tokenizer/gguf_tokenizer.h).
 """
 
 from __future__ import annotations
@@ -86,6 +91,8 @@ def write_tokenizer_gguf_from_hf(directory: Path | str, destination: Path | str)
         raise CheckpointError(f"{directory}: no tokenizer.json")
     spec = json.loads(spec_file.read_text(encoding="utf-8"))
     model = spec.get("model", {})
+    if model.get("type") == "WordPiece":
+        return _write_wordpiece(directory, spec, destination)
     decoder = (spec.get("decoder") or {}).get("type")
     if model.get("type") != "BPE" or decoder != "ByteLevel":
         raise CheckpointError(f"{spec_file}: only byte-level BPE tokenizers are supported, got model "
@@ -121,6 +128,116 @@ def write_tokenizer_gguf_from_hf(directory: Path | str, destination: Path | str)
     writer.add_add_bos_token(bool(config.get("add_bos_token", False)))
     if isinstance(template, str) and template:
         writer.add_chat_template(template)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return Path(destination)
+
+
+# torchedge's keys for a WordPiece tokenizer (llama.cpp's model name "bert"
+# and id keys; the normalizer, WordPiece and truncation keys are ours).
+WORDPIECE_KEYS = {
+    "clean_text": "tokenizer.bert.clean_text",
+    "handle_chinese_chars": "tokenizer.bert.handle_chinese_chars",
+    "strip_accents": "tokenizer.bert.strip_accents",
+    "lowercase": "tokenizer.bert.lowercase",
+    "prefix": "tokenizer.wordpiece.continuing_subword_prefix",
+    "max_chars": "tokenizer.wordpiece.max_input_chars_per_word",
+    "max_length": "tokenizer.truncation.max_length",
+}
+
+
+def _read_json(path: Path) -> dict:
+    import json
+
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def wordpiece_max_length(directory: Path | str) -> int:
+    """The length a BERT checkpoint's inputs are truncated to, special tokens
+    included: sentence-transformers' max_seq_length (sentence_bert_config.json)
+    if given, else tokenizer_config.json's model_max_length, each capped by
+    the model's max_position_embeddings (512 when config.json lacks it)."""
+    directory = Path(directory)
+    positions = int(_read_json(directory / "config.json").get("max_position_embeddings", 512))
+    for value in (_read_json(directory / "sentence_bert_config.json").get("max_seq_length"),
+                  _read_json(directory / "tokenizer_config.json").get("model_max_length")):
+        if isinstance(value, (int, float)) and 2 < value < 1_000_000:
+            return min(int(value), positions)
+    return positions
+
+
+def _wordpiece_special_ids(spec: dict, spec_file: Path) -> tuple[int, int]:
+    """([CLS], [SEP]) ids of a BERT post-processor: TemplateProcessing with
+    single = [CLS] $A [SEP], or BertProcessing."""
+    from torchedge.errors import CheckpointError
+
+    post = spec.get("post_processor") or {}
+    if post.get("type") == "BertProcessing":
+        return int(post["cls"][1]), int(post["sep"][1])
+    if post.get("type") == "TemplateProcessing":
+        single = post.get("single", [])
+        shape = ["SpecialToken" if "SpecialToken" in p else "Sequence" for p in single]
+        if shape == ["SpecialToken", "Sequence", "SpecialToken"]:
+            specials = post.get("special_tokens", {})
+            first, last = (single[0]["SpecialToken"]["id"], single[2]["SpecialToken"]["id"])
+            return int(specials[first]["ids"][0]), int(specials[last]["ids"][0])
+    raise CheckpointError(f"{spec_file}: post-processor {post.get('type')} is not supported "
+                          "(BertProcessing, or TemplateProcessing '[CLS] $A [SEP]')")
+
+
+def _write_wordpiece(directory: Path, spec: dict, destination: Path | str) -> Path:
+    import gguf
+
+    from torchedge.errors import CheckpointError
+
+    spec_file = directory / "tokenizer.json"
+    model = spec["model"]
+    normalizer = spec.get("normalizer") or {}
+    pre = (spec.get("pre_tokenizer") or {}).get("type")
+    if normalizer.get("type") != "BertNormalizer" or pre != "BertPreTokenizer":
+        raise CheckpointError(f"{spec_file}: WordPiece needs BertNormalizer and BertPreTokenizer, got "
+                              f"{normalizer.get('type')} and {pre}")
+    ids = dict(model.get("vocab", {}))
+    added = {t["content"]: t for t in spec.get("added_tokens", [])}
+    ids.update({content: t["id"] for content, t in added.items()})
+    count = max(ids.values()) + 1
+    tokens: list[str | None] = [None] * count
+    for text, index in ids.items():
+        tokens[index] = text
+    if any(t is None for t in tokens):
+        raise CheckpointError(f"{spec_file}: the vocabulary has gaps (ids 0..{count - 1} are not all used)")
+    unk = model.get("unk_token", "[UNK]")
+    if unk not in ids:
+        raise CheckpointError(f"{spec_file}: the unknown token {unk!r} is not in the vocabulary")
+    cls_id, sep_id = _wordpiece_special_ids(spec, spec_file)
+    types = [(3 if added[t].get("special") else 4) if t in added else 1 for t in tokens]
+    lowercase = bool(normalizer.get("lowercase", True))
+    strip = normalizer.get("strip_accents")
+    strip_accents = lowercase if strip is None else bool(strip)
+    config = _read_json(directory / "tokenizer_config.json")
+
+    writer = gguf.GGUFWriter(str(destination), "bert")
+    writer.add_tokenizer_model("bert")
+    writer.add_token_list(tokens)
+    writer.add_token_types(types)
+    writer.add_unk_token_id(ids[unk])
+    writer.add_bos_token_id(cls_id)
+    writer.add_sep_token_id(sep_id)
+    for key, adder in (("pad_token", writer.add_pad_token_id), ("mask_token", writer.add_mask_token_id)):
+        text = _special_text(config.get(key))
+        if text is not None and text in ids:
+            adder(ids[text])
+    writer.add_add_bos_token(True)
+    writer.add_add_eos_token(True)
+    writer.add_bool(WORDPIECE_KEYS["clean_text"], bool(normalizer.get("clean_text", True)))
+    writer.add_bool(WORDPIECE_KEYS["handle_chinese_chars"], bool(normalizer.get("handle_chinese_chars", True)))
+    writer.add_bool(WORDPIECE_KEYS["strip_accents"], strip_accents)
+    writer.add_bool(WORDPIECE_KEYS["lowercase"], lowercase)
+    writer.add_string(WORDPIECE_KEYS["prefix"], model.get("continuing_subword_prefix", "##"))
+    writer.add_uint32(WORDPIECE_KEYS["max_chars"], int(model.get("max_input_chars_per_word", 100)))
+    writer.add_uint32(WORDPIECE_KEYS["max_length"], wordpiece_max_length(directory))
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
