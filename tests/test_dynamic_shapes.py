@@ -180,3 +180,50 @@ def test_every_emitted_operator_has_a_runtime_kernel():
     for name in ("cnn", "transformer", "transformer_batch", "size_arithmetic"):
         missing = set(_lowered(name)[1].operators["forward"]) - registered
         assert not missing, f"{name}: {missing}"
+
+
+class _Interpolate(torch.nn.Module):
+    """A convolution, then F.interpolate by scale factor or back to the
+    input's size (size=x.shape[-2:]), as segmentation heads do."""
+
+    def __init__(self, mode: str, by: str) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+        self.mode, self.by = mode, by
+        self.kwargs = {"align_corners": False} if mode == "bilinear" else {}
+
+    def forward(self, x):
+        y = self.conv(x)
+        if self.by == "scale":
+            return torch.nn.functional.interpolate(y, scale_factor=2, mode=self.mode, **self.kwargs)
+        y = torch.nn.functional.avg_pool2d(y, 2)
+        return torch.nn.functional.interpolate(y, size=x.shape[-2:], mode=self.mode, **self.kwargs)
+
+
+@pytest.mark.parametrize("spatial", [False, True], ids=["batch", "batch_hw"])
+@pytest.mark.parametrize("by", ["scale", "size"])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+def test_interpolate_keeps_dynamic_dimensions(mode, by, spatial):
+    """Regression: upsample_*2d.vec's shape function, run outside the Python
+    dispatcher while to_edge re-propagated fake tensors, guarded the batch to
+    its example size and the program came out static."""
+    torch.manual_seed(4)
+    module = _Interpolate(mode, by).eval()
+    b = torch.export.Dim("b", max=8)
+    dims = {0: b}
+    if spatial:  # by size: avg_pool2d halves, so H and W are even
+        h, w = (torch.export.Dim(n, min=2, max=16) for n in ("h", "w"))
+        dims.update({2: 2 * h, 3: 2 * w} if by == "size" else {2: h, 3: w})
+    ep = torch.export.export(module, (torch.randn(2, 3, 8, 8),), dynamic_shapes=(dims,))
+    program = torchedge.runtime.load(torchedge.to_edge(ep).to_pte().buffer)
+    assert program.forward.meta["inputs"][0]["dynamic"]
+    shapes = [(1, 3, 8, 8), (5, 3, 8, 8), (8, 3, 8, 8)]
+    if spatial:
+        shapes += [(3, 3, 4, 12), (8, 3, 16, 16)]
+    for shape in shapes:
+        x = torch.randn(*shape)
+        with torch.no_grad():
+            reference = module(x)
+        diff = _relative_diff(program.forward(x), reference)
+        print(f"interpolate {mode} by {by} {shape}: max relative diff {diff:.2e}")
+        assert diff <= RTOL
