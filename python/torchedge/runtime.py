@@ -135,8 +135,11 @@ class Program:
         return tensors[0] if len(tensors) == 1 else tuple(tensors)
 
     def planned_bytes(self, name: str = "forward") -> int:
-        self._native.load_method(name)
-        return int(self._native.planned_bytes(name))
+        try:
+            self._native.load_method(name)
+            return int(self._native.planned_bytes(name))
+        except _C.TorchEdgeError as e:
+            raise _translate(e) from None
 
 
 def _output_specs(data: bytes) -> dict[str, Any]:

@@ -59,6 +59,9 @@ Error verify_tensor(const fb::Program* program, const fb::Tensor* t,
   const size_t dim = t->sizes()->size();
   TE_INVALID(dim <= static_cast<size_t>(kTensorDimensionLimit),
              "value %zu: rank %zu exceeds the limit of %d", index, dim, kTensorDimensionLimit);
+  TE_INVALID(static_cast<int>(t->shape_dynamism()) >= 0 &&
+                 t->shape_dynamism() <= fb::TensorShapeDynamism::DYNAMIC_UNBOUND,
+             "value %zu: unknown shape dynamism %d", index, static_cast<int>(t->shape_dynamism()));
   TE_INVALID(t->shape_dynamism() != fb::TensorShapeDynamism::DYNAMIC_UNBOUND,
              "value %zu: unbounded dynamic shapes are not supported", index);
   // nbytes, overflow-safe: stop once the product exceeds 2^62.
@@ -184,6 +187,25 @@ Error verify_value(const fb::Program* program, const fb::ExecutionPlan* plan, si
   return Error::InvalidProgram;
 }
 
+// A tensor whose data is in the program's constants (read-only: an mmapped
+// file's pages), which nothing may write: not an input, not a result.
+bool is_constant_tensor(const fb::ExecutionPlan* plan, int64_t v) {
+  const fb::EValue* value = plan->values()->Get(static_cast<size_t>(v));
+  if (value->val_type() != fb::KernelTypes::Tensor) return false;
+  const fb::Tensor* t = value->val_as_Tensor();
+  return t != nullptr && t->data_buffer_idx() > 0 && t->allocation_info() == nullptr;
+}
+
+// Out-variant calls write their result into their last argument.
+Error check_result_is_writable(const fb::ExecutionPlan* plan,
+                               const flatbuffers::Vector<int32_t>* args, size_t i) {
+  if (args->size() == 0) return Error::Ok;
+  const int32_t last = args->Get(args->size() - 1);
+  TE_INVALID(!is_constant_tensor(plan, last),
+             "instruction %zu writes its result into value %d, a constant", i, last);
+  return Error::Ok;
+}
+
 Error verify_instruction(const fb::ExecutionPlan* plan, const fb::Chain* chain, size_t i) {
   const fb::Instruction* instr = chain->instructions()->Get(i);
   TE_INVALID(instr != nullptr, "instruction %zu missing", i);
@@ -203,7 +225,7 @@ Error verify_instruction(const fb::ExecutionPlan* plan, const fb::Chain* chain, 
       for (auto arg : *call->args()) {
         TE_RETURN_IF_ERROR(check_value_ref(plan, arg, fb::KernelTypes::NONE, "instruction", i));
       }
-      return Error::Ok;
+      return check_result_is_writable(plan, call->args(), i);
     }
     case fb::InstructionArguments::DelegateCall: {
       const fb::DelegateCall* call = instr->instr_args_as_DelegateCall();
@@ -215,7 +237,7 @@ Error verify_instruction(const fb::ExecutionPlan* plan, const fb::Chain* chain, 
       for (auto arg : *call->args()) {
         TE_RETURN_IF_ERROR(check_value_ref(plan, arg, fb::KernelTypes::NONE, "instruction", i));
       }
-      return Error::Ok;
+      return check_result_is_writable(plan, call->args(), i);
     }
     case fb::InstructionArguments::MoveCall: {
       const fb::MoveCall* call = instr->instr_args_as_MoveCall();
@@ -251,7 +273,7 @@ Error verify_instruction(const fb::ExecutionPlan* plan, const fb::Chain* chain, 
 }
 
 Error verify_plan(const fb::Program* program, const fb::ExecutionPlan* plan) {
-  TE_INVALID(plan->name() != nullptr, "method without a name");
+  TE_INVALID(plan->name() != nullptr && plan->name()->size() > 0, "method without a name");
   TE_INVALID(plan->values() != nullptr, "no values table");
   TE_INVALID(elements_aligned(plan->non_const_buffer_sizes()), "misaligned planned arena sizes");
   for (size_t i = 0; i < plan->values()->size(); ++i) {
@@ -260,6 +282,9 @@ Error verify_plan(const fb::Program* program, const fb::ExecutionPlan* plan) {
   if (plan->inputs() != nullptr) {
     for (size_t i = 0; i < plan->inputs()->size(); ++i) {
       TE_RETURN_IF_ERROR(check_value_ref(plan, plan->inputs()->Get(i), fb::KernelTypes::NONE, "input", i));
+      TE_INVALID(!is_constant_tensor(plan, plan->inputs()->Get(i)),
+                 "input %zu is value %d, a constant (set_input would write into it)", i,
+                 plan->inputs()->Get(i));
     }
   }
   if (plan->outputs() != nullptr) {
@@ -269,7 +294,8 @@ Error verify_plan(const fb::Program* program, const fb::ExecutionPlan* plan) {
   }
   if (plan->operators() != nullptr) {
     for (size_t i = 0; i < plan->operators()->size(); ++i) {
-      TE_INVALID(plan->operators()->Get(i)->name() != nullptr, "operator %zu without a name", i);
+      const auto* name = plan->operators()->Get(i)->name();
+      TE_INVALID(name != nullptr && name->size() > 0, "operator %zu without a name", i);
     }
   }
   if (plan->delegates() != nullptr) {
@@ -277,6 +303,12 @@ Error verify_plan(const fb::Program* program, const fb::ExecutionPlan* plan) {
       const fb::BackendDelegate* d = plan->delegates()->Get(i);
       TE_INVALID(d->id() != nullptr && d->processed() != nullptr,
                  "delegate %zu lacks an id or data", i);
+      if (d->processed()->location() == fb::DataLocation::SEGMENT) {
+        const auto* segments = program->segments();
+        TE_INVALID(segments != nullptr && d->processed()->index() < segments->size(),
+                   "delegate %zu: data in segment %u, past the %u segments", i,
+                   d->processed()->index(), segments == nullptr ? 0u : segments->size());
+      }
     }
   }
   if (plan->non_const_buffer_sizes() != nullptr) {
@@ -287,6 +319,13 @@ Error verify_plan(const fb::Program* program, const fb::ExecutionPlan* plan) {
   TE_INVALID(plan->chains() != nullptr, "no chains");
   for (const fb::Chain* chain : *plan->chains()) {
     TE_INVALID(chain != nullptr && chain->instructions() != nullptr, "chain without instructions");
+    for (const auto* list : {chain->inputs(), chain->outputs()}) {
+      if (list == nullptr) continue;
+      for (size_t i = 0; i < list->size(); ++i) {
+        TE_RETURN_IF_ERROR(check_value_ref(plan, list->Get(i), fb::KernelTypes::NONE,
+                                           list == chain->inputs() ? "chain input" : "chain output", i));
+      }
+    }
     for (size_t i = 0; i < chain->instructions()->size(); ++i) {
       TE_RETURN_IF_ERROR(verify_instruction(plan, chain, i));
     }
