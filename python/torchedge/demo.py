@@ -3,6 +3,7 @@
     python -m torchedge.demo                      # the default models
     python -m torchedge.demo --model small_cnn    # any built-in model by name
     python -m torchedge.demo --all
+    python -m torchedge.demo --model minilm       # real MiniLM sentence embeddings
 
 For each model and method: writes out/<model>.pte, runs it through the
 `torchedge_run` CLI and through the Python bindings, and prints the output
@@ -110,6 +111,14 @@ def main() -> None:
     parser.add_argument("--out", default=str(REPO / "out"), help="where .pte files go")
     parser.add_argument("--iterations", type=int, default=20)
     args = parser.parse_args()
+    if args.model == ["minilm"]:  # text -> embeddings, not a zoo model (torchedge.embedding.demo)
+        import sys
+
+        from torchedge.embedding import demo as embedding_demo
+
+        sys.argv = [sys.argv[0], "--out", args.out]
+        embedding_demo.main()
+        return
     names = list(models.available()) if args.all else (args.model or list(DEFAULT_MODELS))
     outdir = Path(args.out)
     outdir.mkdir(parents=True, exist_ok=True)
