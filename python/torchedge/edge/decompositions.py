@@ -8,6 +8,8 @@ from __future__ import annotations
 import torch
 from torch.export.decomp_utils import CustomDecompTable
 
+from torchedge.edge.attention_decomposition import ATTENTION_DECOMPOSITIONS
+
 aten = torch.ops.aten
 
 
@@ -70,9 +72,12 @@ PRESERVED_CORE_OPS = (
 
 
 def edge_decompositions() -> CustomDecompTable:
-    """Core ATen decompositions + EXTRA_DECOMPOSITIONS - PRESERVED_CORE_OPS."""
+    """Core ATen decompositions + EXTRA_DECOMPOSITIONS + ATTENTION_DECOMPOSITIONS
+    (attention_decomposition.py) - PRESERVED_CORE_OPS."""
     table = torch.export.default_decompositions()
     for op, rule in EXTRA_DECOMPOSITIONS.items():
+        table[op] = rule
+    for op, rule in ATTENTION_DECOMPOSITIONS.items():  # eager's output layout
         table[op] = rule
     for op in PRESERVED_CORE_OPS:
         table.pop(op, None)
