@@ -8,10 +8,13 @@ namespace torchedge {
 namespace optimized {
 namespace {
 
-// Reads an int list of 1 or 2 values into (h, w); false when malformed.
-bool read_pair(Span<EValue*> args, size_t index, int64_t min, int64_t* h, int64_t* w) {
+// Reads an int list of `size` values (1 or 2; 0: either) into (h, w);
+// false when malformed.
+bool read_pair(Span<EValue*> args, size_t index, int64_t min, int64_t* h, int64_t* w,
+               size_t size = 0) {
   Result<Span<const int64_t>> list = int_list_arg(args, index, "list");
   if (!list.ok() || (list->size() != 1 && list->size() != 2)) return false;
+  if (size != 0 && list->size() != size) return false;
   *h = (*list)[0];
   *w = (*list)[list->size() - 1];
   return *h >= min && *w >= min;
@@ -40,13 +43,17 @@ bool conv2d_fast_shape(Span<EValue*> args, const Conv2dArgs& at, Conv2dShape* s)
   Result<int64_t> groups = int_arg(args, at.groups, "groups");
   if (!groups.ok() || groups.get() < 1) return false;
   if (x.dtype() != ScalarType::Float || w.dtype() != ScalarType::Float ||
-      out.dtype() != ScalarType::Float || x.dim() != 4 || w.dim() != 4 || !x.is_contiguous() ||
-      !w.is_contiguous()) {
+      out.dtype() != ScalarType::Float || (x.dim() != 4 && x.dim() != 3) || w.dim() != x.dim() ||
+      !x.is_contiguous() || !w.is_contiguous()) {
     return false;
   }
+  // A 1-d convolution ([N, C, L]) is the 2-d one over a 1 x L plane.
+  const bool one_d = x.dim() == 3;
   s->groups = groups.get();
-  s->batch = x.size(0), s->in_channels = x.size(1), s->in_h = x.size(2), s->in_w = x.size(3);
-  s->out_channels = w.size(0), s->kernel_h = w.size(2), s->kernel_w = w.size(3);
+  s->batch = x.size(0), s->in_channels = x.size(1);
+  s->in_h = one_d ? 1 : x.size(2), s->in_w = x.size(x.dim() - 1);
+  s->out_channels = w.size(0);
+  s->kernel_h = one_d ? 1 : w.size(2), s->kernel_w = w.size(w.dim() - 1);
   if (s->in_channels % s->groups != 0 || s->out_channels % s->groups != 0 ||
       w.size(1) * s->groups != s->in_channels) {
     return false;
@@ -55,11 +62,13 @@ bool conv2d_fast_shape(Span<EValue*> args, const Conv2dArgs& at, Conv2dShape* s)
                           bias->size(0) != s->out_channels || bias->stride(0) != 1)) {
     return false;
   }
-  if (!read_pair(args, at.stride, 1, &s->stride_h, &s->stride_w) ||
-      !read_pair(args, at.padding, 0, &s->pad_h, &s->pad_w) ||
-      !read_pair(args, at.dilation, 1, &s->dilation_h, &s->dilation_w)) {
+  const size_t list_size = one_d ? 1 : 0;
+  if (!read_pair(args, at.stride, 1, &s->stride_h, &s->stride_w, list_size) ||
+      !read_pair(args, at.padding, 0, &s->pad_h, &s->pad_w, list_size) ||
+      !read_pair(args, at.dilation, 1, &s->dilation_h, &s->dilation_w, list_size)) {
     return false;
   }
+  if (one_d) s->stride_h = 1, s->pad_h = 0, s->dilation_h = 1;
   const int64_t span_h = s->dilation_h * (s->kernel_h - 1) + 1;
   const int64_t span_w = s->dilation_w * (s->kernel_w - 1) + 1;
   if (s->in_h + 2 * s->pad_h < span_h || s->in_w + 2 * s->pad_w < span_w) return false;
@@ -74,7 +83,13 @@ Error run_conv2d_fast(KernelContext& ctx, Span<EValue*> args, const Conv2dArgs& 
   *declined = false;
   Tensor& out = args[at.out]->to_tensor();
   const int64_t sizes[] = {s.batch, s.out_channels, s.out_h, s.out_w};
-  TE_RETURN_IF_ERROR(resize_to(out, sizes));
+  const bool one_d = args[at.input]->to_tensor().dim() == 3;
+  const int64_t sizes_1d[] = {s.batch, s.out_channels, s.out_w};
+  if (one_d) {
+    TE_RETURN_IF_ERROR(resize_to(out, sizes_1d));
+  } else {
+    TE_RETURN_IF_ERROR(resize_to(out, sizes));
+  }
   if (!out.is_contiguous()) {
     *declined = true;
     return Error::Ok;

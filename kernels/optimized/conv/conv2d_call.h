@@ -33,9 +33,9 @@ struct Conv2dArgs {
 };
 
 /// Fills `*s` with the geometry of the call and returns true when the fast
-/// path takes it: float32, 4-d contiguous input and weight, bias null or a
-/// dense float32 [Cout], stride / padding / dilation lists of 1 or 2 valid
-/// values, groups dividing both channel counts, a kernel that fits the
+/// path takes it: float32, 4-d (or 3-d: a 1-d convolution, taken as H = 1)
+/// contiguous input and weight, bias null or a dense float32 [Cout], stride /
+/// padding / dilation lists of 1 or 2 valid values (exactly 1 for 3-d), groups dividing both channel counts, a kernel that fits the
 /// padded input. False otherwise (including malformed arguments: the caller's
 /// portable kernel then reports the error). `args.size()` must exceed every
 /// index of `at`; `s` must not be null.
