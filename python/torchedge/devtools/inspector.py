@@ -190,8 +190,8 @@ class Inspector:
             if info is not None and info.arenas:
                 print(f"  planned arenas: {sum(info.arenas.values())} bytes, peak live "
                       f"{max(arena_usage(info), default=0)} bytes", file=out)
-            print(f"  slowest instructions (of {total / 1e3 / max(len(runs), 1):.3f} ms per run):",
-                  file=out)
+            print(f"  slowest instructions (of {total / 1e3 / max(len(runs), 1):.3f} ms of "
+                  "instruction time per run; times per call):", file=out)
             print(f"  {'#':>4} {'operator':34} {'count':>5} {'min us':>9} {'median':>9} "
                   f"{'max':>9} {'share':>6}  module / source", file=out)
             for r in sorted(rows, key=lambda r: -r.total_us)[:top]:
@@ -205,7 +205,7 @@ class Inspector:
                     continue  # no ETRecord: module paths unknown
                 print(f"  {title}:", file=out)
                 for g in groups[:top]:
-                    print(f"    {g.total_us / 1e3 / max(len(runs), 1):9.3f} ms/run "
+                    print(f"    {g.total_us / max(len(runs), 1):10.1f} us/run "
                           f"{100 * g.share:5.1f}%  x{g.count:<5} {g.key}", file=out)
 
 
