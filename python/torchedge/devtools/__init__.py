@@ -10,7 +10,8 @@ See docs/devtools.md for the file formats.
 
 from torchedge.devtools.etdump import ETDump, parse_etdump
 from torchedge.devtools.etrecord import ETRecord, load_etrecord
-from torchedge.devtools.inspector import Inspector, InstructionRow, arena_usage
+from torchedge.devtools.arena import arena_usage
+from torchedge.devtools.inspector import Inspector, InstructionRow
 
 __all__ = ["ETDump", "ETRecord", "Inspector", "InstructionRow", "arena_usage", "load_etrecord",
            "parse_etdump"]

@@ -1,4 +1,4 @@
-"""An Inspector's runs as a Chrome-trace JSON timeline (chrome://tracing, ui.perfetto.dev).
+"""An ETDump's runs as a Chrome-trace JSON timeline (chrome://tracing, ui.perfetto.dev).
 
 One process per method; thread 0 holds each run ("Method::execute") and its
 instructions ("aten::convolution.out" with the module path and source line
@@ -11,21 +11,19 @@ from __future__ import annotations
 
 import json
 import os
-from typing import TYPE_CHECKING, Any, Union
+from typing import Any, Sequence, Union
 
-if TYPE_CHECKING:
-    from torchedge.devtools.inspector import Inspector
+from torchedge.devtools.arena import arena_usage
+from torchedge.devtools.etdump import ETDump, microseconds as _us
 
 
-def chrome_trace(inspector: "Inspector") -> dict[str, Any]:
-    from torchedge.devtools.inspector import _us, arena_usage
-
-    dump = inspector.etdump
+def chrome_trace(dump: ETDump, rows: Sequence[Any]) -> dict[str, Any]:
+    """`rows`: the Inspector's InstructionRows (operator, module path, source)."""
     unit = dump.time_unit
     starts = [e.start for run in dump.runs for e in run.profile_events]
     origin = min(starts) if starts else 0
     pids = {name: i for i, name in enumerate(dict.fromkeys(run.name for run in dump.runs))}
-    facts = {(r.method, r.debug_handle): r for r in inspector.rows}
+    facts = {(r.method, r.debug_handle): r for r in rows}
     events: list[dict[str, Any]] = []
     for name, pid in pids.items():
         events.append({"ph": "M", "name": "process_name", "pid": pid, "args": {"name": name}})

@@ -103,6 +103,11 @@ class ETDump:
         return [r for r in self.runs if r.name == method]
 
 
+def microseconds(duration: float, unit: str) -> float:
+    """A duration in an ETDump's time unit ("ns") in microseconds."""
+    return duration / 1e3 if unit == "ns" else float(duration)
+
+
 def _text(value: Optional[bytes]) -> Optional[str]:
     return None if value is None else value.decode("utf-8", "replace")
 

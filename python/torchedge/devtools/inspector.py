@@ -23,7 +23,8 @@ import sys
 from dataclasses import asdict, dataclass, fields
 from typing import IO, Any, Optional, Union
 
-from torchedge.devtools.etdump import ETDump, ProfileEvent, parse_etdump
+from torchedge.devtools.arena import arena_usage
+from torchedge.devtools.etdump import ETDump, ProfileEvent, microseconds as _us, parse_etdump
 from torchedge.devtools.etrecord import ETRecord, load_etrecord
 
 
@@ -50,10 +51,6 @@ class GroupRow:
     count: int
     total_us: float
     share: float
-
-
-def _us(ns: float, unit: str) -> float:
-    return ns / 1e3 if unit == "ns" else float(ns)
 
 
 class Inspector:
@@ -160,7 +157,7 @@ class Inspector:
         """The runs as a Chrome-trace / Perfetto timeline (written to `path` if given)."""
         from torchedge.devtools.chrome_trace import chrome_trace, write_chrome_trace
 
-        trace = chrome_trace(self)
+        trace = chrome_trace(self.etdump, self.rows)
         if path is not None:
             write_chrome_trace(trace, path)
         return trace
@@ -212,28 +209,3 @@ class Inspector:
 def _short(source: str) -> str:
     path, _, line = source.rpartition(":")
     return f"{os.path.basename(path)}:{line}"
-
-
-def arena_usage(info) -> list[int]:
-    """Bytes of planned arena memory live at each instruction, from the tensors'
-    lifetimes: the union of the byte ranges of the tensors live there (views
-    that share memory count once; method outputs stay live to the end)."""
-    n = len(info.instructions)
-    ranges: list[list[tuple[int, int, int]]] = [[] for _ in range(n)]
-    for t in info.tensors:
-        if t.mem_id == 0 or t.nbytes == 0:
-            continue
-        last = n - 1 if t.is_output else t.last_instruction
-        for i in range(max(t.first_instruction, 0), min(last, n - 1) + 1):
-            ranges[i].append((t.mem_id, t.offset, t.offset + t.nbytes))
-    live = []
-    for spans in ranges:
-        total, arena, end = 0, None, 0
-        for mem_id, start, stop in sorted(spans):
-            if mem_id != arena:
-                arena, end = mem_id, 0
-            if stop > end:
-                total += stop - max(start, end)
-                end = stop
-        live.append(total)
-    return live
