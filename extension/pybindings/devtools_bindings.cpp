@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "devtools/etdump/etdump_tracer.h"
@@ -17,16 +18,19 @@ namespace {
 
 class PyETDumpTracer {
  public:
+  // Not value-initialized: pages no event reaches are never committed.
   PyETDumpTracer(size_t max_events, size_t debug_buffer_bytes)
-      : events_(max_events * ETDumpTracer::kRecordBytes + alignof(ETDumpTracer::Record)),
-        debug_(debug_buffer_bytes),
-        tracer_({events_.data(), events_.size()}, {debug_.data(), debug_.size()}) {}
+      : event_bytes_(max_events * ETDumpTracer::kRecordBytes + alignof(ETDumpTracer::Record)),
+        events_(new uint8_t[event_bytes_]),
+        debug_(new uint8_t[debug_buffer_bytes]),
+        tracer_({events_.get(), event_bytes_}, {debug_.get(), debug_buffer_bytes}) {}
 
   ETDumpTracer& tracer() { return tracer_; }
 
  private:
-  std::vector<uint8_t> events_;
-  std::vector<uint8_t> debug_;
+  size_t event_bytes_;
+  std::unique_ptr<uint8_t[]> events_;
+  std::unique_ptr<uint8_t[]> debug_;
   ETDumpTracer tracer_;
 };
 

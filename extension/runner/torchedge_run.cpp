@@ -358,20 +358,24 @@ int main(int argc, char** argv) {
   if (set_num_threads(static_cast<size_t>(o.threads)) != Error::Ok) {
     fail("setting the thread count", Error::InvalidArgument);
   }
+  // The caller's buffers: the tracer records into them without allocating.
+  // Not value-initialized: pages no event reaches are never committed.
+  const size_t event_bytes =
+      o.etdump_events * ETDumpTracer::kRecordBytes + alignof(ETDumpTracer::Record);
+  std::unique_ptr<uint8_t[]> etdump_events;
+  std::unique_ptr<uint8_t[]> debug_buffer;
+  std::unique_ptr<ETDumpTracer> tracer;
+  if (!o.etdump.empty()) {
+    etdump_events.reset(new uint8_t[event_bytes]);
+    if (o.debug_buffer_size > 0) debug_buffer.reset(new uint8_t[o.debug_buffer_size]);
+    tracer = std::make_unique<ETDumpTracer>(Span<uint8_t>(etdump_events.get(), event_bytes),
+                                            Span<uint8_t>(debug_buffer.get(), o.debug_buffer_size));
+  }
   const uint64_t load_start = platform_now_ns();
   ModuleOptions module_options;
   module_options.kernels = o.kernels;
   module_options.load_mode = o.load == "file" ? LoadMode::File : LoadMode::Mmap;
-  // The caller's buffers: the tracer records into them without allocating.
-  std::vector<uint8_t> etdump_events;
-  std::vector<uint8_t> debug_buffer(o.debug_buffer_size);
-  std::unique_ptr<ETDumpTracer> tracer;
-  if (!o.etdump.empty()) {
-    etdump_events.resize(o.etdump_events * ETDumpTracer::kRecordBytes + alignof(ETDumpTracer::Record));
-    tracer = std::make_unique<ETDumpTracer>(Span<uint8_t>(etdump_events.data(), etdump_events.size()),
-                                            Span<uint8_t>(debug_buffer.data(), debug_buffer.size()));
-    module_options.event_tracer = tracer.get();  // sees load_method
-  }
+  module_options.event_tracer = tracer.get();  // sees load_method
   std::vector<char> file_bytes;  // --load bytes: the caller's copy of the file
   std::vector<char> buffer_storage;  // --load buffer: the copy, at --buffer-offset
   if ((o.load == "bytes" || o.load == "buffer") && !read_file(o.path, &file_bytes)) {
