@@ -31,6 +31,7 @@
 #include <iostream>
 #include <string>
 
+#include "devtools/etdump/instruction_timer.h"
 #include "extension/llm/runner/generation.h"
 #include "kernels/optimized/threadpool/threadpool.h"
 #include "runtime/core/error_message.h"
@@ -235,11 +236,13 @@ int run_benchmark(LlmRunner& runner, const Options& o) {
     first.max_new_tokens = 1;
     first.stop_at_end_of_turn = false;
     if (!runner.generate_tokens({prompt.get().front()}, first, nullptr).ok()) fail("profile");
-    if (method->set_instruction_timer(ns.data(), ns.size()) != Error::Ok) fail("profile");
+    InstructionTimer timer(ns.data(), ns.size());
+    EventTracer* previous = method->event_tracer();
+    method->set_event_tracer(&timer);
     GenerationConfig steps = config;
     steps.max_new_tokens = o.new_tokens;
     if (!runner.generate_tokens({prompt.get()[1]}, steps, nullptr).ok()) fail("profile");
-    method->set_instruction_timer(nullptr, 0);
+    method->set_event_tracer(previous);
     print_profile(*method, ns, o.new_tokens);
   }
   const double prefill = best.prefill_s;

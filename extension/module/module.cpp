@@ -149,7 +149,8 @@ Error Module::load_method(const std::string& name) {
   // Kernels are bound here; another Module may have registered the other
   // library since load().
   TE_RETURN_IF_ERROR(register_kernel_library(options_.kernels));
-  Result<Method> method = program_->load_method(name.c_str(), &loaded->memory);
+  Result<Method> method =
+      program_->load_method(name.c_str(), &loaded->memory, options_.event_tracer);
   if (!method.ok()) return method.error();
   loaded->method = std::make_unique<Method>(std::move(method.get()));
   methods_[name] = std::move(loaded);
@@ -172,6 +173,11 @@ Result<std::vector<EValue>> Module::execute(const std::string& name,
     outputs.push_back(*out);
   }
   return outputs;
+}
+
+void Module::set_event_tracer(EventTracer* tracer) {
+  options_.event_tracer = tracer;
+  for (auto& entry : methods_) entry.second->method->set_event_tracer(tracer);
 }
 
 size_t Module::planned_bytes(const std::string& name) const {

@@ -46,6 +46,9 @@ struct ModuleOptions {
   // staging buffers and tables). Untouched pages are never committed.
   size_t delegate_reserve_bytes = size_t{16} << 20;
   KernelLibrary kernels = KernelLibrary::Optimized;
+  // Borrowed; sees every later load_method (load and delegate init) and is
+  // attached to each method loaded (see set_event_tracer). nullptr: off.
+  EventTracer* event_tracer = nullptr;
 };
 
 /// Registers portable + prim kernels and, for Optimized, the optimized
@@ -78,6 +81,11 @@ class Module final {
   Result<std::vector<EValue>> forward(const std::vector<EValue>& inputs) {
     return execute("forward", inputs);
   }
+
+  /// Attaches `tracer` (borrowed, e.g. a devtools ETDumpTracer; nullptr
+  /// detaches) to every loaded method and to those loaded later. It must
+  /// outlive its use; execute() stays allocation-free if the tracer is.
+  void set_event_tracer(EventTracer* tracer);
 
   /// Sum of the planned arena sizes of a loaded method, in bytes.
   size_t planned_bytes(const std::string& name) const;

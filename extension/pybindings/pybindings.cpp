@@ -33,6 +33,8 @@ void bind_xnnpack(py::module_& m);  // extension/pybindings/xnnpack_bindings.cpp
 void bind_llm_tokenizer(py::module_& m);  // extension/pybindings/llm_tokenizer_bindings.cpp
 void bind_llm_runner(py::module_& m);  // extension/pybindings/llm_runner_bindings.cpp
 void bind_embedding(py::module_& m);  // extension/pybindings/embedding_bindings.cpp
+void bind_devtools(py::module_& m);  // extension/pybindings/devtools_bindings.cpp
+EventTracer* event_tracer_from(py::handle object);  // devtools_bindings.cpp
 
 namespace {
 
@@ -76,7 +78,12 @@ py::dict tensor_info_dict(const TensorInfo& info) {
 
 class PyProgram {
  public:
-  PyProgram(std::unique_ptr<Module> module) : module_(std::move(module)) { check(module_->load()); }
+  // `tracer`: None or the torchedge._C.ETDumpTracer the module's options
+  // point at, kept alive as long as the program.
+  PyProgram(std::unique_ptr<Module> module, py::object tracer = py::none())
+      : tracer_(std::move(tracer)), module_(std::move(module)) {
+    check(module_->load());
+  }
 
   py::list method_names() {
     Result<std::vector<std::string>> names = module_->method_names();
@@ -193,6 +200,7 @@ class PyProgram {
   size_t planned_bytes(const std::string& name) { return module_->planned_bytes(name); }
 
  private:
+  py::object tracer_;  // declared first: outlives the module's methods
   std::unique_ptr<Module> module_;
 };
 
@@ -206,28 +214,31 @@ PYBIND11_MODULE(_C, m) {
   py::class_<PyProgram>(m, "Program")
       .def_static(
           "from_bytes",
-          [](py::bytes data, bool full_verification, const std::string& kernels) {
+          [](py::bytes data, bool full_verification, const std::string& kernels,
+             py::object tracer) {
             std::string_view view = data;
             ModuleOptions options;
             options.verification = full_verification ? Verification::Full : Verification::Minimal;
             options.kernels = kernel_library(kernels);
+            options.event_tracer = event_tracer_from(tracer);
             return std::make_unique<PyProgram>(
-                std::make_unique<Module>(view.data(), view.size(), options));
+                std::make_unique<Module>(view.data(), view.size(), options), tracer);
           },
           py::arg("data"), py::arg("full_verification") = true,
-          py::arg("kernels") = "optimized")
+          py::arg("kernels") = "optimized", py::arg("tracer") = py::none())
       .def_static(
           "from_file",
           [](const std::string& path, bool mmap, bool full_verification,
-             const std::string& kernels) {
+             const std::string& kernels, py::object tracer) {
             ModuleOptions options;
             options.load_mode = mmap ? LoadMode::Mmap : LoadMode::File;
             options.verification = full_verification ? Verification::Full : Verification::Minimal;
             options.kernels = kernel_library(kernels);
-            return std::make_unique<PyProgram>(std::make_unique<Module>(path, options));
+            options.event_tracer = event_tracer_from(tracer);
+            return std::make_unique<PyProgram>(std::make_unique<Module>(path, options), tracer);
           },
           py::arg("path"), py::arg("mmap") = true, py::arg("full_verification") = true,
-          py::arg("kernels") = "optimized")
+          py::arg("kernels") = "optimized", py::arg("tracer") = py::none())
       .def("method_names", &PyProgram::method_names)
       .def("method_meta", &PyProgram::method_meta)
       .def("load_method", &PyProgram::load_method)
@@ -241,6 +252,7 @@ PYBIND11_MODULE(_C, m) {
   bind_llm_tokenizer(m);  // LlmTokenizer, LlmTokenDecoder, LlmSampler
   bind_llm_runner(m);     // LlmRunner: the generation loop
   bind_embedding(m);      // Embedder: sentence embeddings
+  bind_devtools(m);       // ETDumpTracer
 
   m.def("cpu_isa", []() { return std::string(optimized::isa_name(optimized::best_isa())); },
         "The SIMD instruction set the optimized kernels use here (scalar, avx2, avx512).");

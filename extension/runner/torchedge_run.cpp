@@ -6,6 +6,7 @@
 //                           [--kernels portable|optimized]
 //                           [--load mmap|file|bytes|buffer [--buffer-offset N]]
 //                           [--profile [--top N]]
+//                           [--etdump FILE [--etdump-events N] [--debug-buffer-size BYTES]]
 //
 // --input FILE supplies one input per flag, in order: raw little-endian
 // bytes of exactly the input's size, or a .npy file of the right dtype and
@@ -30,8 +31,14 @@
 // human-readable report on stdout with one JSON object (load time, every
 // iteration's latency in run order, min/median, planned memory) for
 // benchmark harnesses. --profile times every instruction of the timed runs
-// (Method::set_instruction_timer) and prints the slowest instructions (--top,
+// (an InstructionTimer event tracer) and prints the slowest instructions (--top,
 // default 25) with their input and output shapes, then the time per operator.
+// --etdump FILE records the method's load and every instruction of the timed
+// runs with an ETDumpTracer into a buffer of --etdump-events records (default
+// 131072; events past it are dropped and counted) and writes the ETDump
+// there (docs/devtools.md). --debug-buffer-size BYTES also captures every
+// instruction's output, in one extra run before the timed ones (its own
+// block in the file, untimed), into a buffer of that size.
 #include <algorithm>
 #include <cinttypes>
 #include <cstdint>
@@ -45,6 +52,8 @@
 #include <vector>
 
 #include "backends/xnnpack/xnnpack_backend.h"
+#include "devtools/etdump/etdump_tracer.h"
+#include "devtools/etdump/instruction_timer.h"
 #include "extension/data_loader/buffer_data_loader.h"
 #include "extension/module/module.h"
 #include "kernels/optimized/cpu/cpu_features.h"
@@ -73,6 +82,9 @@ struct Options {
   bool json = false;
   bool profile = false;
   int top = 25;
+  std::string etdump;
+  size_t etdump_events = size_t{1} << 17;
+  size_t debug_buffer_size = 0;
 };
 
 [[noreturn]] void usage() {
@@ -80,7 +92,8 @@ struct Options {
           "usage: torchedge_run model.pte [--method M] [--input FILE]... [--iterations N] "
           "[--seed S] [--print-all] [--save-outputs PREFIX] [--threads N] "
           "[--warmup N] [--warmup-ms MS] [--json] [--kernels portable|optimized] "
-          "[--load mmap|file|bytes|buffer [--buffer-offset N]] [--profile [--top N]]\n");
+          "[--load mmap|file|bytes|buffer [--buffer-offset N]] [--profile [--top N]] "
+          "[--etdump FILE [--etdump-events N] [--debug-buffer-size BYTES]]\n");
   exit(2);
 }
 
@@ -104,6 +117,9 @@ Options parse_args(int argc, char** argv) {
     else if (a == "--json") o.json = true;
     else if (a == "--profile") o.profile = true;
     else if (a == "--top") o.top = std::max(0, atoi(next()));
+    else if (a == "--etdump") o.etdump = next();
+    else if (a == "--etdump-events") o.etdump_events = static_cast<size_t>(std::max(1LL, atoll(next())));
+    else if (a == "--debug-buffer-size") o.debug_buffer_size = static_cast<size_t>(std::max(0LL, atoll(next())));
     else if (a == "--kernels") {
       const std::string k = next();
       if (k == "portable") o.kernels = KernelLibrary::Portable;
@@ -121,6 +137,7 @@ Options parse_args(int argc, char** argv) {
     else usage();
   }
   if (o.path.empty()) usage();
+  if (o.etdump.empty() && o.debug_buffer_size > 0) usage();
   return o;
 }
 
@@ -341,9 +358,23 @@ int main(int argc, char** argv) {
   if (set_num_threads(static_cast<size_t>(o.threads)) != Error::Ok) {
     fail("setting the thread count", Error::InvalidArgument);
   }
+  // The caller's buffers: the tracer records into them without allocating.
+  // Not value-initialized: pages no event reaches are never committed.
+  const size_t event_bytes =
+      o.etdump_events * ETDumpTracer::kRecordBytes + alignof(ETDumpTracer::Record);
+  std::unique_ptr<uint8_t[]> etdump_events;
+  std::unique_ptr<uint8_t[]> debug_buffer;
+  std::unique_ptr<ETDumpTracer> tracer;
+  if (!o.etdump.empty()) {
+    etdump_events.reset(new uint8_t[event_bytes]);
+    if (o.debug_buffer_size > 0) debug_buffer.reset(new uint8_t[o.debug_buffer_size]);
+    tracer = std::make_unique<ETDumpTracer>(Span<uint8_t>(etdump_events.get(), event_bytes),
+                                            Span<uint8_t>(debug_buffer.get(), o.debug_buffer_size));
+  }
   ModuleOptions module_options;
   module_options.kernels = o.kernels;
   module_options.load_mode = o.load == "file" ? LoadMode::File : LoadMode::Mmap;
+  module_options.event_tracer = tracer.get();  // sees load_method
   std::vector<char> file_bytes;  // --load bytes: the caller's copy of the file
   std::vector<char> buffer_storage;  // --load buffer: the copy, at --buffer-offset
   if ((o.load == "bytes" || o.load == "buffer") && !read_file(o.path, &file_bytes)) {
@@ -377,6 +408,7 @@ int main(int argc, char** argv) {
   err = module.load_method(o.method);
   if (err != Error::Ok) fail("loading the method", err);
   const double load_ms = static_cast<double>(platform_now_ns() - load_start) / 1e6;
+  if (tracer != nullptr) module.set_event_tracer(nullptr);  // warm-up runs are not recorded
 
   std::mt19937 rng(o.seed);
   std::vector<TensorBuffer> buffers;
@@ -401,13 +433,26 @@ int main(int argc, char** argv) {
     ++warmup_runs;
   }
   std::vector<uint64_t> instruction_ns;
-  if (o.profile) {
-    Result<Method*> method = module.method(o.method);
-    if (!method.ok()) fail("finding the method", method.error());
-    instruction_ns.assign(meta->num_instructions(), 0);
-    err = method.get()->set_instruction_timer(instruction_ns.data(), instruction_ns.size());
-    if (err != Error::Ok) fail("setting the instruction timer", err);
+  std::unique_ptr<InstructionTimer> timer;
+  if (tracer != nullptr && o.debug_buffer_size > 0) {
+    // One untimed run capturing every instruction's output.
+    tracer->set_profiling(false);
+    module.set_event_tracer(tracer.get());
+    outputs = module.execute(o.method, inputs);
+    if (!outputs.ok()) fail("executing with intermediate capture", outputs.error());
+    tracer->set_profiling(true);
+    tracer->set_capture_intermediates(false);
   }
+  if (o.profile) {
+    instruction_ns.assign(meta->num_instructions(), 0);
+    timer = std::make_unique<InstructionTimer>(instruction_ns.data(), instruction_ns.size());
+    if (tracer != nullptr) {
+      fprintf(stderr, "torchedge_run: --profile and --etdump both trace; using --etdump\n");
+    } else {
+      module.set_event_tracer(timer.get());
+    }
+  }
+  if (tracer != nullptr) module.set_event_tracer(tracer.get());
   std::vector<double> ms;
   for (int i = 0; i < o.iterations; ++i) {
     const uint64_t t0 = platform_now_ns();
@@ -415,6 +460,18 @@ int main(int argc, char** argv) {
     const uint64_t t1 = platform_now_ns();
     if (!outputs.ok()) fail("executing", outputs.error());
     ms.push_back(static_cast<double>(t1 - t0) / 1e6);
+  }
+  if (tracer != nullptr) {
+    module.set_event_tracer(nullptr);
+    err = tracer->write_file(o.etdump.c_str());
+    if (err != Error::Ok) fail("writing the ETDump", err);
+    if (tracer->dropped_events() > 0 || tracer->dropped_debug_events() > 0) {
+      fprintf(stderr,
+              "torchedge_run: warning: the ETDump is incomplete: %zu events dropped (buffer of "
+              "%zu; raise --etdump-events), %zu intermediates dropped (raise "
+              "--debug-buffer-size)\n",
+              tracer->dropped_events(), tracer->capacity(), tracer->dropped_debug_events());
+    }
   }
   const std::vector<double> ms_in_run_order = ms;
   std::sort(ms.begin(), ms.end());
@@ -440,6 +497,6 @@ int main(int argc, char** argv) {
          meta->num_instructions(), module.planned_bytes(o.method));
   printf("latency over %d runs: min %.3f ms, median %.3f ms\n", o.iterations, ms.front(),
          ms[ms.size() / 2]);
-  if (o.profile) print_profile(*module.method(o.method).get(), instruction_ns, o.iterations, o.top);
+  if (o.profile && tracer == nullptr) print_profile(*module.method(o.method).get(), instruction_ns, o.iterations, o.top);
   return 0;
 }

@@ -1,6 +1,8 @@
 // Proves Method::execute() performs zero heap allocations: on the built-in
 // test program and on every model exported by the Python test suite into
-// $TORCHEDGE_TEST_MODELS (make test exports them before running ctest).
+// $TORCHEDGE_TEST_MODELS (make test exports them before running ctest),
+// with tracing off and with the ETDump tracer recording every instruction
+// and capturing every intermediate into caller-provided buffers.
 #include <gtest/gtest.h>
 
 #include <dirent.h>
@@ -9,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "devtools/etdump/etdump_tracer.h"
 #include "extension/module/module.h"
 #include "extension/test/heap_counter.h"
 #include "kernels/optimized/threadpool/threadpool.h"
@@ -62,6 +65,30 @@ TEST(ZeroHeapTest, ExecuteOfTheTestProgramDoesNotAllocate) {
   EXPECT_EQ(failure, "");
 }
 
+TEST(ZeroHeapTest, ExecuteOfTheTestProgramWithTracingOnDoesNotAllocate) {
+  testing::register_test_kernels();
+  const std::vector<uint8_t> bytes = testing::build_mul_add_program(true);
+  std::vector<uint8_t> events(64 * ETDumpTracer::kRecordBytes);
+  std::vector<uint8_t> debug(4096);
+  ETDumpTracer tracer({events.data(), events.size()}, {debug.data(), debug.size()});
+  ModuleOptions options;
+  options.event_tracer = &tracer;
+  Module module(bytes.data(), bytes.size(), options);
+  std::string failure;
+  EXPECT_EQ(allocations_during_execute(module, &failure), 0u);
+  EXPECT_EQ(failure, "");
+  // Both methods' instructions were timed and their outputs captured.
+  size_t profiled = 0, captured = 0;
+  for (size_t i = 0; i < tracer.num_events(); ++i) {
+    const ETDumpTracer::Record& r = tracer.records()[i];
+    profiled += r.type == ETDumpTracer::Record::Type::Profile && r.instruction >= 0;
+    captured += r.type == ETDumpTracer::Record::Type::Debug;
+  }
+  EXPECT_EQ(profiled, 3u);  // forward: mul, add; double: add
+  EXPECT_EQ(captured, 3u);
+  EXPECT_GT(tracer.debug_bytes_used(), 0u);
+}
+
 TEST(ZeroHeapTest, CounterSeesAllocations) {
   HeapCounter counter;
   std::vector<int>* v = new std::vector<int>(100);
@@ -87,6 +114,16 @@ void expect_exported_models_do_not_allocate(KernelLibrary kernels, size_t thread
     std::string failure;
     EXPECT_EQ(allocations_during_execute(module, &failure), 0u) << file << ", threads " << threads;
     EXPECT_EQ(failure, "") << file;
+    // Tracing on: every instruction timed, every output copied.
+    std::vector<uint8_t> events(size_t{1} << 20);
+    std::vector<uint8_t> debug(size_t{64} << 20);
+    ETDumpTracer tracer({events.data(), events.size()}, {debug.data(), debug.size()});
+    options.event_tracer = &tracer;
+    Module traced(std::string(dir) + "/" + file, options);
+    EXPECT_EQ(allocations_during_execute(traced, &failure), 0u) << file << " traced";
+    EXPECT_EQ(failure, "") << file << " traced";
+    EXPECT_GT(tracer.num_events(), 0u) << file;
+    EXPECT_EQ(tracer.dropped_events(), 0u) << file;
     ++models;
   }
   closedir(d);

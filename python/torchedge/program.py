@@ -56,6 +56,10 @@ class PteOptions:
     # and ends (passes/blocked_layout.py). False for upstream's runtime, which lacks those
     # kernels.
     blocked_convolutions: bool = True
+    # Where to write an ETRecord (torchedge.devtools.etrecord; docs/devtools.md): every
+    # instruction's debug handle mapped to its FX node(s), module path and source line,
+    # plus the edge program. None: no ETRecord.
+    etrecord: Union[str, os.PathLike, None] = None
 
     def __post_init__(self) -> None:
         for name in ("segment_alignment", "constant_tensor_alignment", "memory_alignment"):
@@ -154,6 +158,10 @@ def build_pte(methods: Mapping[str, "ExportedProgram"], options: PteOptions) -> 
         alias_views=options.alias_views,
     )
     buffer = serialize_pte(emitted.program, emitted.segments, options.segment_alignment)
+    if options.etrecord is not None:
+        from torchedge.devtools.etrecord import write_etrecord
+
+        write_etrecord(options.etrecord, emitted, methods, runtime_methods)
     operators = {
         plan.name: tuple(op.qualified_name for op in plan.operators)
         for plan in emitted.program.execution_plan

@@ -93,9 +93,11 @@ class Method:
 class Program:
     """A .pte loaded into the C++ runtime (verified at load)."""
 
-    def __init__(self, native: _C.Program, output_specs: dict[str, Any]) -> None:
+    def __init__(self, native: _C.Program, output_specs: dict[str, Any],
+                 tracer: Any = None) -> None:
         self._native = native
         self._output_specs = output_specs
+        self._tracer = tracer
         self.method_names: list[str] = list(native.method_names())
 
     def _meta(self, name: str) -> dict:
@@ -133,6 +135,30 @@ class Program:
             except Exception:  # a spec we cannot apply: fall back to the flat list
                 pass
         return tensors[0] if len(tensors) == 1 else tuple(tensors)
+
+    def etdump(self) -> bytes:
+        """The ETDump file bytes recorded so far (load(..., etdump=True));
+        torchedge.devtools.parse_etdump / Inspector read them."""
+        if self._tracer is None:
+            raise RuntimeError("this program was loaded without etdump=True")
+        return bytes(self._tracer.serialize())
+
+    def write_etdump(self, path: Union[str, os.PathLike]) -> None:
+        """Writes etdump() to `path`; warns when events or captures were dropped."""
+        data = self.etdump()
+        with open(os.fspath(path), "wb") as f:
+            f.write(data)
+        if self._tracer.dropped_events or self._tracer.dropped_debug_events:
+            import warnings
+
+            warnings.warn(f"ETDump incomplete: {self._tracer.dropped_events} events and "
+                          f"{self._tracer.dropped_debug_events} intermediates dropped (raise "
+                          "etdump_events / debug_buffer_size)", RuntimeWarning, stacklevel=2)
+
+    def reset_etdump(self) -> None:
+        """Forgets the events recorded so far (the buffers are reused)."""
+        if self._tracer is not None:
+            self._tracer.reset()
 
     def planned_bytes(self, name: str = "forward") -> int:
         try:
@@ -193,26 +219,39 @@ def set_num_threads(num_threads: int) -> None:
 
 
 def load(source: Union[str, os.PathLike, bytes, bytearray, memoryview], *, mmap: bool = True,
-         full_verification: bool = True, kernels: str | None = None) -> Program:
+         full_verification: bool = True, kernels: str | None = None, etdump: bool = False,
+         debug_buffer_size: int = 0, etdump_events: int = 1 << 18) -> Program:
     """Loads a program from a path or from bytes; raises TorchEdgeRuntimeError.
 
     `kernels` picks the CPU kernel library ("optimized" or "portable"; default:
     set_kernel_library()'s setting, initially "optimized").
+
+    `etdump=True` attaches an ETDump tracer (docs/devtools.md): every method
+    load and every instruction of every run is recorded into a buffer of
+    `etdump_events` records (later events are dropped and counted), and with
+    `debug_buffer_size` > 0 every instruction's output is copied into a
+    buffer of that many bytes. Read the result with Program.etdump() or
+    Program.write_etdump(path).
     """
     kernels = _default_kernels if kernels is None else kernels
     if kernels not in KERNEL_LIBRARIES:
         raise ValueError(f"kernels must be one of {KERNEL_LIBRARIES}, got {kernels!r}")
+    if debug_buffer_size and not etdump:
+        raise ValueError("debug_buffer_size needs etdump=True")
+    if etdump_events < 1 or debug_buffer_size < 0:
+        raise ValueError("etdump_events must be positive and debug_buffer_size non-negative")
+    tracer = _C.ETDumpTracer(etdump_events, debug_buffer_size) if etdump else None
     try:
         if isinstance(source, (bytes, bytearray, memoryview)):
             data = bytes(source)
-            native = _C.Program.from_bytes(data, full_verification, kernels)
+            native = _C.Program.from_bytes(data, full_verification, kernels, tracer)
         else:
             path = os.fspath(source)
-            native = _C.Program.from_file(path, mmap, full_verification, kernels)
+            native = _C.Program.from_file(path, mmap, full_verification, kernels, tracer)
             data = _read_program_data(path)
     except _C.TorchEdgeError as e:
         raise _translate(e) from None
-    return Program(native, _output_specs(data))
+    return Program(native, _output_specs(data), tracer)
 
 
 def registered_kernels() -> list[str]:

@@ -13,11 +13,13 @@ namespace torchedge {
 namespace fb = executorch_flatbuffer;
 
 struct Method::Step {
-  enum class Kind : uint8_t { Kernel, Delegate, Move, JumpFalse, Free };
+  using Kind = InstructionEvent::Kind;
   Kind kind;
   int32_t a;  // Kernel: operator; Delegate: delegate; Move: from; JumpFalse: condition
   int32_t b;  // Move: to; JumpFalse: destination
   KernelFunction kernel;
+  // num_args values, then one more slot: what the call returns (a kernel's
+  // return value; a delegate's last argument), nullptr when nothing.
   EValue** args;
   size_t num_args;
 };
@@ -103,7 +105,7 @@ Method::Method(Method&& other) noexcept
       num_inputs_(other.num_inputs_),
       output_indices_(other.output_indices_),
       num_outputs_(other.num_outputs_),
-      instruction_ns_(other.instruction_ns_),
+      event_tracer_(other.event_tracer_),
       loop_budget_(other.loop_budget_) {
   other.values_ = nullptr;
   other.delegates_ = nullptr;
@@ -116,7 +118,7 @@ Method::~Method() {
   for (size_t i = 0; i < num_delegates_; ++i) delegates_[i].destroy();
 }
 
-Error Method::init_delegates() {
+Error Method::init_delegates(EventTracer* tracer) {
   const auto* delegates = plan_->delegates();
   const size_t n = delegates == nullptr ? 0 : delegates->size();
   if (n == 0) return Error::Ok;
@@ -125,8 +127,13 @@ Error Method::init_delegates() {
                      "method allocator exhausted creating %zu delegates", n);
   for (size_t i = 0; i < n; ++i) {
     new (&delegates_[i]) BackendDelegate();
-    TE_RETURN_IF_ERROR(BackendDelegate::init(*delegates->Get(i), *program_,
-                                             memory_->method_allocator, &delegates_[i]));
+    const fb::BackendDelegate& serialized = *delegates->Get(i);
+    const char* id = serialized.id() != nullptr ? serialized.id()->c_str() : "";
+    if (tracer != nullptr) tracer->begin_delegate_init(i, id);
+    const Error err =
+        BackendDelegate::init(serialized, *program_, memory_->method_allocator, &delegates_[i]);
+    if (tracer != nullptr) tracer->end_delegate_init(i, id, err);
+    if (err != Error::Ok) return err;
     num_delegates_ = i + 1;  // destroyed by ~Method from here on
   }
   return Error::Ok;
@@ -246,6 +253,14 @@ Error Method::build_steps() {
         TE_CHECK_OR_RETURN(step.args != nullptr, Error::MemoryAllocationFailed,
                            "method allocator exhausted at instruction %zu", i);
         for (size_t j = 0; j < step.num_args; ++j) step.args[j] = &values_[call->args()->Get(j)];
+        // What the call produced: the dropped return tail (the out tensor,
+        // a TensorList of outs, or an in-place op's self), else the last
+        // argument (out-arguments come last).
+        if (step.num_args < call->args()->size()) {
+          step.args[step.num_args] = &values_[call->args()->Get(call->args()->size() - 1)];
+        } else {
+          step.args[step.num_args] = step.num_args > 0 ? step.args[step.num_args - 1] : nullptr;
+        }
         break;
       }
       case fb::InstructionArguments::MoveCall:
@@ -269,6 +284,7 @@ Error Method::build_steps() {
         TE_CHECK_OR_RETURN(step.args != nullptr, Error::MemoryAllocationFailed,
                            "method allocator exhausted at instruction %zu", i);
         for (size_t j = 0; j < step.num_args; ++j) step.args[j] = &values_[call->args()->Get(j)];
+        step.args[step.num_args] = step.num_args > 0 ? step.args[step.num_args - 1] : nullptr;
         break;
       }
       default:
@@ -280,20 +296,24 @@ Error Method::build_steps() {
 }
 
 Result<Method> Method::load(const Program* program, const fb::ExecutionPlan* plan,
-                            MemoryManager* memory) {
+                            MemoryManager* memory, EventTracer* tracer) {
   TE_CHECK_OR_RETURN(memory != nullptr && memory->method_allocator != nullptr,
                      Error::InvalidArgument, "load_method needs a method allocator");
+  const char* name = plan->name()->c_str();
+  if (tracer != nullptr) tracer->begin_method_load(name);
   Method method(program, plan, memory);
+  method.event_tracer_ = tracer;
   Error err = method.check_planned_memory();
   if (err == Error::Ok) {
     Result<EValue*> values = parse_values(*program, plan, memory, &method.num_values_);
     err = values.error();
     if (values.ok()) method.values_ = values.get();
   }
-  if (err == Error::Ok) err = method.init_delegates();
+  if (err == Error::Ok) err = method.init_delegates(tracer);
   if (err == Error::Ok) err = method.build_steps();
+  if (tracer != nullptr) tracer->end_method_load(name, err);
   if (err != Error::Ok) {
-    prepend_error_context("load_method('%s')", plan->name()->c_str());
+    prepend_error_context("load_method('%s')", name);
     return err;
   }
   static const int32_t kNone[1] = {0};
@@ -422,14 +442,6 @@ Result<Method::InstructionInfo> Method::instruction_info(size_t index) const {
   return info;
 }
 
-Error Method::set_instruction_timer(uint64_t* ns, size_t count) {
-  TE_CHECK_OR_RETURN(ns == nullptr || count == num_steps_, Error::InvalidArgument,
-                     "method '%s': the instruction timer needs %zu entries, got %zu", name(),
-                     num_steps_, count);
-  instruction_ns_ = ns;
-  return Error::Ok;
-}
-
 Error Method::fail_step(size_t index, Error error) const {
   const Result<InstructionInfo> info = instruction_info(index);
   if (!info.ok()) return error;
@@ -453,29 +465,42 @@ Error Method::execute() {
                            v.to_tensor().data() != nullptr,
                        Error::InvalidState, "method '%s': input %zu was never set", name(), i);
   }
+  EventTracer* const tracer = event_tracer_;
+  if (tracer == nullptr) return run_instructions<false>(nullptr);
+  tracer->begin_execute(*this);
+  const Error err = run_instructions<true>(tracer);
+  tracer->end_execute(*this, err);
+  return err;
+}
+
+// The instruction loop, compiled twice: kTraced = false is the default path
+// with no tracing code at all; kTraced = true reports every instruction.
+template <bool kTraced>
+Error Method::run_instructions(EventTracer* tracer) {
   MemoryAllocator* temp = memory_->temp_allocator;
   size_t pc = 0;
-  uint64_t* const timer = instruction_ns_;
   size_t loop_iterations = 0;
   while (pc < num_steps_) {
     const Step& step = steps_[pc];
     const size_t at = pc;
-    const uint64_t start = timer != nullptr ? platform_now_ns() : 0;
+    Error err = Error::Ok;
+    if constexpr (kTraced) tracer->begin_instruction(at);
     switch (step.kind) {
       case Step::Kind::Kernel: {
         KernelContext context(temp);
-        const Error err = step.kernel(context, Span<EValue*>(step.args, step.num_args));
+        err = step.kernel(context, Span<EValue*>(step.args, step.num_args));
         if (temp != nullptr) temp->reset();
-        if (err != Error::Ok) return fail_step(pc, err);
+        if (err != Error::Ok) err = fail_step(pc, err);
         ++pc;
         break;
       }
       case Step::Kind::Delegate: {
-        const Error err = delegates_[step.a].execute(Span<EValue*>(step.args, step.num_args));
+        if constexpr (kTraced) internal::g_delegate_tracer = tracer;
+        err = delegates_[step.a].execute(Span<EValue*>(step.args, step.num_args));
+        if constexpr (kTraced) internal::g_delegate_tracer = nullptr;
         if (err != Error::Ok) {
           prepend_error_context("method '%s', instruction %zu (delegate '%s')", name(), pc,
                                 delegates_[step.a].id());
-          return err;
         }
         ++pc;
         break;
@@ -488,16 +513,20 @@ Error Method::execute() {
         Result<bool> holds = condition_value(values_[step.a]);
         if (!holds.ok()) {
           prepend_error_context("method '%s', instruction %zu", name(), pc);
-          return holds.error();
+          err = holds.error();
+          break;
         }
         if (holds.get()) {
           ++pc;
         } else {
           const size_t to = static_cast<size_t>(step.b);
-          TE_CHECK_OR_RETURN(to > pc || ++loop_iterations <= loop_budget_, Error::InvalidProgram,
-                             "method '%s', instruction %zu: jump back to %zu taken more than "
-                             "%zu times (the loop budget; Method::set_loop_budget)",
-                             name(), pc, to, loop_budget_);
+          if (to <= pc && ++loop_iterations > loop_budget_) {
+            record_error_message("method '%s', instruction %zu: jump back to %zu taken more than "
+                                 "%zu times (the loop budget; Method::set_loop_budget)",
+                                 name(), pc, to, loop_budget_);
+            err = Error::InvalidProgram;
+            break;
+          }
           pc = to;
         }
         break;
@@ -506,7 +535,14 @@ Error Method::execute() {
         ++pc;
         break;
     }
-    if (timer != nullptr) timer[at] += platform_now_ns() - start;
+    if constexpr (kTraced) {
+      tracer->end_instruction(InstructionEvent{at, step.kind,
+                                               Span<EValue* const>(step.args, step.num_args),
+                                               step.args != nullptr ? step.args[step.num_args]
+                                                                    : nullptr,
+                                               err});
+    }
+    if (err != Error::Ok) return err;
   }
   return Error::Ok;
 }

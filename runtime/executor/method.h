@@ -35,6 +35,7 @@
 #include "runtime/core/result.h"
 #include "runtime/kernel/kernel_registry.h"
 #include "runtime/executor/backend_delegate.h"
+#include "runtime/executor/event_tracer.h"
 #include "runtime/executor/program.h"
 
 namespace executorch_flatbuffer {
@@ -78,11 +79,15 @@ class Method final {
   /// next execute().
   Result<const EValue*> output(size_t index) const;
 
-  /// A profile without allocation: while set, execute() adds each
-  /// instruction's wall time in nanoseconds to ns[i] (i < num_instructions()).
-  /// The buffer is the caller's and must outlive the executes; nullptr turns
-  /// timing off. InvalidArgument when `count` != num_instructions().
-  Error set_instruction_timer(uint64_t* ns, size_t count);
+  /// Attaches `tracer` (borrowed; nullptr detaches) to later execute()
+  /// calls; see event_tracer.h. Without one, execute() runs a loop compiled
+  /// without tracing code. Replaces the tracer given to load_method.
+  void set_event_tracer(EventTracer* tracer) { event_tracer_ = tracer; }
+  EventTracer* event_tracer() const { return event_tracer_; }
+
+  /// The caller's memory the method was loaded into (tracers read arena
+  /// bases from it to place tensors in the memory plan).
+  const MemoryManager* memory_manager() const { return memory_; }
 
   /// Backward jumps (loop iterations: upstream emits torch.map as a loop)
   /// one execute() may take before it fails with InvalidProgram, so a jump
@@ -119,10 +124,12 @@ class Method final {
 
   static Result<Method> load(const Program* program,
                              const executorch_flatbuffer::ExecutionPlan* plan,
-                             MemoryManager* memory);
+                             MemoryManager* memory, EventTracer* tracer);
+  template <bool kTraced>
+  Error run_instructions(EventTracer* tracer);
   Error check_planned_memory() const;
   Error check_input_shape(size_t index, const Tensor& src) const;
-  Error init_delegates();
+  Error init_delegates(EventTracer* tracer);
   Error build_steps();
   Error fail_step(size_t index, Error error) const;
 
@@ -139,7 +146,7 @@ class Method final {
   size_t num_inputs_ = 0;
   const int32_t* output_indices_ = nullptr;
   size_t num_outputs_ = 0;
-  uint64_t* instruction_ns_ = nullptr;
+  EventTracer* event_tracer_ = nullptr;
   size_t loop_budget_ = kDefaultLoopBudget;
 };
 

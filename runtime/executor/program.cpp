@@ -132,9 +132,10 @@ Result<MethodMeta> Program::method_meta(const char* name) const {
   return MethodMeta(plan);
 }
 
-Result<Method> Program::load_method(const char* name, MemoryManager* memory) const {
+Result<Method> Program::load_method(const char* name, MemoryManager* memory,
+                                    EventTracer* tracer) const {
   TE_ASSIGN_OR_RETURN(const fb::ExecutionPlan* plan, find_plan(name));
-  return Method::load(this, plan, memory);
+  return Method::load(this, plan, memory, tracer);
 }
 
 Result<const void*> Program::constant_data(size_t buffer_index, size_t nbytes) const {

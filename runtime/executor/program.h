@@ -32,6 +32,7 @@ struct ExecutionPlan;
 
 namespace torchedge {
 
+class EventTracer;
 class Method;
 
 enum class Verification : uint8_t {
@@ -97,7 +98,10 @@ class Program final {
 
   /// Loads `name` into `memory` (all caller-owned; see MemoryManager). The
   /// returned Method borrows this Program and `memory`: both must outlive it.
-  Result<Method> load_method(const char* name, MemoryManager* memory) const;
+  /// `tracer` (optional, borrowed) sees the load and each delegate's init
+  /// (event_tracer.h) and stays attached to the returned Method.
+  Result<Method> load_method(const char* name, MemoryManager* memory,
+                             EventTracer* tracer = nullptr) const;
 
   /// Data of constant `buffer_index` (Tensor.data_buffer_idx), checked to
   /// hold `nbytes`. InvalidProgram when out of bounds.

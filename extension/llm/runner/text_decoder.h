@@ -60,7 +60,7 @@ class TextDecoder final {
   /// Planned arena bytes of forward (KV caches included).
   size_t planned_bytes() const;
 
-  /// The loaded forward method (profiling: Method::set_instruction_timer);
+  /// The loaded forward method (profiling: Method::set_event_tracer with an InstructionTimer);
   /// nullptr before load().
   Method* method() { return method_; }
 

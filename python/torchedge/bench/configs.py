@@ -130,6 +130,18 @@ LOAD_PATH_CONFIGS: tuple[Config, ...] = (
 )
 OPTIONAL_CONFIGS = OPTIONAL_CONFIGS + LOAD_PATH_CONFIGS
 
+# Opt-in: the cost of tracing. torchedge-optimized runs with no tracer (the
+# executor's untraced loop); this runs the same program with the ETDump tracer
+# timing every instruction of the timed runs into its caller buffer (written to
+# /dev/null after them: serialization is not timed). E.g. make bench
+# BENCH_ARGS="--models mobilenet_v2 --configs torchedge-optimized torchedge-etdump".
+OPTIONAL_CONFIGS = OPTIONAL_CONFIGS + (
+    Config("torchedge-etdump", "torchedge",
+           "torchedge, optimized kernels, ETDump tracing on (torchedge_run --etdump)", "pte",
+           "torchedge_cli", "native", host=_CLI_HOST,
+           child_args=("--kernels", "optimized", "--etdump", "/dev/null")),
+)
+
 # The peers the ratio table compares the best torchedge configuration against.
 RATIO_PEERS: tuple[str, ...] = ("onnxruntime", "executorch-xnnpack", "eager",
                                  "onnxruntime-int8", "executorch-xnnpack-int8",

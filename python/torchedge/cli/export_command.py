@@ -29,6 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--list", action="store_true", help="list the built-in models and exit")
     parser.add_argument("--no-stacktrace", action="store_true",
                         help="leave per-instruction source frames out of the file")
+    parser.add_argument("--etrecord", metavar="FILE",
+                        help="also write an ETRecord (instruction -> module path, source line; "
+                             "read by `torchedge inspect --etdump ... --etrecord FILE`)")
 
 
 def _load_factory(reference: str) -> tuple[torch.nn.Module, Any, Any]:
@@ -76,8 +79,10 @@ def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     module, inputs, shapes, methods = _resolve(args.model)
     pte = torchedge.lower(module, inputs, dynamic_shapes=shapes, methods=methods,
-                          include_stacktrace=not args.no_stacktrace)
+                          include_stacktrace=not args.no_stacktrace, etrecord=args.etrecord)
     pte.save(args.output)
+    if args.etrecord:
+        print(f"wrote {args.etrecord}")
     elapsed = time.perf_counter() - start
     print(f"wrote {args.output}: {size(len(pte))} in {elapsed:.1f} s")
     summary = program_summary.summarize(pte.buffer)

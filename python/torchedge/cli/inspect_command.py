@@ -4,6 +4,13 @@ Methods with their inputs and outputs (dtype, shape), the operators each
 calls with the dtypes it calls them with and their status in the portable
 operator listing (kernels/portable/operators.toml), planned memory per
 method, constants (count and bytes), delegates, segments and the file size.
+
+With --etdump (a trace from `torchedge run --etdump` or `torchedge_run
+--etdump`) and optionally --etrecord (from to_pte(etrecord=...)), prints the
+Inspector summary instead: the slowest instructions with their module path
+and source line, then the time per module and per operator
+(torchedge.devtools, docs/devtools.md); --csv and --chrome-trace save the
+rows and a timeline.
 """
 
 from __future__ import annotations
@@ -17,11 +24,37 @@ from torchedge.cli.text_format import size
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", help="the .pte file")
+    parser.add_argument("file", nargs="?", help="the .pte file (not needed with --etdump)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument("--etdump", help="an ETDump file: print its Inspector summary")
+    parser.add_argument("--etrecord", help="the ETRecord of the program the ETDump ran")
+    parser.add_argument("--top", type=int, default=20, help="rows per table (default 20)")
+    parser.add_argument("--csv", metavar="FILE", help="with --etdump: write the rows as CSV")
+    parser.add_argument("--chrome-trace", metavar="FILE",
+                        help="with --etdump: write a Chrome-trace / Perfetto JSON timeline")
+
+
+def _inspect_etdump(args: argparse.Namespace) -> int:
+    from torchedge.devtools import Inspector
+
+    inspector = Inspector(etdump=args.etdump, etrecord=args.etrecord)
+    inspector.print_summary(top=args.top)
+    if args.csv:
+        inspector.to_csv(args.csv)
+        print(f"rows written to {args.csv}")
+    if args.chrome_trace:
+        inspector.to_chrome_trace(args.chrome_trace)
+        print(f"timeline written to {args.chrome_trace}")
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.etdump:
+        return _inspect_etdump(args)
+    if args.etrecord or args.csv or args.chrome_trace:
+        raise ValueError("--etrecord, --csv and --chrome-trace need --etdump")
+    if not args.file:
+        raise ValueError("give a .pte file, or --etdump FILE")
     path = Path(args.file)
     summary = summarize(path.read_bytes())
     if args.json:

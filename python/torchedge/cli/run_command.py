@@ -6,6 +6,11 @@ method's input metadata like torchedge_run does: floats uniform in [-1, 1),
 integers in [0, 4), bools random (seeded). Prints each output's dtype,
 shape and summary statistics, and the latency (min / median) of
 --iterations runs after one warm-up run.
+
+--etdump FILE records the load and every instruction of the timed runs and
+writes an ETDump (read it with `torchedge inspect --etdump FILE`);
+--debug-buffer-size BYTES also captures every instruction's output in one
+extra, untimed run before them.
 """
 
 from __future__ import annotations
@@ -28,6 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--input", action="append", default=[], metavar="FILE",
                         help="an input (.pt or .npy), once per method input, in order")
     parser.add_argument("--seed", type=int, default=0, help="seed of generated inputs")
+    parser.add_argument("--etdump", metavar="FILE", help="write an ETDump of the timed runs")
+    parser.add_argument("--debug-buffer-size", type=int, default=0, metavar="BYTES",
+                        help="with --etdump: capture every instruction's output (one extra run)")
 
 
 def _generated(info: dict, generator: torch.Generator) -> torch.Tensor:
@@ -76,11 +84,28 @@ def run(args: argparse.Namespace) -> int:
 
     if args.iterations < 1:
         raise ValueError("--iterations must be at least 1")
-    program = runtime.load(args.file)
+    if args.debug_buffer_size and not args.etdump:
+        raise ValueError("--debug-buffer-size needs --etdump")
+    tracer = None
+    if args.etdump:
+        program = runtime.load(args.file, etdump=True, debug_buffer_size=args.debug_buffer_size)
+        tracer = program._tracer
+        tracer.set_profiling(False)
+        tracer.set_capture_intermediates(False)
+    else:
+        program = runtime.load(args.file)
     method = program.method(args.method)
     meta = method.meta
     inputs = _inputs(meta, args.input, args.seed)
+    if tracer is not None:
+        # The load is recorded; the warm-up is not, the capture run has no timings.
+        tracer.set_capture_intermediates(args.debug_buffer_size > 0)
+        if args.debug_buffer_size > 0:
+            method(*inputs)
+        tracer.set_capture_intermediates(False)
     outputs = method(*inputs)  # warm-up (loads the method)
+    if tracer is not None:
+        tracer.set_profiling(True)
     times = []
     for _ in range(args.iterations):
         start = time.perf_counter()
@@ -96,4 +121,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"planned memory: {size(planned)}")
     print(f"latency over {args.iterations} runs: min {min(times) * 1e3:.3f} ms, "
           f"median {statistics.median(times) * 1e3:.3f} ms")
+    if args.etdump:
+        program.write_etdump(args.etdump)
+        print(f"ETDump written to {args.etdump}")
     return 0

@@ -111,6 +111,9 @@ class MethodEmitter:
         self._operator_index: dict[tuple[str, str], int] = {}
         self._instructions: list[s.InstructionArguments] = []
         self._frames: list[s.FrameList] = []
+        # The FX node behind each instruction (None for emitter-made ones):
+        # the ETRecord's debug-handle map (torchedge.devtools.etrecord).
+        self.instruction_nodes: list[Optional[torch.fx.Node]] = []
         # Program-wide list of delegate blobs; BackendDelegate.processed.index
         # is a position in it until the program emitter assigns segments.
         self.delegate_blobs = delegate_blobs if delegate_blobs is not None else []
@@ -438,6 +441,7 @@ class MethodEmitter:
         """Appends a non-kernel instruction; returns its position."""
         self._instructions.append(instruction)
         self._frames.append(self._frame_list(node))
+        self.instruction_nodes.append(node)
         return len(self._instructions) - 1
 
     def is_written(self, index: int) -> bool:

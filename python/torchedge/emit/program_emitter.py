@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Mapping
 
 from torch.export import ExportedProgram
 
@@ -22,6 +22,8 @@ class EmittedProgram:
     program: s.Program
     segments: list[bytes]
     memory: dict[str, MemoryReport]
+    # Per method, the FX node each instruction came from (None: emitter-made).
+    instruction_nodes: dict[str, list[Any]] = field(default_factory=dict)
 
 
 def emit_program(
@@ -46,7 +48,7 @@ def emit_program(
     """
     constants = ConstantTable(constant_tensor_alignment)
     mutable_data = ConstantTable(constant_tensor_alignment)
-    plans, memory = [], {}
+    plans, memory, instruction_nodes = [], {}, {}
     delegate_blobs: list[bytes] = []
     for name, program in methods.items():
         emitter = MethodEmitter(
@@ -55,6 +57,7 @@ def emit_program(
             delegate_blobs=delegate_blobs, alias_views=alias_views,
         )
         plan = emitter.emit()
+        instruction_nodes[name] = emitter.instruction_nodes
         memory[name] = plan_memory(plan, memory_alignment)
         plans.append(plan)
     data, offsets = constants.segment()
@@ -78,4 +81,4 @@ def emit_program(
         constant_segment=s.SubsegmentOffsets(segment_index=0, offsets=offsets),
         mutable_data_segments=mutable_data_segments,
     )
-    return EmittedProgram(program, segments, memory)
+    return EmittedProgram(program, segments, memory, instruction_nodes)

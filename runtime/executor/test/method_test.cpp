@@ -7,6 +7,7 @@
 
 #include "extension/data_loader/buffer_data_loader.h"
 #include "runtime/core/error_message.h"
+#include "runtime/executor/event_tracer.h"
 #include "runtime/executor/method.h"
 #include "runtime/executor/program.h"
 #include "runtime/executor/test/test_program.h"
@@ -48,6 +49,30 @@ struct Input {
   Tensor tensor{ScalarType::Float, 2, sizes, order, strides, data};
 };
 
+// Records what the executor reports (event_tracer.h).
+struct RecordingTracer : EventTracer {
+  int loads = 0;
+  Error load_status = Error::Internal;
+  int executes = 0;
+  int begun = 0;
+  std::vector<size_t> indices;
+  std::vector<const EValue*> outputs;
+  const EValue* args_1_first = nullptr;
+  void end_method_load(const char*, Error status) override {
+    ++loads;
+    load_status = status;
+  }
+  void begin_execute(const Method&) override { ++executes; }
+  void begin_instruction(size_t) override { ++begun; }
+  void end_instruction(const InstructionEvent& e) override {
+    indices.push_back(e.index);
+    outputs.push_back(e.output);
+    if (e.index == 1) args_1_first = e.args[0];
+    EXPECT_EQ(e.kind, InstructionEvent::Kind::Kernel);
+    EXPECT_EQ(e.status, Error::Ok);
+  }
+};
+
 class MethodTest : public ::testing::Test {
  protected:
   void SetUp() override { testing::register_test_kernels(); }
@@ -70,7 +95,7 @@ TEST_F(MethodTest, RunsForwardWithConstantsFromTheSegment) {
   }
 }
 
-TEST_F(MethodTest, InstructionTimerAndInfoDescribeEveryInstruction) {
+TEST_F(MethodTest, EventTracerAndInfoDescribeEveryInstruction) {
   Harness h(build_mul_add_program());
   Result<Program> program = Program::load(&h.loader);
   ASSERT_TRUE(program.ok()) << last_error_message();
@@ -91,24 +116,35 @@ TEST_F(MethodTest, InstructionTimerAndInfoDescribeEveryInstruction) {
   EXPECT_EQ(method->instruction_info(n).error(), Error::InvalidArgument);
   EXPECT_NE(strstr(last_error_message(), "instruction 2 does not exist"), nullptr);
 
-  std::vector<uint64_t> ns(n + 1, 0);
-  EXPECT_EQ(method->set_instruction_timer(ns.data(), n + 1), Error::InvalidArgument);
-  ASSERT_EQ(method->set_instruction_timer(ns.data(), n), Error::Ok);
+  // An attached tracer sees every instruction, with its arguments and output.
+  RecordingTracer tracer;
+  method->set_event_tracer(&tracer);
   Input x;
   ASSERT_EQ(method->set_input(0, EValue(&x.tensor)), Error::Ok);
   ASSERT_EQ(method->execute(), Error::Ok) << last_error_message();
-  uint64_t total = 0;
-  for (size_t i = 0; i < n; ++i) total += ns[i];
-  EXPECT_GT(total, 0u);
-  EXPECT_EQ(ns[n], 0u);  // nothing written past the method's instructions
-  // Accumulates over runs; nullptr stops it.
-  std::vector<uint64_t> before(ns);
+  EXPECT_EQ(tracer.executes, 1);
+  ASSERT_EQ(tracer.indices, (std::vector<size_t>{0, 1}));
+  EXPECT_EQ(tracer.begun, 2);
+  // The add's output is the method's output.
+  EXPECT_EQ(tracer.outputs[1], method->output(0).get());
+  EXPECT_EQ(tracer.outputs[0], tracer.args_1_first);  // mul's out feeds add
+  // Detached: nothing more is reported.
+  method->set_event_tracer(nullptr);
   ASSERT_EQ(method->execute(), Error::Ok);
-  for (size_t i = 0; i < n; ++i) EXPECT_GE(ns[i], before[i]);
-  ASSERT_EQ(method->set_instruction_timer(nullptr, 0), Error::Ok);
-  before = ns;
-  ASSERT_EQ(method->execute(), Error::Ok);
-  EXPECT_EQ(ns, before);
+  EXPECT_EQ(tracer.executes, 1);
+  EXPECT_EQ(tracer.indices.size(), 2u);
+}
+
+TEST_F(MethodTest, TracerGivenAtLoadSeesTheLoad) {
+  Harness h(build_mul_add_program());
+  Result<Program> program = Program::load(&h.loader);
+  ASSERT_TRUE(program.ok()) << last_error_message();
+  RecordingTracer tracer;
+  Result<Method> method = program->load_method("forward", &h.memory, &tracer);
+  ASSERT_TRUE(method.ok()) << last_error_message();
+  EXPECT_EQ(tracer.loads, 1);
+  EXPECT_EQ(tracer.load_status, Error::Ok);
+  EXPECT_EQ(method->event_tracer(), &tracer);
 }
 
 TEST_F(MethodTest, SeveralMethodsInOneProgram) {

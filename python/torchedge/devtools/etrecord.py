@@ -1,0 +1,164 @@
+"""ETRecord: what to_pte knew about each instruction, saved to explain a run later.
+
+`edge.to_pte(etrecord="model.etrecord")` writes a zip file:
+
+    etrecord.json            {"format": "torchedge-etrecord", "version": 1,
+                              "methods": {name: {"instructions": [record, ...]}}}
+    edge/<method>.pt2        torch.export.save of the edge program given to to_pte
+                             (edge/<method>.txt, its graph as text, when saving fails)
+    runtime/<method>.txt     the graph the instructions were emitted from (after
+                             to_pte's own rewrites: fusion, prepacking, layouts)
+
+Each instruction record: `debug_handle` (the instruction index in its method,
+what ETDump events carry as instruction_id), `kind` ("kernel", "delegate",
+"move", "jump", "free"), `operator` (kernels: "aten::add.out"; delegates: the
+backend id), `nodes` (FX node names), `target` (the node's operator),
+`module_path` ("encoder.layer.3.attention") and `module_stack` (outermost
+first, [path, type] pairs), `source` (the user's file, line, function, code)
+and, for delegates, `delegated_nodes`: the same facts for every operator the
+delegate runs.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import zipfile
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Union
+
+import torch
+import torch.fx
+
+from torchedge.source_location import user_frame
+
+if TYPE_CHECKING:
+    from torch.export import ExportedProgram
+
+    from torchedge.emit.program_emitter import EmittedProgram
+
+FORMAT = "torchedge-etrecord"
+VERSION = 1
+_KINDS = {"KernelCall": "kernel", "DelegateCall": "delegate", "MoveCall": "move",
+          "JumpFalseCall": "jump", "FreeCall": "free"}
+
+
+def _module_stack(node: torch.fx.Node) -> list[list[str]]:
+    stack = node.meta.get("nn_module_stack") or {}
+    out = []
+    for path, kind in stack.values():
+        name = kind if isinstance(kind, str) else getattr(kind, "__qualname__", str(kind))
+        out.append([path, name])
+    return out
+
+
+def _node_facts(node: torch.fx.Node) -> dict[str, Any]:
+    stack = _module_stack(node)
+    frame = user_frame(node)
+    return {
+        "nodes": [node.name],
+        "target": str(node.target) if node.op == "call_function" else node.op,
+        "module_path": stack[-1][0] if stack and stack[-1][0] else None,
+        "module_stack": stack,
+        "source": None if frame is None else {
+            "file": frame.filename, "line": frame.lineno, "function": frame.function,
+            "code": frame.code},
+    }
+
+
+def _delegated_nodes(node: torch.fx.Node) -> list[dict[str, Any]]:
+    lowered = node.target
+    subgraph = getattr(lowered, "subgraph", None)
+    module = getattr(subgraph, "graph_module", None)
+    if module is None:
+        return []
+    return [_node_facts(n) for n in module.graph.nodes if n.op == "call_function"]
+
+
+def instruction_records(emitted: "EmittedProgram") -> dict[str, list[dict[str, Any]]]:
+    """Per method, one record per emitted instruction (see the module docstring)."""
+    methods: dict[str, list[dict[str, Any]]] = {}
+    for plan in emitted.program.execution_plan:
+        nodes = emitted.instruction_nodes.get(plan.name, [])
+        delegates = plan.delegates
+        records = []
+        for index, instruction in enumerate(plan.chains[0].instructions):
+            kind = _KINDS.get(type(instruction).__name__, type(instruction).__name__)
+            node = nodes[index] if index < len(nodes) else None
+            record: dict[str, Any] = {"debug_handle": index, "kind": kind, "operator": None}
+            if kind == "kernel":
+                record["operator"] = plan.operators[instruction.op_index].qualified_name
+            elif kind == "delegate":
+                record["operator"] = delegates[instruction.delegate_index].id
+            if node is not None:
+                record.update(_node_facts(node))
+                if kind == "delegate":
+                    record["delegated_nodes"] = _delegated_nodes(node)
+            else:
+                record.update({"nodes": [], "target": None, "module_path": None,
+                               "module_stack": [], "source": None})
+            records.append(record)
+        methods[plan.name] = records
+    return methods
+
+
+def write_etrecord(path: Union[str, os.PathLike], emitted: "EmittedProgram",
+                   edge_methods: Mapping[str, "ExportedProgram"],
+                   runtime_methods: Mapping[str, "ExportedProgram"]) -> None:
+    """Writes the ETRecord of one to_pte call (see the module docstring)."""
+    document = {"format": FORMAT, "version": VERSION,
+                "methods": {name: {"instructions": records}
+                            for name, records in instruction_records(emitted).items()}}
+    with zipfile.ZipFile(os.fspath(path), "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr("etrecord.json", json.dumps(document, indent=1))
+        for name, ep in edge_methods.items():
+            buffer = io.BytesIO()
+            try:
+                torch.export.save(ep, buffer)
+                z.writestr(f"edge/{name}.pt2", buffer.getvalue())
+            except Exception as error:  # e.g. a delegate call torch.export cannot serialize
+                z.writestr(f"edge/{name}.txt",
+                           f"# torch.export.save failed: {error}\n{ep.graph_module.code}")
+        for name, ep in runtime_methods.items():
+            z.writestr(f"runtime/{name}.txt", str(ep.graph))
+
+
+@dataclass
+class ETRecord:
+    """A loaded ETRecord: `methods[name]` is the list of instruction records."""
+
+    methods: dict[str, list[dict[str, Any]]]
+    path: Optional[str] = None
+
+    def instruction(self, method: str, debug_handle: int) -> Optional[dict[str, Any]]:
+        records = self.methods.get(method, [])
+        return records[debug_handle] if 0 <= debug_handle < len(records) else None
+
+    def edge_program(self, method: str = "forward") -> "ExportedProgram":
+        """The edge program saved for `method` (torch.export.load)."""
+        if self.path is None:
+            raise ValueError("this ETRecord was not read from a file")
+        with zipfile.ZipFile(self.path) as z:
+            name = f"edge/{method}.pt2"
+            if name not in z.namelist():
+                raise KeyError(f"the ETRecord holds no saved edge program for '{method}' "
+                               f"(files: {z.namelist()})")
+            return torch.export.load(io.BytesIO(z.read(name)))
+
+
+def load_etrecord(path: Union[str, os.PathLike]) -> ETRecord:
+    """Reads an ETRecord written by to_pte(etrecord=...)."""
+    path = os.fspath(path)
+    try:
+        with zipfile.ZipFile(path) as z:
+            document = json.loads(z.read("etrecord.json"))
+    except (zipfile.BadZipFile, KeyError) as error:
+        raise ValueError(f"{path} is not a torchedge ETRecord ({error})") from None
+    if document.get("format") != FORMAT:
+        raise ValueError(f"{path} is not a torchedge ETRecord (format {document.get('format')!r})")
+    if document.get("version") != VERSION:
+        raise ValueError(f"{path}: ETRecord version {document.get('version')} is not supported "
+                         f"(this torchedge reads version {VERSION})")
+    methods = {name: m["instructions"] for name, m in document["methods"].items()}
+    return ETRecord(methods, path)
