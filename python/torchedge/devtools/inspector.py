@@ -87,9 +87,12 @@ class Inspector:
         return facts
 
     def instruction_events(self) -> dict[tuple[str, int], list[ProfileEvent]]:
-        """(method, instruction) -> its timed events over every run."""
+        """(method, instruction) -> its timed events over every run of a method
+        (blocks named otherwise, such as "forward:intermediates", are left out)."""
         events: dict[tuple[str, int], list[ProfileEvent]] = {}
         for run in self.etdump.runs:
+            if run.name not in self.etdump.methods:
+                continue
             for e in run.profile_events:
                 if e.instruction_id >= 0 and e.name.endswith("_CALL"):
                     events.setdefault((run.name, e.instruction_id), []).append(e)
@@ -169,7 +172,7 @@ class Inspector:
         loads = [e for run in dump.runs if run.name == "load" for e in run.profile_events
                  if e.name == "Program::load_method"]
         for e in loads:
-            print(f"load_method('{e.delegate_debug_id_str}'): "
+            print(f"load_method('{e.method}'): "
                   f"{_us(e.duration, dump.time_unit) / 1e3:.3f} ms", file=out)
         if dump.dropped_events or dump.dropped_debug_events:
             print(f"WARNING: incomplete ETDump: {dump.dropped_events} events and "
