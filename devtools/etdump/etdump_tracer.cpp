@@ -63,7 +63,7 @@ void ETDumpTracer::begin_method_load(const char* method) {
     append(Record::Type::LoadBlock, "load");
     in_load_block_ = true;
   }
-  Record* r = append(Record::Type::Profile, "Program::load_method");
+  Record* r = append(Record::Type::Load, "Program::load_method");
   open_load_ = r != nullptr ? static_cast<size_t>(r - records_) : SIZE_MAX;
   if (r != nullptr) {
     r->delegate_debug_str = method;  // which method (Program-owned string)
@@ -106,7 +106,8 @@ int ETDumpTracer::method_slot(const Method& method) {
 void ETDumpTracer::begin_execute(const Method& method) {
   in_load_block_ = false;
   const int slot = method_slot(method);
-  Record* block = append(Record::Type::RunBlock, method.name());
+  Record* block =
+      append(Record::Type::RunBlock, block_name_ != nullptr ? block_name_ : method.name());
   if (block != nullptr) block->count = static_cast<uint16_t>(slot < 0 ? 0xffff : slot);
   open_execute_ = SIZE_MAX;
   if (!profiling_) return;

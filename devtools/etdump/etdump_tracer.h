@@ -44,7 +44,8 @@ class ETDumpTracer final : public EventTracer {
 
   /// One recorded event; the event buffer holds an array of them.
   struct Record {
-    enum class Type : uint8_t { LoadBlock, RunBlock, Profile, Debug };
+    // Load: a Profile record whose delegate_debug_str is the method loaded.
+    enum class Type : uint8_t { LoadBlock, RunBlock, Profile, Load, Debug };
     uint64_t start_ns;
     uint64_t end_ns;
     const char* name;
@@ -66,6 +67,9 @@ class ETDumpTracer final : public EventTracer {
   void set_profiling(bool enabled) { profiling_ = enabled; }
   /// Intermediate capture on or off (default: on when a debug buffer was given).
   void set_capture_intermediates(bool enabled) { capture_ = enabled && debug_.size() > 0; }
+  /// Names the blocks of later executes `name` (borrowed; nullptr: the
+  /// method's name), e.g. to keep a capture run apart from timed runs.
+  void set_block_name(const char* name) { block_name_ = name; }
 
   size_t num_events() const { return num_records_; }
   size_t capacity() const { return capacity_; }
@@ -110,6 +114,7 @@ class ETDumpTracer final : public EventTracer {
   bool profiling_ = true;
   bool capture_ = false;
   bool in_load_block_ = false;
+  const char* block_name_ = nullptr;
   uint64_t instruction_start_ = 0;
   int32_t current_instruction_ = -1;
   size_t open_load_ = SIZE_MAX;     // record of the running load, if recorded

@@ -26,10 +26,12 @@ flatbuffers::Offset<flatbuffers::String> optional_string(Builder& b, const char*
 }
 
 flatbuffers::Offset<fb::Event> profile_event(Builder& b, const ETDumpTracer::Record& r) {
+  const bool load = r.type == ETDumpTracer::Record::Type::Load;
   auto name = optional_string(b, r.name);
-  auto debug_str = optional_string(b, r.delegate_debug_str);
+  auto debug_str = optional_string(b, load ? nullptr : r.delegate_debug_str);
+  auto method = optional_string(b, load ? r.delegate_debug_str : nullptr);
   auto event = fb::CreateProfileEvent(b, name, 0, r.instruction, r.delegate_debug_int, debug_str,
-                                      0, r.start_ns, r.end_ns);
+                                      0, r.start_ns, r.end_ns, method);
   return fb::CreateEvent(b, event);
 }
 
@@ -166,6 +168,7 @@ std::vector<uint8_t> ETDumpTracer::serialize() const {
         open = true;
         break;
       case Record::Type::Profile:
+      case Record::Type::Load:
         if (!open) {  // events before any block (a tracer attached mid-run)
           run_name = "events";
           open = true;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "devtools/etdump/etdump_tracer.h"
@@ -26,6 +27,7 @@ class PyETDumpTracer {
         tracer_({events_.get(), event_bytes_}, {debug_.get(), debug_buffer_bytes}) {}
 
   ETDumpTracer& tracer() { return tracer_; }
+  std::string block_name;
 
  private:
   size_t event_bytes_;
@@ -55,6 +57,12 @@ void bind_devtools(py::module_& m) {
       .def("set_profiling", [](PyETDumpTracer& t, bool on) { t.tracer().set_profiling(on); })
       .def("set_capture_intermediates",
            [](PyETDumpTracer& t, bool on) { t.tracer().set_capture_intermediates(on); })
+      // The name is copied: the tracer borrows the copy until the next call.
+      .def("set_block_name",
+           [](PyETDumpTracer& t, py::object name) {
+             t.block_name = name.is_none() ? std::string() : name.cast<std::string>();
+             t.tracer().set_block_name(name.is_none() ? nullptr : t.block_name.c_str());
+           })
       .def_property_readonly("num_events", [](PyETDumpTracer& t) { return t.tracer().num_events(); })
       .def_property_readonly("dropped_events",
                              [](PyETDumpTracer& t) { return t.tracer().dropped_events(); })

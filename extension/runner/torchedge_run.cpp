@@ -37,8 +37,9 @@
 // runs with an ETDumpTracer into a buffer of --etdump-events records (default
 // 131072; events past it are dropped and counted) and writes the ETDump
 // there (docs/devtools.md). --debug-buffer-size BYTES also captures every
-// instruction's output, in one extra run before the timed ones (its own
-// block in the file, untimed), into a buffer of that size.
+// instruction's output, in one extra run before the timed ones (a block of
+// its own, "<method>:intermediates", out of the timings), into a buffer of
+// that size.
 #include <algorithm>
 #include <cinttypes>
 #include <cstdint>
@@ -434,13 +435,15 @@ int main(int argc, char** argv) {
   }
   std::vector<uint64_t> instruction_ns;
   std::unique_ptr<InstructionTimer> timer;
+  const std::string capture_block = o.method + ":intermediates";
   if (tracer != nullptr && o.debug_buffer_size > 0) {
-    // One untimed run capturing every instruction's output.
-    tracer->set_profiling(false);
+    // One run capturing every instruction's output, in a block of its own
+    // (its times include the copies, so readers keep it out of the timings).
     module.set_event_tracer(tracer.get());
+    tracer->set_block_name(capture_block.c_str());
     outputs = module.execute(o.method, inputs);
     if (!outputs.ok()) fail("executing with intermediate capture", outputs.error());
-    tracer->set_profiling(true);
+    tracer->set_block_name(nullptr);
     tracer->set_capture_intermediates(false);
   }
   if (o.profile) {

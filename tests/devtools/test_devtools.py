@@ -106,7 +106,8 @@ def test_etdump_from_the_cli_records_the_load_and_every_instruction_of_each_run(
     dump = parse_etdump(_cli_etdump(folder))
     assert dump.dropped_events == 0
     assert dump.runs[0].name == "load"
-    assert [e.name for e in dump.runs[0].profile_events] == ["Program::load_method"]
+    assert [(e.name, e.method) for e in dump.runs[0].profile_events] == \
+        [("Program::load_method", "forward")]
     runs = dump.runs_of("forward")
     assert len(runs) == 5
     n = len(dump.methods["forward"].instructions)
@@ -170,13 +171,18 @@ def test_captured_intermediates_match_eager(exported):
     torch.testing.assert_close(captures[len(captures) - 1][0], y)
 
 
-def test_cli_intermediates_come_in_an_untimed_run_of_their_own(exported):
+def test_cli_intermediates_come_in_a_run_of_their_own(exported):
     _, _, folder = exported
     dump = parse_etdump(_cli_etdump(folder, "--debug-buffer-size", "65536"))
     runs = dump.runs_of("forward")
-    assert len(runs) == 6
-    assert runs[0].debug_events and not runs[0].profile_events
-    assert all(not r.debug_events and r.profile_events for r in runs[1:])
+    assert len(runs) == 5
+    assert all(not r.debug_events and r.profile_events for r in runs)
+    capture = dump.runs_of("forward:intermediates")
+    assert len(capture) == 1
+    n = len(dump.methods["forward"].instructions)
+    assert sorted(d.instruction_id for d in capture[0].debug_events) == list(range(n))
+    # Kept out of the Inspector's timings.
+    assert all(r.count == 5 for r in Inspector(etdump=dump).rows)
 
 
 def test_a_small_event_buffer_drops_and_says_so(exported):

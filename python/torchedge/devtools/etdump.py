@@ -42,6 +42,7 @@ class ProfileEvent:
     end: int
     delegate_debug_id_int: int = -1
     delegate_debug_id_str: Optional[str] = None
+    method: Optional[str] = None  # "Program::load_method": the method loaded
 
     @property
     def duration(self) -> int:
@@ -98,6 +99,8 @@ class ETDump:
     dropped_events: int
     dropped_debug_events: int
     time_unit: str
+    debug_buffer: bytes = b""     # what DebugEvent tensors' offsets index (upstream's
+                                  # Inspector reads it as a separate file)
 
     def runs_of(self, method: str) -> list[RunData]:
         return [r for r in self.runs if r.name == method]
@@ -187,7 +190,7 @@ def parse_etdump(source: Union[str, os.PathLike, bytes, bytearray]) -> ETDump:
                 run.profile_events.append(ProfileEvent(
                     _text(profile.Name()) or "", profile.InstructionId(), profile.StartTime(),
                     profile.EndTime(), profile.DelegateDebugIdInt(),
-                    _text(profile.DelegateDebugIdStr())))
+                    _text(profile.DelegateDebugIdStr()), _text(profile.Method())))
             debug_table = event.DebugEvent()
             if debug_table is not None:
                 run.debug_events.append(_debug_event(debug_table, debug))
@@ -197,4 +200,4 @@ def parse_etdump(source: Union[str, os.PathLike, bytes, bytearray]) -> ETDump:
         info = _method(root.Methods(m))
         methods[info.name] = info
     return ETDump(root.Version(), runs, methods, root.DroppedEvents(), root.DroppedDebugEvents(),
-                  _text(root.TimeUnit()) or "ns")
+                  _text(root.TimeUnit()) or "ns", bytes(debug))

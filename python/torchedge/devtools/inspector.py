@@ -41,15 +41,18 @@ class InstructionRow:
     min_us: float
     median_us: float
     max_us: float
-    total_us: float
-    share: float                  # of the total instruction time of the method
+    total_us: float               # sum over every call
+    # median x count: the total without outliers (a preempted call on a busy
+    # machine), what shares, sorting and the per-module sums use
+    typical_us: float
+    share: float                  # typical_us / the method's sum of typical_us
 
 
 @dataclass
 class GroupRow:
     key: str
     count: int
-    total_us: float
+    total_us: float               # sum of the rows' typical_us
     share: float
 
 
@@ -87,9 +90,12 @@ class Inspector:
         return facts
 
     def instruction_events(self) -> dict[tuple[str, int], list[ProfileEvent]]:
-        """(method, instruction) -> its timed events over every run."""
+        """(method, instruction) -> its timed events over every run of a method
+        (blocks named otherwise, such as "forward:intermediates", are left out)."""
         events: dict[tuple[str, int], list[ProfileEvent]] = {}
         for run in self.etdump.runs:
+            if run.name not in self.etdump.methods:
+                continue
             for e in run.profile_events:
                 if e.instruction_id >= 0 and e.name.endswith("_CALL"):
                     events.setdefault((run.name, e.instruction_id), []).append(e)
@@ -98,19 +104,20 @@ class Inspector:
     def _instruction_rows(self) -> list[InstructionRow]:
         unit = self.etdump.time_unit
         grouped = self.instruction_events()
-        totals: dict[str, float] = {}
-        for (method, _), events in grouped.items():
-            totals[method] = totals.get(method, 0.0) + sum(_us(e.duration, unit) for e in events)
         rows = []
         for (method, index), events in sorted(grouped.items()):
             times = [_us(e.duration, unit) for e in events]
             facts = self._facts(method, index)
-            total = sum(times)
+            median = statistics.median(times)
             rows.append(InstructionRow(
                 method, index, facts["kind"], facts["operator"], facts["module_path"],
-                facts["source"], facts["nodes"], len(times), min(times),
-                statistics.median(times), max(times), total,
-                total / totals[method] if totals[method] else 0.0))
+                facts["source"], facts["nodes"], len(times), min(times), median, max(times),
+                sum(times), median * len(times), 0.0))
+        totals: dict[str, float] = {}
+        for r in rows:
+            totals[r.method] = totals.get(r.method, 0.0) + r.typical_us
+        for r in rows:
+            r.share = r.typical_us / totals[r.method] if totals[r.method] else 0.0
         return rows
 
     def run_times_us(self, method: str = "forward") -> list[float]:
@@ -119,15 +126,20 @@ class Inspector:
         return [_us(e.duration, unit) for run in self.etdump.runs_of(method)
                 for e in run.profile_events if e.name == "Method::execute"]
 
-    def grouped(self, by: str = "module_path", method: Optional[str] = None) -> list[GroupRow]:
-        """Instruction time summed per module path ("module_path"), "operator" or "source"."""
+    def grouped(self, by: str = "module_path", method: Optional[str] = None,
+                depth: Optional[int] = None) -> list[GroupRow]:
+        """Instruction time (typical_us) summed per module path ("module_path"),
+        "operator" or "source"; `depth` keeps the first components of module
+        paths ("features.17.block.2" at depth 2: "features.17")."""
         sums: dict[str, list[float]] = {}
         rows = [r for r in self.rows if method is None or r.method == method]
         for r in rows:
             key = getattr(r, by) or "(unknown)"
+            if by == "module_path" and depth is not None and key != "(unknown)":
+                key = ".".join(key.split(".")[:depth])
             entry = sums.setdefault(key, [0, 0.0])
             entry[0] += r.count
-            entry[1] += r.total_us
+            entry[1] += r.typical_us
         total = sum(v[1] for v in sums.values()) or 1.0
         out = [GroupRow(k, int(v[0]), v[1], v[1] / total) for k, v in sums.items()]
         return sorted(out, key=lambda g: -g.total_us)
@@ -169,7 +181,7 @@ class Inspector:
         loads = [e for run in dump.runs if run.name == "load" for e in run.profile_events
                  if e.name == "Program::load_method"]
         for e in loads:
-            print(f"load_method('{e.delegate_debug_id_str}'): "
+            print(f"load_method('{e.method}'): "
                   f"{_us(e.duration, dump.time_unit) / 1e3:.3f} ms", file=out)
         if dump.dropped_events or dump.dropped_debug_events:
             print(f"WARNING: incomplete ETDump: {dump.dropped_events} events and "
@@ -177,7 +189,7 @@ class Inspector:
         for method in methods:
             rows = [r for r in self.rows if r.method == method]
             runs = self.run_times_us(method)
-            total = sum(r.total_us for r in rows)
+            total = sum(r.typical_us for r in rows)
             print(f"\nmethod '{method}': {len(rows)} instructions ran, {len(runs)} runs", file=out)
             if runs:
                 print(f"  run time: min {min(runs) / 1e3:.3f} ms, median "
@@ -188,16 +200,17 @@ class Inspector:
                 print(f"  planned arenas: {sum(info.arenas.values())} bytes, peak live "
                       f"{max(arena_usage(info), default=0)} bytes", file=out)
             print(f"  slowest instructions (of {total / 1e3 / max(len(runs), 1):.3f} ms of "
-                  "instruction time per run; times per call):", file=out)
+                  "instruction time per run at the median; times per call):", file=out)
             print(f"  {'#':>4} {'operator':34} {'count':>5} {'min us':>9} {'median':>9} "
                   f"{'max':>9} {'share':>6}  module / source", file=out)
-            for r in sorted(rows, key=lambda r: -r.total_us)[:top]:
+            for r in sorted(rows, key=lambda r: -r.typical_us)[:top]:
                 where = " ".join(x for x in (r.module_path, r.source and _short(r.source)) if x)
                 print(f"  {r.debug_handle:>4} {r.operator[:34]:34} {r.count:>5} {r.min_us:>9.1f} "
                       f"{r.median_us:>9.1f} {r.max_us:>9.1f} {100 * r.share:>5.1f}%  {where}",
                       file=out)
-            for by, title in (("module_path", "per module"), ("operator", "per operator")):
-                groups = self.grouped(by, method)
+            for by, title, depth in (("module_path", "per module (2 levels)", 2),
+                                     ("operator", "per operator", None)):
+                groups = self.grouped(by, method, depth)
                 if by == "module_path" and all(g.key == "(unknown)" for g in groups):
                     continue  # no ETRecord: module paths unknown
                 print(f"  {title}:", file=out)
