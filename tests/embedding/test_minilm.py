@@ -130,3 +130,11 @@ def test_cli_prints_the_cosine_matrix(exported):
     bad = subprocess.run([str(CLI), "--model", str(exported[None].pte)], capture_output=True,
                          text=True, check=False, timeout=60)
     assert bad.returncode == 2 and "no sentences" in bad.stderr
+
+
+def test_export_for_shorter_inputs_writes_that_length(tmp_path):
+    result = export(out=tmp_path / "short.pte", max_length=32)
+    embedder = Embedder(result.pte)
+    assert result.max_length == embedder.max_length == 32
+    assert len(embedder.tokenize("word " * 100)) == 32
+    assert embedder.encode(["word " * 100]).shape == (1, 384)
