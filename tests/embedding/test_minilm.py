@@ -19,6 +19,8 @@ from torchedge.embedding import Embedder, export
 from torchedge.errors import CheckpointError
 from torchedge.runtime import TorchEdgeRuntimeError
 
+pytestmark = pytest.mark.slow  # exports the real checkpoint twice (about 30 s)
+
 CLI = Path(__file__).resolve().parents[2] / "build" / "torchedge_embed"
 FP32_MIN_COSINE = 0.9999
 INT8_MIN_COSINE = 0.99
