@@ -95,12 +95,31 @@ def test_long_text_is_truncated_as_the_reference_truncates(exported, hf_tokenize
     assert len(short.tokenize(text)) == 16
 
 
+def _write_bpe_tokenizer(path: Path) -> None:
+    import gguf
+
+    writer = gguf.GGUFWriter(str(path), "llama")
+    writer.add_tokenizer_model("gpt2")
+    writer.add_token_list(["a", "b", "ab"])
+    writer.add_token_merges(["a b"])
+    writer.add_bos_token_id(0)
+    writer.add_eos_token_id(1)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+
+
 def test_bad_input_gives_clear_errors(exported, tmp_path):
     pte = exported[None].pte
     with pytest.raises(TorchEdgeRuntimeError, match="NotFound.*missing.pte"):
         Embedder(tmp_path / "missing.pte", exported[None].tokenizer)
     with pytest.raises(TorchEdgeRuntimeError, match="NotFound.*nope.gguf"):
         Embedder(pte, tmp_path / "nope.gguf")
+    bpe = tmp_path / "bpe.tokenizer.gguf"
+    _write_bpe_tokenizer(bpe)
+    with pytest.raises(TorchEdgeRuntimeError, match="InvalidProgram.*needs a BERT"):
+        Embedder(pte, bpe)
     with pytest.raises(TorchEdgeRuntimeError, match="max_length 1000"):
         Embedder(pte, max_length=1000)
     embedder = Embedder(pte)
