@@ -71,7 +71,7 @@ def lower_cases() -> list[tuple[int, int]]:
     return table
 
 
-def _array(ctype: str, name: str, values: list[str], per_line: int = 8) -> list[str]:
+def _array(ctype: str, name: str, values: list[str], per_line: int = 10) -> list[str]:
     lines = [f"constexpr {ctype} {name}[{len(values)}] = {{"]
     for i in range(0, len(values), per_line):
         lines.append("    " + " ".join(v + "," for v in values[i:i + per_line]))
@@ -98,7 +98,7 @@ def render() -> str:
     lines += _array("uint32_t", "kDecomposed", [f"0x{cp:05x}" for cp, _ in decomposed])
     lines += _array("uint16_t", "kDecompositionStart", [str(s) for s in starts], 16)
     lines += _array("uint32_t", "kDecompositionData", [f"0x{cp:05x}" for cp in data])
-    lines += _array("uint32_t", "kCombiningClasses", [f"0x{(cp << 8) | ccc:07x}" for cp, ccc in classes])
+    lines += _array("uint32_t", "kCombiningClasses", [f"0x{(cp << 8) | ccc:07x}" for cp, ccc in classes], 8)
     lines += _array("uint32_t", "kLowerFrom", [f"0x{cp:05x}" for cp, _ in lower])
     lines += _array("uint32_t", "kLowerTo", [f"0x{to:05x}" for _, to in lower])
     return "\n".join(lines) + "\n"

@@ -30,6 +30,12 @@ Result<std::unique_ptr<Embedder>> Embedder::load(const std::string& model_path,
   std::unique_ptr<Embedder> e(new Embedder());
   {
     TE_ASSIGN_OR_RETURN(llm::GgufMetadata meta, llm::GgufMetadata::load(tokenizer_path));
+    Result<std::string_view> model = meta.get_string("tokenizer.ggml.model");
+    TE_CHECK_OR_RETURN(model.ok() && model.get() == "bert", Error::InvalidProgram,
+                       "%.200s: tokenizer.ggml.model is '%.32s'; a sentence embedding model needs "
+                       "a BERT (WordPiece, 'bert') tokenizer",
+                       tokenizer_path.c_str(),
+                       model.ok() ? std::string(model.get()).c_str() : "(absent)");
     Result<std::unique_ptr<llm::Tokenizer>> tokenizer = llm::load_tokenizer(meta);
     if (!tokenizer.ok()) {
       prepend_error_context("%.200s", tokenizer_path.c_str());

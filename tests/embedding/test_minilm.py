@@ -19,6 +19,8 @@ from torchedge.embedding import Embedder, export
 from torchedge.errors import CheckpointError
 from torchedge.runtime import TorchEdgeRuntimeError
 
+pytestmark = pytest.mark.slow  # exports the real checkpoint twice (about 30 s)
+
 CLI = Path(__file__).resolve().parents[2] / "build" / "torchedge_embed"
 FP32_MIN_COSINE = 0.9999
 INT8_MIN_COSINE = 0.99
@@ -93,12 +95,31 @@ def test_long_text_is_truncated_as_the_reference_truncates(exported, hf_tokenize
     assert len(short.tokenize(text)) == 16
 
 
+def _write_bpe_tokenizer(path: Path) -> None:
+    import gguf
+
+    writer = gguf.GGUFWriter(str(path), "llama")
+    writer.add_tokenizer_model("gpt2")
+    writer.add_token_list(["a", "b", "ab"])
+    writer.add_token_merges(["a b"])
+    writer.add_bos_token_id(0)
+    writer.add_eos_token_id(1)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+
+
 def test_bad_input_gives_clear_errors(exported, tmp_path):
     pte = exported[None].pte
     with pytest.raises(TorchEdgeRuntimeError, match="NotFound.*missing.pte"):
         Embedder(tmp_path / "missing.pte", exported[None].tokenizer)
     with pytest.raises(TorchEdgeRuntimeError, match="NotFound.*nope.gguf"):
         Embedder(pte, tmp_path / "nope.gguf")
+    bpe = tmp_path / "bpe.tokenizer.gguf"
+    _write_bpe_tokenizer(bpe)
+    with pytest.raises(TorchEdgeRuntimeError, match="InvalidProgram.*needs a BERT"):
+        Embedder(pte, bpe)
     with pytest.raises(TorchEdgeRuntimeError, match="max_length 1000"):
         Embedder(pte, max_length=1000)
     embedder = Embedder(pte)
@@ -130,3 +151,11 @@ def test_cli_prints_the_cosine_matrix(exported):
     bad = subprocess.run([str(CLI), "--model", str(exported[None].pte)], capture_output=True,
                          text=True, check=False, timeout=60)
     assert bad.returncode == 2 and "no sentences" in bad.stderr
+
+
+def test_export_for_shorter_inputs_writes_that_length(tmp_path):
+    result = export(out=tmp_path / "short.pte", max_length=32)
+    embedder = Embedder(result.pte)
+    assert result.max_length == embedder.max_length == 32
+    assert len(embedder.tokenize("word " * 100)) == 32
+    assert embedder.encode(["word " * 100]).shape == (1, 384)

@@ -58,9 +58,13 @@ def test_an_exported_checkpoint_directory_gets_its_tokenizer(hf_directory, tmp_p
 
 
 def test_an_unsupported_tokenizer_json_is_named(tmp_path):
+    (tmp_path / "tokenizer.json").write_text(json.dumps({"model": {"type": "Unigram"},
+                                                         "decoder": {"type": "Metaspace"}}))
+    with pytest.raises(CheckpointError, match="only byte-level BPE and WordPiece tokenizers are supported"):
+        write_tokenizer_gguf_from_hf(tmp_path, tmp_path / "t.gguf")
     (tmp_path / "tokenizer.json").write_text(json.dumps({"model": {"type": "WordPiece"},
                                                          "decoder": {"type": "WordPiece"}}))
-    with pytest.raises(CheckpointError, match="only byte-level BPE tokenizers are supported"):
+    with pytest.raises(CheckpointError, match="WordPiece needs BertNormalizer"):
         write_tokenizer_gguf_from_hf(tmp_path, tmp_path / "t.gguf")
     with pytest.raises(CheckpointError, match="no tokenizer.json"):
         write_tokenizer_gguf_from_hf(tmp_path / "missing", tmp_path / "t.gguf")

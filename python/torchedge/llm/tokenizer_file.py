@@ -77,7 +77,7 @@ def _pre_tokenizer_name(spec: dict | None) -> str:
 def write_tokenizer_gguf_from_hf(directory: Path | str, destination: Path | str) -> Path:
     """The tokenizer of a Hugging Face checkpoint directory (tokenizer.json,
     tokenizer_config.json, chat_template.jinja) as a tensor-free GGUF with the
-    keys write_tokenizer_gguf copies, for byte-level BPE tokenizers.
+    keys write_tokenizer_gguf copies, for byte-level BPE and WordPiece tokenizers.
     CheckpointError naming what is missing or unsupported."""
     import json
 
@@ -95,7 +95,7 @@ def write_tokenizer_gguf_from_hf(directory: Path | str, destination: Path | str)
         return _write_wordpiece(directory, spec, destination)
     decoder = (spec.get("decoder") or {}).get("type")
     if model.get("type") != "BPE" or decoder != "ByteLevel":
-        raise CheckpointError(f"{spec_file}: only byte-level BPE tokenizers are supported, got model "
+        raise CheckpointError(f"{spec_file}: only byte-level BPE and WordPiece tokenizers are supported, got model "
                               f"{model.get('type')} with decoder {decoder}")
     pre = _pre_tokenizer_name(spec.get("pre_tokenizer"))
     ids = dict(model.get("vocab", {}))
