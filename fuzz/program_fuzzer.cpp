@@ -17,10 +17,10 @@ namespace {
 
 struct Arena {
   explicit Arena(size_t bytes)
-      : storage(static_cast<uint8_t*>(aligned_alloc(64, (bytes + 64) & ~size_t{63}))), size(bytes) {
+      : storage(static_cast<uint8_t*>(aligned_alloc(64, (bytes + 64) & ~size_t{63})), &free), size(bytes) {
     if (storage != nullptr) memset(storage.get(), 0, size);
   }
-  std::unique_ptr<uint8_t, void (*)(void*)> storage{nullptr, &free};
+  std::unique_ptr<uint8_t, void (*)(void*)> storage;
   size_t size;
 };
 

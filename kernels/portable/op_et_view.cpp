@@ -19,7 +19,7 @@ Error et_view(KernelContext& ctx, Span<EValue*> args) {
   TE_RETURN_IF_ERROR(expect_arg_count(args, 3));
   TE_ASSIGN_OR_RETURN(Tensor* self, tensor_arg(args, 0, "self"));
   TE_ASSIGN_OR_RETURN(Span<const int64_t> size, int_list_arg(args, 1, "size"));
-  TE_ASSIGN_OR_RETURN(Tensor* out, tensor_arg(args, 2, "out"));
+  TE_ASSIGN_OR_RETURN(Tensor* out, unbound_view_arg(args, 2, "out"));
   TE_RETURN_IF_ERROR(expect_same_dtype(*self, *out, "self", "out"));
   TE_CHECK_OR_RETURN(self->is_contiguous() && out->is_contiguous(), Error::NotSupported,
                      "et_view needs self and out in the contiguous dim order to share memory");

@@ -229,10 +229,13 @@ Result<SdpaKvCacheCall> parse_sdpa_kv_cache_args(Span<EValue*> args) {
 void update_kv_caches(const SdpaKvCacheCall& call) {
   const size_t cache_bytes =
       static_cast<size_t>(call.batch * call.context * call.kv_heads * call.head_dim) * sizeof(float);
+  // Empty tensors have no data pointer (memcpy from null is undefined even for 0 bytes).
+  if (cache_bytes == 0) return;
   if (call.k_cache != call.k_cache_in) std::memcpy(call.k_cache, call.k_cache_in, cache_bytes);
   if (call.v_cache != call.v_cache_in) std::memcpy(call.v_cache, call.v_cache_in, cache_bytes);
   // Rows [start, start + T) of one batch item are one contiguous run.
   const size_t run = static_cast<size_t>(call.tokens * call.kv_heads * call.head_dim);
+  if (run == 0) return;
   for (int64_t b = 0; b < call.batch; ++b) {
     const int64_t dst = call.cache_offset(b, call.start, 0);
     std::memcpy(call.k_cache + dst, call.k + b * static_cast<int64_t>(run), run * sizeof(float));

@@ -14,6 +14,15 @@ Error tag_mismatch(size_t index, const char* name, const char* expected, Tag got
                        tag_name(got));
   return Error::InvalidType;
 }
+// A tensor that no instruction gave memory (neither planned, nor constant,
+// nor bound by a view or a method input) in a malformed program: kernels
+// would dereference null.
+Error expect_memory(const Tensor* t, size_t index, const char* name) {
+  TE_CHECK_OR_RETURN(t->data() != nullptr || t->nbytes() == 0, Error::InvalidProgram,
+                     "argument %zu '%s' is a %zu-byte tensor without memory", index, name,
+                     t->nbytes());
+  return Error::Ok;
+}
 }  // namespace
 
 Error expect_arg_count(Span<EValue*> args, size_t expected) {
@@ -28,6 +37,13 @@ Error expect_arg_count(Span<EValue*> args, size_t expected) {
 Result<Tensor*> tensor_arg(Span<EValue*> args, size_t index, const char* name) {
   TE_ASSIGN_OR_RETURN(EValue* v, arg_at(args, index, name));
   if (!v->is_tensor()) return tag_mismatch(index, name, "Tensor", v->tag());
+  TE_RETURN_IF_ERROR(expect_memory(v->tensor_ptr(), index, name));
+  return v->tensor_ptr();
+}
+
+Result<Tensor*> unbound_view_arg(Span<EValue*> args, size_t index, const char* name) {
+  TE_ASSIGN_OR_RETURN(EValue* v, arg_at(args, index, name));
+  if (!v->is_tensor()) return tag_mismatch(index, name, "Tensor", v->tag());
   return v->tensor_ptr();
 }
 
@@ -35,6 +51,7 @@ Result<Tensor*> optional_tensor_arg(Span<EValue*> args, size_t index, const char
   TE_ASSIGN_OR_RETURN(EValue* v, arg_at(args, index, name));
   if (v->is_none()) return static_cast<Tensor*>(nullptr);
   if (!v->is_tensor()) return tag_mismatch(index, name, "Tensor or None", v->tag());
+  TE_RETURN_IF_ERROR(expect_memory(v->tensor_ptr(), index, name));
   return v->tensor_ptr();
 }
 
@@ -123,6 +140,9 @@ Result<Span<const bool>> bool_list_arg(Span<EValue*> args, size_t index, const c
 Result<Span<Tensor* const>> tensor_list_arg(Span<EValue*> args, size_t index, const char* name) {
   TE_ASSIGN_OR_RETURN(EValue* v, arg_at(args, index, name));
   if (v->tag() != Tag::TensorList) return tag_mismatch(index, name, "TensorList", v->tag());
+  for (Tensor* t : v->to_tensor_list()) {
+    if (t != nullptr) TE_RETURN_IF_ERROR(expect_memory(t, index, name));
+  }
   return v->to_tensor_list();
 }
 

@@ -25,7 +25,11 @@ namespace torchedge {
 /// Fails unless exactly `expected` arguments were passed.
 Error expect_arg_count(Span<EValue*> args, size_t expected);
 
+/// A tensor argument with memory (or no bytes): InvalidProgram for a tensor
+/// a malformed program never gave memory.
 Result<Tensor*> tensor_arg(Span<EValue*> args, size_t index, const char* name);
+/// The out of a view (et_view), whose memory the kernel binds.
+Result<Tensor*> unbound_view_arg(Span<EValue*> args, size_t index, const char* name);
 /// A `Tensor?` argument: nullptr for None.
 Result<Tensor*> optional_tensor_arg(Span<EValue*> args, size_t index, const char* name);
 /// A `Scalar` argument (Int, Double or Bool) as double.
