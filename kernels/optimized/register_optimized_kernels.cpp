@@ -13,6 +13,7 @@ namespace optimized {
 #include "kernels/optimized/transformer_kernels.inc"
 #include "kernels/optimized/glue_kernels.inc"
 #include "kernels/optimized/llm_kernels.inc"
+#include "kernels/optimized/audio_kernels.inc"
 #undef TE_OPTIMIZED_KERNEL
 }  // namespace optimized
 
@@ -23,6 +24,7 @@ Error register_optimized_kernels() {
 #include "kernels/optimized/transformer_kernels.inc"
 #include "kernels/optimized/glue_kernels.inc"
 #include "kernels/optimized/llm_kernels.inc"
+#include "kernels/optimized/audio_kernels.inc"
 #undef TE_OPTIMIZED_KERNEL
       {nullptr, nullptr},  // keeps the array non-empty while the lists are
   };

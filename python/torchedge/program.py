@@ -34,7 +34,8 @@ class PteOptions:
     # (+ activation) -> torchedge::conv2d_add_clamp (passes/activation_fusion.py), and a max
     # pool whose indices are unused -> torchedge::max_pool2d (passes/pool_indices.py), and
     # scaled_dot_product_attention's seven-op safe softmax -> torchedge::safe_softmax
-    # (passes/safe_softmax.py); False for programs meant for upstream's runtime, which lacks
+    # (passes/safe_softmax.py), then unmasked bmm + safe softmax + bmm -> torchedge::attention
+    # (passes/attention_fusion.py); False for programs meant for upstream's runtime, which lacks
     # those kernels.
     fuse_activations: bool = True
     # float32 linear layers with a constant weight -> torchedge::linear_prepacked, the weight
@@ -203,6 +204,7 @@ def _lowered_for_runtime(ep: "ExportedProgram", options: PteOptions,
     from torchedge.passes.blocked_layout import count_blocked_candidates, use_blocked_layout
     from torchedge.passes.pool_indices import count_unused_pool_indices, drop_unused_pool_indices
     from torchedge.passes.safe_softmax import count_safe_softmax, fuse_safe_softmax
+    from torchedge.passes.attention_fusion import fuse_attention
     from torchedge.passes.weight_prepacking import (
         count_prepackable_linears,
         prepack_linear_weights,
@@ -230,6 +232,7 @@ def _lowered_for_runtime(ep: "ExportedProgram", options: PteOptions,
         fuse_conv_activations(ep.graph_module)
         drop_unused_pool_indices(ep.graph_module)
         fuse_safe_softmax(ep.graph_module)
+        fuse_attention(ep.graph_module)  # after the safe softmax it matches
     if prepack:
         prepack_linear_weights(ep, keep)
     if blocked:

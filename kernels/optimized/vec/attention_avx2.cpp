@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "kernels/optimized/vec/attention.h"
+#include "kernels/optimized/vec/flash_attention.h"
 #include "kernels/optimized/vec/vec_math_avx2.h"
 
 namespace torchedge {
@@ -64,6 +65,7 @@ struct Avx2 {
 };
 
 #include "kernels/optimized/vec/attention_tile.h"
+#include "kernels/optimized/vec/flash_attention_tile.h"
 
 }  // namespace
 
@@ -72,6 +74,10 @@ void attention_block_avx2(const AttentionProblem& p, int64_t b, int64_t h0, int6
                           int64_t t1, int64_t j_begin, int64_t j_end, float* scratch,
                           const AttentionPartial* partial) {
   attention_block_impl<Avx2>(p, b, h0, h1, t0, t1, j_begin, j_end, scratch, partial);
+}
+void flash_attention_block_avx2(const FlashAttentionProblem& p, int64_t b, int64_t q0,
+                                int64_t q1, float* scratch) {
+  flash_attention_block_impl<Avx2>(p, b, q0, q1, scratch);
 }
 }  // namespace detail
 

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "kernels/optimized/vec/attention.h"
+#include "kernels/optimized/vec/flash_attention.h"
 
 namespace torchedge {
 namespace optimized {
@@ -34,6 +35,7 @@ struct Scalar {
 };
 
 #include "kernels/optimized/vec/attention_tile.h"
+#include "kernels/optimized/vec/flash_attention_tile.h"
 
 }  // namespace
 
@@ -42,6 +44,10 @@ void attention_block_scalar(const AttentionProblem& p, int64_t b, int64_t h0, in
                             int64_t t1, int64_t j_begin, int64_t j_end, float* scratch,
                             const AttentionPartial* partial) {
   attention_block_impl<Scalar>(p, b, h0, h1, t0, t1, j_begin, j_end, scratch, partial);
+}
+void flash_attention_block_scalar(const FlashAttentionProblem& p, int64_t b, int64_t q0,
+                                  int64_t q1, float* scratch) {
+  flash_attention_block_impl<Scalar>(p, b, q0, q1, scratch);
 }
 }  // namespace detail
 

@@ -56,9 +56,19 @@ def wav2vec2(hidden: int = 256) -> nn.Module:
     """Wav2Vec2Model with the default conv feature extractor and `hidden` wide layers."""
     from transformers import Wav2Vec2Config, Wav2Vec2Model
 
+    from torch.nn.utils import parametrize
+
     config = Wav2Vec2Config(hidden_size=hidden, num_hidden_layers=3, num_attention_heads=4,
                             intermediate_size=4 * hidden, attn_implementation="sdpa")
-    return _LastHiddenState(Wav2Vec2Model(config), "input_values").eval()
+    model = Wav2Vec2Model(config)
+    # The positional conv's weight norm becomes its plain weight (the same
+    # values): a parametrized module does not survive pickling, which the
+    # benchmark's eager runner needs.
+    conv = model.encoder.pos_conv_embed.conv
+    if parametrize.is_parametrized(conv):
+        parametrize.remove_parametrizations(conv, "weight")
+    conv._load_state_dict_pre_hooks.clear()  # weight_norm's loader hook (a local function)
+    return _LastHiddenState(model, "input_values").eval()
 
 
 @register("hf_whisper_encoder",

@@ -1,0 +1,144 @@
+// torchedge::attention.out, optimized (flash attention, vec/flash_attention.h)
+// and portable, against a double-precision reference of
+// safe_softmax(q @ k_t) @ v: short and odd sizes (partial key tiles, a
+// partial query block, value dims that take the AVX-512, AVX2 and scalar
+// blocks), Whisper's 1500 x 1500 attention (the long-sequence tiling: many
+// key tiles and query blocks), a query whose scores are all -inf (zeros,
+// as aten._safe_softmax), no keys, at 1 and 2 threads; rtol 1e-4 / atol
+// 1e-5. The fast path's use is checked by its scratch (one query block's
+// scores and outputs per thread). CTest runs the binary again with
+// TORCHEDGE_ISA=avx2 and =scalar.
+#include <random>
+
+#include "kernels/optimized/portable_fallback.h"
+#include "kernels/optimized/threadpool/threadpool.h"
+#include "kernels/optimized/vec/flash_attention.h"
+#include "kernels/portable/test/nn_test_harness.h"
+
+namespace torchedge {
+namespace optimized {
+Error attention_out(KernelContext&, Span<EValue*>);
+}  // namespace optimized
+
+namespace {
+
+struct AttentionCase {
+  int batch, queries, keys, dim, vdim;
+  bool masked_row;  // query row 0 of batch 0 all -inf
+};
+
+std::vector<float> reference(const std::vector<float>& q, const std::vector<float>& kt,
+                             const std::vector<float>& v, const AttentionCase& c) {
+  std::vector<float> out(static_cast<size_t>(c.batch) * c.queries * c.vdim, 0.0f);
+  std::vector<double> scores(static_cast<size_t>(c.keys));
+  for (int b = 0; b < c.batch; ++b) {
+    for (int l = 0; l < c.queries; ++l) {
+      double max = -INFINITY;
+      for (int j = 0; j < c.keys; ++j) {
+        double s = 0;
+        for (int d = 0; d < c.dim; ++d) {
+          s += static_cast<double>(q[(static_cast<size_t>(b) * c.queries + l) * c.dim + d]) *
+               kt[(static_cast<size_t>(b) * c.dim + d) * c.keys + j];
+        }
+        scores[j] = s;
+        max = s > max ? s : max;
+      }
+      if (max == -INFINITY) continue;  // zeros
+      double sum = 0;
+      for (int j = 0; j < c.keys; ++j) sum += scores[j] = std::exp(scores[j] - max);
+      for (int e = 0; e < c.vdim; ++e) {
+        double acc = 0;
+        for (int j = 0; j < c.keys; ++j) {
+          acc += scores[j] * v[(static_cast<size_t>(b) * c.keys + j) * c.vdim + e];
+        }
+        out[(static_cast<size_t>(b) * c.queries + l) * c.vdim + e] = static_cast<float>(acc / sum);
+      }
+    }
+  }
+  return out;
+}
+
+void run_case(const AttentionCase& c, std::mt19937& rng, bool with_portable) {
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  std::vector<float> q(static_cast<size_t>(c.batch) * c.queries * c.dim),
+      kt(static_cast<size_t>(c.batch) * c.dim * c.keys), v(static_cast<size_t>(c.batch) * c.keys * c.vdim);
+  for (float& x : q) x = 0.4f * dist(rng);
+  for (float& x : kt) x = c.masked_row ? std::fabs(dist(rng)) + 0.1f : dist(rng);
+  for (float& x : v) x = dist(rng);
+  if (c.masked_row) {
+    for (int d = 0; d < c.dim; ++d) q[d] = -INFINITY;  // times positive keys: -inf scores
+  }
+  const std::vector<float> want = reference(q, kt, v, c);
+  TestTensor tq(ScalarType::Float, {c.batch, c.queries, c.dim}),
+      tk(ScalarType::Float, {c.batch, c.dim, c.keys}), tv(ScalarType::Float, {c.batch, c.keys, c.vdim});
+  tq.fill(q), tk.fill(kt), tv.fill(v);
+  for (int which = 0; which < (with_portable ? 2 : 1); ++which) {
+    TestTensor out(ScalarType::Float, {c.batch, c.queries, c.vdim});
+    Args args;
+    args.t(tq).t(tk).t(tv).t(out);
+    std::vector<unsigned char> arena(size_t{4} << 20);
+    MemoryAllocator temp(arena.data(), arena.size());
+    KernelContext ctx(&temp);
+    ASSERT_EQ(args.run_with(which == 0 ? &optimized::attention_out : &native::attention_out, ctx),
+              Error::Ok);
+    if (which == 0 && c.queries > 0) {
+      EXPECT_GE(temp.used(), optimized::flash_attention_scratch_floats(c.dim, c.vdim) * sizeof(float))
+          << "fast path";
+    }
+    const std::vector<float> got = out.values<float>();
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_NEAR(got[i], want[i], 1e-5 + 1e-4 * std::fabs(want[i]))
+          << (which == 0 ? "optimized" : "portable") << " at " << i;
+    }
+  }
+}
+
+class FlashAttentionTest : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override { ASSERT_EQ(set_num_threads(static_cast<size_t>(GetParam())), Error::Ok); }
+  void TearDown() override { ASSERT_EQ(set_num_threads(1), Error::Ok); }
+};
+
+TEST_P(FlashAttentionTest, ShortAndOddShapes) {
+  std::mt19937 rng(23);
+  const AttentionCase cases[] = {
+      {2, 5, 7, 8, 16, false},      // one partial key tile, partial query block
+      {3, 130, 200, 64, 64, false}, // 3 query blocks, 4 key tiles (last partial)
+      {4, 49, 49, 64, 64, false},   // wav2vec2's 49 frames, 4 heads
+      {1, 70, 64, 40, 24, false},   // value dim 24: the AVX2 block
+      {1, 33, 90, 20, 12, false},   // value dim 12: the scalar block
+      {2, 9, 100, 16, 32, true},    // a query with only -inf scores: zeros
+      {2, 4, 0, 16, 16, false},     // no keys: zeros
+  };
+  for (const AttentionCase& c : cases) {
+    SCOPED_TRACE(::testing::Message() << "B=" << c.batch << " L=" << c.queries << " S=" << c.keys
+                                      << " D=" << c.dim << " E=" << c.vdim);
+    run_case(c, rng, true);
+  }
+}
+
+// Whisper's encoder self-attention: 1500 tokens, head dim 64 (24 query
+// blocks x 24 key tiles, the last of each partial).
+TEST_P(FlashAttentionTest, LongSequence) {
+  std::mt19937 rng(29);
+  run_case({1, 1500, 1500, 64, 64, false}, rng, false);
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, FlashAttentionTest, ::testing::Values(1, 2));
+
+TEST(FlashAttentionFallback, MismatchedShapesAndDtypesGoToPortable) {
+  TestTensor q(ScalarType::Float, {1, 3, 4}), kt(ScalarType::Float, {1, 5, 6}),
+      v(ScalarType::Float, {1, 6, 4}), out(ScalarType::Float, {1, 3, 4});
+  Args bad;
+  bad.t(q).t(kt).t(v).t(out);
+  EXPECT_EQ(bad.run(&optimized::attention_out), Error::InvalidArgument);
+  TestTensor dq(ScalarType::Double, {1, 3, 4}), dk(ScalarType::Double, {1, 4, 6}),
+      dv(ScalarType::Double, {1, 6, 4}), dout(ScalarType::Double, {1, 3, 4});
+  Args doubles;
+  doubles.t(dq).t(dk).t(dv).t(dout);
+  EXPECT_EQ(doubles.run(&optimized::attention_out), Error::InvalidType);
+}
+
+}  // namespace
+}  // namespace torchedge
