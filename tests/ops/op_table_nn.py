@@ -17,6 +17,7 @@ from torchedge.passes.conv2d_winograd_op import transform_filters  # defines con
 from torchedge.passes.conv2d_winograd_blocked_op import pack_winograd_weight  # defines it
 import torchedge.passes.max_pool2d_op  # noqa: F401  (defines torchedge::max_pool2d)
 import torchedge.passes.safe_softmax_op  # noqa: F401  (defines torchedge::safe_softmax)
+import torchedge.passes.attention_op  # noqa: F401  (defines torchedge::attention)
 
 from harness import FLOAT_DTYPES, Kind, OpSpec, Sample, replace_calls
 from samples import make, special
@@ -509,6 +510,17 @@ def _safe_softmax_samples(dtype: torch.dtype) -> list[Sample]:
     return out
 
 
+# torchedge::attention (to_pte folds bmm + safe softmax + bmm into it) called
+# directly: one small case and one spanning several 64-row query / key tiles.
+_attention = torch.ops.torchedge.attention.default
+
+
+def _attention_samples(dtype: torch.dtype) -> list[Sample]:
+    shapes = [("small", (1, 3, 4, 5, 2)), ("tiles", (2, 70, 8, 65, 8))]
+    return [Sample(case, (make((b, l, d), dtype), make((b, d, k), dtype), make((b, k, e), dtype)),
+                   _attention) for case, (b, l, d, k, e) in shapes]
+
+
 REDUCED_FLOATS = (torch.float16, torch.bfloat16)
 
 
@@ -561,6 +573,8 @@ NORMALIZATION = [
     OpSpec("aten::_log_softmax.out", torch.log_softmax, _softmax_rows(torch.log_softmax), kind=REDUCTION),
     OpSpec("torchedge::safe_softmax.out", lambda x: _safe_softmax(x, -1), _safe_softmax_samples,
            dtypes=FLOAT_DTYPES, kind=REDUCTION),
+    OpSpec("torchedge::attention.out", _attention, _attention_samples, dtypes=(torch.float32,),
+           kind=REDUCTION),
     OpSpec("aten::_native_batch_norm_legit_no_training.out", F.batch_norm, _batch_norm, kind=REDUCTION),
     OpSpec("aten::native_batch_norm.out", F.batch_norm, _batch_norm, kind=REDUCTION,
            rewrite=replace_calls(aten._native_batch_norm_legit_no_training.default,
