@@ -284,9 +284,9 @@ TEST(Conv2dClampErrors, BadArgumentsAreErrors) {
     EXPECT_NE(wrong_dtype.run(fn), Error::Ok);
     TestTensor x3(ScalarType::Float, {1, 2, 5}), w3(ScalarType::Float, {3, 2, 3}),
         y3(ScalarType::Float, {1, 3, 3});
-    Args conv1d;  // a 1-d convolution runs as a 1 x L plane
+    Args conv1d;
     conv1d.t(x3).t(w3).none().ints({1}).ints({0}).ints({1}).i(1).d(0.0).d(6.0).t(y3);
-    EXPECT_EQ(conv1d.run(fn), Error::Ok);
+    EXPECT_EQ(conv1d.run(fn), Error::InvalidArgument);
     Args bad_groups;  // 2 input channels, groups 3
     bad_groups.t(x).t(w).none().ints({1}).ints({0}).ints({1}).i(3).d(0.0).d(6.0).t(y);
     EXPECT_NE(bad_groups.run(fn), Error::Ok);
