@@ -74,6 +74,21 @@ def _pre_tokenizer_name(spec: dict | None) -> str:
                           "individual digits then byte-level)")
 
 
+def _vocabulary(model: dict, spec: dict, spec_file) -> tuple[dict, dict, list[str]]:
+    """(text -> id, added tokens by text, tokens by id) of a tokenizer.json
+    model and its added tokens; every id from 0 to the largest must be used."""
+    ids = dict(model.get("vocab", {}))
+    added = {t["content"]: t for t in spec.get("added_tokens", [])}
+    ids.update({content: t["id"] for content, t in added.items()})
+    count = max(ids.values()) + 1
+    tokens: list = [None] * count
+    for text, index in ids.items():
+        tokens[index] = text
+    if any(t is None for t in tokens):
+        raise CheckpointError(f"{spec_file}: the vocabulary has gaps (ids 0..{count - 1} are not all used)")
+    return ids, added, tokens
+
+
 def write_tokenizer_gguf_from_hf(directory: Path | str, destination: Path | str) -> Path:
     """The tokenizer of a Hugging Face checkpoint directory (tokenizer.json,
     tokenizer_config.json, chat_template.jinja) as a tensor-free GGUF with the
@@ -98,15 +113,7 @@ def write_tokenizer_gguf_from_hf(directory: Path | str, destination: Path | str)
         raise CheckpointError(f"{spec_file}: only byte-level BPE and WordPiece tokenizers are supported, got model "
                               f"{model.get('type')} with decoder {decoder}")
     pre = _pre_tokenizer_name(spec.get("pre_tokenizer"))
-    ids = dict(model.get("vocab", {}))
-    added = {t["content"]: t for t in spec.get("added_tokens", [])}
-    ids.update({content: t["id"] for content, t in added.items()})
-    count = max(ids.values()) + 1
-    tokens: list[str | None] = [None] * count
-    for text, index in ids.items():
-        tokens[index] = text
-    if any(t is None for t in tokens):
-        raise CheckpointError(f"{spec_file}: the vocabulary has gaps (ids 0..{count - 1} are not all used)")
+    ids, added, tokens = _vocabulary(model, spec, spec_file)
     types = [(3 if added[t].get("special") else 4) if t in added else 1 for t in tokens]
     merges = [m if isinstance(m, str) else " ".join(m) for m in model.get("merges", [])]
     config_file = directory / "tokenizer_config.json"
@@ -199,15 +206,7 @@ def _write_wordpiece(directory: Path, spec: dict, destination: Path | str) -> Pa
     if normalizer.get("type") != "BertNormalizer" or pre != "BertPreTokenizer":
         raise CheckpointError(f"{spec_file}: WordPiece needs BertNormalizer and BertPreTokenizer, got "
                               f"{normalizer.get('type')} and {pre}")
-    ids = dict(model.get("vocab", {}))
-    added = {t["content"]: t for t in spec.get("added_tokens", [])}
-    ids.update({content: t["id"] for content, t in added.items()})
-    count = max(ids.values()) + 1
-    tokens: list[str | None] = [None] * count
-    for text, index in ids.items():
-        tokens[index] = text
-    if any(t is None for t in tokens):
-        raise CheckpointError(f"{spec_file}: the vocabulary has gaps (ids 0..{count - 1} are not all used)")
+    ids, added, tokens = _vocabulary(model, spec, spec_file)
     unk = model.get("unk_token", "[UNK]")
     if unk not in ids:
         raise CheckpointError(f"{spec_file}: the unknown token {unk!r} is not in the vocabulary")
