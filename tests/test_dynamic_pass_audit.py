@@ -87,8 +87,10 @@ class _ConvChain(nn.Module):
 
 
 class _Attention(nn.Module):
-    """Linear layers (prepacked weights) around scaled_dot_product_attention
-    (its safe softmax fused), a transposed constant folded."""
+    """Linear layers (prepacked weights) around scaled_dot_product_attention:
+    unmasked (bmm, softmax, bmm folded into torchedge::attention) and causal
+    (the mask keeps the safe softmax, fused on its own); a transposed
+    constant folded."""
 
     def __init__(self, dim: int = 16, heads: int = 2) -> None:
         super().__init__()
@@ -99,7 +101,9 @@ class _Attention(nn.Module):
     def forward(self, x):
         b, n, c = x.shape
         q, k, v = self.qkv(x).reshape(b, n, 3, self.heads, c // self.heads).permute(2, 0, 3, 1, 4)
-        y = F.scaled_dot_product_attention(q, k, v).transpose(1, 2).reshape(b, n, c)
+        y = F.scaled_dot_product_attention(q, k, v) + \
+            F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        y = y.transpose(1, 2).reshape(b, n, c)
         return self.proj(y) @ (self.mix.t() * 0.5)
 
 
@@ -149,7 +153,8 @@ FAMILIES = {
     "attention": Family(
         _Attention, (torch.randn(2, 8, 16),), ({0: _b, 1: Dim("n", min=2, max=32)},),
         ((1, 2, 16), (3, 17, 16), (8, 32, 16)),
-        static_ops=("torchedge::linear_prepacked.out", "torchedge::safe_softmax.out"),
+        static_ops=("torchedge::linear_prepacked.out", "torchedge::safe_softmax.out",
+                    "torchedge::attention.out"),
         dynamic_dims={0: (0, 1)}),
     "views": Family(
         _Views, (torch.randn(2, 4, 6),), ({0: _b, 2: Dim("c", min=2, max=16)},),
@@ -164,6 +169,8 @@ FAMILIES = {
 # module fails test_every_pass_module_is_audited until it is listed here.
 AUDIT = {
     "activation_fusion": "conv_block",
+    "attention_fusion": "attention",
+    "attention_op": "attention",
     "batch_norm_folding": "conv_block",
     "blocked_layout": "conv_chain",
     "constant_folding": "attention",
