@@ -10,7 +10,8 @@ With --etdump (a trace from `torchedge run --etdump` or `torchedge_run
 Inspector summary instead: the slowest instructions with their module path
 and source line, then the time per module and per operator
 (torchedge.devtools, docs/devtools.md); --csv and --chrome-trace save the
-rows and a timeline.
+rows and a timeline, --png PREFIX the charts PREFIX_modules.png (time per
+module) and PREFIX_arena.png (planned memory over a run; needs matplotlib).
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--csv", metavar="FILE", help="with --etdump: write the rows as CSV")
     parser.add_argument("--chrome-trace", metavar="FILE",
                         help="with --etdump: write a Chrome-trace / Perfetto JSON timeline")
+    parser.add_argument("--png", metavar="PREFIX",
+                        help="with --etdump: write PREFIX_modules.png and PREFIX_arena.png "
+                             "(needs matplotlib)")
+    parser.add_argument("--method", default="forward", help="with --png: the method to chart")
 
 
 def _inspect_etdump(args: argparse.Namespace) -> int:
@@ -45,14 +50,19 @@ def _inspect_etdump(args: argparse.Namespace) -> int:
     if args.chrome_trace:
         inspector.to_chrome_trace(args.chrome_trace)
         print(f"timeline written to {args.chrome_trace}")
+    if args.png:
+        for kind, draw in (("modules", inspector.plot_modules), ("arena", inspector.plot_arena)):
+            path = f"{args.png}_{kind}.png"
+            draw(path, method=args.method)
+            print(f"chart written to {path}")
     return 0
 
 
 def run(args: argparse.Namespace) -> int:
     if args.etdump:
         return _inspect_etdump(args)
-    if args.etrecord or args.csv or args.chrome_trace:
-        raise ValueError("--etrecord, --csv and --chrome-trace need --etdump")
+    if args.etrecord or args.csv or args.chrome_trace or args.png:
+        raise ValueError("--etrecord, --csv, --chrome-trace and --png need --etdump")
     if not args.file:
         raise ValueError("give a .pte file, or --etdump FILE")
     path = Path(args.file)

@@ -13,6 +13,9 @@ Each instruction record: `debug_handle` (the instruction index in its method,
 what ETDump events carry as instruction_id), `kind` ("kernel", "delegate",
 "move", "jump", "free"), `operator` (kernels: "aten::add.out"; delegates: the
 backend id), `nodes` (FX node names), `target` (the node's operator),
+`inputs` (the FX nodes it reads), `provenance` (the nodes it was made
+from, through decompositions, quantization and fusions, back to the
+exported model's: what compare_intermediates matches a float model by),
 `module_path` ("encoder.layer.3.attention") and `module_stack` (outermost
 first, [path, type] pairs), `source` (the user's file, line, function, code)
 and, for delegates, `delegated_nodes`: the same facts for every operator the
@@ -53,11 +56,29 @@ def _module_stack(node: torch.fx.Node) -> list[list[str]]:
     return out
 
 
+def _provenance(node: torch.fx.Node) -> list[str]:
+    """Names of the nodes `node` was made from (torch.fx's `from_node`
+    metadata, nearest first, breadth first): the graphs before to_edge's
+    decompositions, PT2E's convert and fusions, back to the exported
+    model's own nodes (`relu_5`, `conv2d_7`)."""
+    names: list[str] = []
+    queue = list(node.meta.get("from_node") or [])
+    while queue:
+        source = queue.pop(0)
+        name = getattr(source, "name", None)
+        if name and name != node.name and name not in names:
+            names.append(name)
+        queue.extend(getattr(source, "from_node", None) or [])
+    return names
+
+
 def _node_facts(node: torch.fx.Node) -> dict[str, Any]:
     stack = _module_stack(node)
     frame = user_frame(node)
     return {
         "nodes": [node.name],
+        "inputs": [n.name for n in node.all_input_nodes],
+        "provenance": _provenance(node),
         "target": str(node.target) if node.op == "call_function" else node.op,
         "module_path": stack[-1][0] if stack and stack[-1][0] else None,
         "module_stack": stack,
@@ -96,7 +117,8 @@ def instruction_records(emitted: "EmittedProgram") -> dict[str, list[dict[str, A
                 if kind == "delegate":
                     record["delegated_nodes"] = _delegated_nodes(node)
             else:
-                record.update({"nodes": [], "target": None, "module_path": None,
+                record.update({"nodes": [], "inputs": [], "provenance": [], "target": None,
+                               "module_path": None,
                                "module_stack": [], "source": None})
             records.append(record)
         methods[plan.name] = records
@@ -134,6 +156,14 @@ class ETRecord:
     def instruction(self, method: str, debug_handle: int) -> Optional[dict[str, Any]]:
         records = self.methods.get(method, [])
         return records[debug_handle] if 0 <= debug_handle < len(records) else None
+
+    def has_edge_program(self, method: str = "forward") -> bool:
+        """Whether the file holds a loadable edge program for `method` (not
+        for programs torch.export.save could not write, e.g. with delegates)."""
+        if self.path is None:
+            return False
+        with zipfile.ZipFile(self.path) as z:
+            return f"edge/{method}.pt2" in z.namelist()
 
     def edge_program(self, method: str = "forward") -> "ExportedProgram":
         """The edge program saved for `method` (torch.export.load)."""

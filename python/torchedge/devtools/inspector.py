@@ -6,6 +6,8 @@
     inspector.to_dataframe()                  # pandas, when installed
     inspector.to_csv("profile.csv")
     inspector.to_chrome_trace("trace.json")   # chrome://tracing or ui.perfetto.dev
+    inspector.plot_modules("modules.png")     # PNG charts (matplotlib)
+    inspector.plot_arena("arena.png")
 
 An instruction's ETDump events carry its index (the debug handle); the
 ETRecord maps it to the FX node, module path and source line. Without an
@@ -173,6 +175,21 @@ class Inspector:
         if path is not None:
             write_chrome_trace(trace, path)
         return trace
+
+    def plot_modules(self, path: Union[str, os.PathLike], method: str = "forward",
+                     depth: int = 2, top: int = 20) -> None:
+        """Writes a PNG bar chart of the time per module (charts.plot_modules;
+        needs matplotlib)."""
+        from torchedge.devtools.charts import plot_modules
+
+        plot_modules(self, path, method, depth, top)
+
+    def plot_arena(self, path: Union[str, os.PathLike], method: str = "forward") -> None:
+        """Writes a PNG chart of the planned memory live over a run
+        (charts.plot_arena; needs matplotlib)."""
+        from torchedge.devtools.charts import plot_arena
+
+        plot_arena(self, path, method)
 
     def print_summary(self, top: int = 20, file: Optional[IO[str]] = None) -> None:
         out = file or sys.stdout
