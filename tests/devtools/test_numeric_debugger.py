@@ -161,6 +161,10 @@ def test_an_injected_wrong_kernel_is_named_at_its_instruction(tmp_path):
     assert first.sqnr_db < 10
     before = [r for r in result.rows if r.debug_handle < first.debug_handle and not r.skipped]
     assert before and not any(r.diverges for r in before)
+    # Later instructions are wrong end to end but right given their inputs.
+    later = [r for r in result.compared if r.debug_handle > first.debug_handle]
+    assert later and all(r.sqnr_db < 30 for r in later[-1:]), str(result)
+    assert [r for r in result.rows if r.diverges] == [first], str(result)
     assert f"first divergence: instruction {first.debug_handle} aten::add.out layers.2" \
         in str(result)
 
@@ -297,3 +301,45 @@ def test_blocked_layout_alignment_undoes_nchw16c_and_cuts_padding_lanes():
     assert note == "NCHW16c" and torch.equal(aligned, plain)
     aligned, why = align(torch.randn(2, 3), torch.randn(4, 4))
     assert aligned is None and "no known layout transform" in why
+
+
+@pytest.fixture(scope="module")
+def quantized_resnet18(tmp_path_factory):
+    from torchedge import models
+    from torchedge import quantization as tq
+
+    model = models.get("resnet18").module
+    torch.manual_seed(0)
+    x = torch.randn(1, 3, 64, 64)  # the zoo's 224x224 works too; smaller keeps the test fast
+    calibration = [(torch.randn(1, 3, 64, 64),) for _ in range(4)]
+    converted = tq.quantize_pt2e(copy.deepcopy(model), (x,), calibration)
+    folder = tmp_path_factory.mktemp("resnet18")
+    pte = torchedge.to_edge(converted).to_pte(etrecord=folder / "q.etrecord")
+    return model, x, pte, folder / "q.etrecord"
+
+
+def test_quantized_resnet18_per_layer_sqnr(quantized_resnet18):
+    from torchedge.devtools.error_metrics import error_metrics
+
+    model, x, pte, etrecord = quantized_resnet18
+    result = compare_intermediates(model, pte, (x,), etrecord=etrecord)
+    assert result.first_divergence is None, str(result)
+    convs = [r for r in result.compared if "conv2d" in r.operator]
+    assert len(convs) == 20, str(result)  # 17 3x3 / 7x7 convolutions, 3 projection shortcuts
+    for r in convs:
+        # Given the runtime's own inputs, each int8 convolution reproduces its
+        # reference up to an occasional one-step rounding difference.
+        assert r.local_sqnr_db > 60, str(result)
+        assert r.float_sqnr_db is not None and r.float_sqnr_db < r.sqnr_db
+    # Every convolution after the stem is traced to its block.
+    assert all(r.module_path and r.module_path.startswith("stages.") for r in convs[1:])
+    assert sum(r.module_path.endswith("shortcut.1") for r in convs[1:]) == 3
+    # The last row's float SQNR is the program output's SQNR against the float model.
+    with torch.no_grad():
+        expected = model(x)
+    y = torchedge.runtime.load(pte.buffer).forward(x)
+    assert result.rows[-1].float_sqnr_db == pytest.approx(
+        error_metrics(expected, y).sqnr_db, abs=0.01)
+    drops = result.worst(5, by="float_sqnr_drop_db")
+    assert drops[0].float_sqnr_drop_db == max(r.float_sqnr_drop_db for r in result.compared
+                                              if r.float_sqnr_drop_db is not None)

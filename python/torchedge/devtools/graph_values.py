@@ -50,14 +50,15 @@ class _Recorder(torch.fx.Interpreter):
 
     def run_node(self, n: torch.fx.Node) -> Any:
         result = super().run_node(n)
-        if n.op == "call_function":
+        if n.op in ("call_function", "placeholder", "get_attr"):
             self.values[n.name] = result
         return result
 
 
 @dataclass
 class GraphValues:
-    """Node name -> its eager value (call_function nodes), and the graph's nodes."""
+    """Node name -> its eager value (call_function, placeholder and get_attr
+    nodes), and the graph's nodes."""
 
     values: dict[str, Any]
     nodes: dict[str, torch.fx.Node] = field(default_factory=dict)
@@ -105,6 +106,31 @@ class GraphValues:
             if found is not None:
                 return found
         return None
+
+
+    def recompute(self, node: torch.fx.Node, known: dict[str, Any]) -> Any:
+        """`node`'s value computed again from `known` values (node name ->
+        value, e.g. what the runtime produced) wherever its inputs, or
+        theirs, are known, and this graph's own values elsewhere: the
+        reference op applied to the runtime's inputs. Fused chains (a
+        convolution, its batch norm and ReLU) are recomputed up to the
+        nearest known values."""
+        memo: dict[str, Any] = {}
+
+        def value(n: torch.fx.Node, top: bool = False) -> Any:
+            if not top and n.name in known:
+                return known[n.name]
+            if n.name in memo:
+                return memo[n.name]
+            if n.op != "call_function":
+                return self.values[n.name]
+            args = torch.fx.node.map_arg(n.args, value)
+            kwargs = torch.fx.node.map_arg(n.kwargs, value)
+            with torch.no_grad():
+                memo[n.name] = n.target(*args, **kwargs)
+            return memo[n.name]
+
+        return value(node, top=True)
 
 
 def _schema_arguments(node: torch.fx.Node) -> dict[str, Any]:

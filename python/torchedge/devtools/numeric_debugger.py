@@ -36,10 +36,19 @@ is compared at its granularity: the captured value is the call's last
 argument (its last output), compared with the delegated subgraph's last
 output in the reference.
 
+Errors propagate: an int8 value one rounding step off changes every layer
+after it. So each row also has a *local* error: the reference node's op
+applied to the runtime's own values of its inputs (the captured outputs of
+earlier instructions, layouts undone; a fused chain is recomputed from its
+nearest captured inputs), against the runtime's output. A wrong kernel
+shows a low local SQNR at its own instruction only; the instructions after
+it compute correctly from wrong inputs.
+
 Guarantees: a row's errors compare the same elements in the same order;
-`first_divergence` is the lowest debug handle whose SQNR against the
-reference is below `threshold_db` (or whose values are non-finite where the
-reference's are not).
+`first_divergence` is the lowest debug handle whose local SQNR (its SQNR
+against the reference when no local figure exists) is below
+`threshold_db`, or whose values are non-finite where the reference's are
+not.
 """
 
 from __future__ import annotations
@@ -60,6 +69,8 @@ from torchedge.devtools.tensor_alignment import align, as_real
 # Nodes to_pte adds that only move a value into or out of a layout (their
 # eager counterpart is their input's value).
 _LAYOUT_ONLY = ("to_blocked", "from_blocked", "constant_pad_nd", "slice_copy")
+# ...and, for the float model, nodes that only change a value's representation.
+_REPRESENTATION_ONLY = _LAYOUT_ONLY + ("quantize_per_tensor", "dequantize_per_tensor")
 DEFAULT_THRESHOLD_DB = 35.0
 
 
@@ -78,9 +89,17 @@ class IntermediateRow:
     max_abs_error: Optional[float]  # against the reference, dequantized units
     relative_error: Optional[float]
     sqnr_db: Optional[float]
+    # Against the reference op applied to the runtime's own inputs (the
+    # runtime's captured values of the node's inputs): this instruction's
+    # error alone, without what earlier instructions passed on.
+    local_max_abs_error: Optional[float]
+    local_sqnr_db: Optional[float]
     float_sqnr_db: Optional[float]  # against the float model (quantized references only)
+    # How much float SQNR this instruction lost: the lowest float_sqnr_db of
+    # the instructions it reads minus its own (None when none of them has one)
+    float_sqnr_drop_db: Optional[float]
     skipped: str                    # why the row was not compared ("" when compared)
-    diverges: bool                  # sqnr_db below the threshold
+    diverges: bool                  # local_sqnr_db (else sqnr_db) below the threshold
 
     def where(self) -> str:
         """Operator, module path and source line in one line."""
@@ -109,9 +128,11 @@ class IntermediateComparison:
         return [r for r in self.rows if not r.skipped]
 
     def worst(self, n: int = 10, by: str = "sqnr_db") -> list[IntermediateRow]:
-        """The `n` compared rows with the lowest `by` ("sqnr_db" or "float_sqnr_db")."""
+        """The `n` worst compared rows: lowest `by` ("sqnr_db", "local_sqnr_db",
+        "float_sqnr_db"), or highest "float_sqnr_drop_db"."""
         rows = [r for r in self.compared if getattr(r, by) is not None]
-        return sorted(rows, key=lambda r: getattr(r, by))[:n]
+        sign = -1.0 if by.endswith("drop_db") else 1.0
+        return sorted(rows, key=lambda r: sign * getattr(r, by))[:n]
 
     def to_dataframe(self):
         """The rows as a pandas DataFrame (ImportError without pandas)."""
@@ -122,19 +143,21 @@ class IntermediateComparison:
     def table(self, rows: Optional[Sequence[IntermediateRow]] = None) -> str:
         """A fixed-width text table of `rows` (default: all), then the verdict."""
         rows = self.rows if rows is None else rows
-        header = f"{'#':>4} {'operator':36} {'max abs err':>11} {'rel err':>9} {'SQNR dB':>8}"
+        header = (f"{'#':>4} {'operator':36} {'max abs err':>11} {'rel err':>9} {'SQNR dB':>8} "
+                  f"{'local dB':>8}")
         if self.has_float:
-            header += f" {'vs float':>8}"
+            header += f" {'vs float':>8} {'lost':>6}"
         lines = [f"compared against {self.reference}; threshold {self.threshold_db:g} dB",
                  header + "  module / source / note"]
         for r in rows:
             line = f"{r.debug_handle:>4} {r.operator[:36]:36} "
             if r.skipped:
-                line += f"{'-':>11} {'-':>9} {'-':>8}" + (f" {'-':>8}" if self.has_float else "")
+                line += f"{'-':>11} {'-':>9} {'-':>8} {'-':>8}" + (f" {'-':>8} {'-':>6}" if self.has_float else "")
             else:
-                line += f"{r.max_abs_error:>11.3g} {r.relative_error:>9.2g} {_db(r.sqnr_db):>8}"
+                line += (f"{r.max_abs_error:>11.3g} {r.relative_error:>9.2g} {_db(r.sqnr_db):>8} "
+                         f"{_db(r.local_sqnr_db):>8}")
                 if self.has_float:
-                    line += f" {_db(r.float_sqnr_db):>8}"
+                    line += f" {_db(r.float_sqnr_db):>8} {_db(r.float_sqnr_drop_db):>6}"
             notes = [r.module_path or "", _short(r.source) if r.source else ""]
             if r.skipped:
                 notes.append(f"[skipped: {r.skipped}]")
@@ -246,6 +269,28 @@ class _Matcher:
         self.reference = reference
         self.float_values = float_values
         self.by_node = {r["nodes"][0]: r for r in records if r.get("nodes")}
+        # reference node name -> what the runtime computed for it (eager layout)
+        self.runtime: dict[str, Any] = {}
+
+    def remember(self, name: str, eager: Any, aligned: list[torch.Tensor]) -> None:
+        if isinstance(eager, torch.Tensor) and len(aligned) == 1:
+            self.runtime[name] = aligned[0]
+        elif isinstance(eager, (tuple, list)) and len(aligned) == len(eager):
+            self.runtime[name] = type(eager)(aligned)
+
+    def local_value(self, name: str, eager: Any) -> Any:
+        """The reference node `name` recomputed from the runtime's values of
+        its inputs (None without a reference graph); a value an earlier
+        instruction already produced (a layout change's input) is that
+        instruction's output."""
+        if self.reference is None or name not in self.reference.nodes:
+            return None
+        if name in self.runtime:
+            return self.runtime[name]
+        try:
+            return self.reference.recompute(self.reference.nodes[name], self.runtime)
+        except Exception:  # an op that will not run on these inputs: no local figure
+            return None
 
     def reference_value(self, record: dict[str, Any], depth: int = 0
                         ) -> tuple[Optional[str], Any, str]:
@@ -272,7 +317,8 @@ class _Matcher:
         target = record.get("target") or ""
         inputs = record.get("inputs") or []
         found = self.float_values.float_value([node] + list(record.get("provenance") or []))
-        if found is None and any(op in target for op in _LAYOUT_ONLY) and inputs and depth < 8:
+        if found is None and any(op in target for op in _REPRESENTATION_ONLY) and inputs \
+                and depth < 8:
             source = self.by_node.get(inputs[0], {"nodes": [inputs[0]]})
             return self.float_value(source, depth + 1)
         if found is None:
@@ -292,23 +338,25 @@ def _pairs(runtime: list[torch.Tensor], eager: Any) -> tuple[list[tuple[torch.Te
 
 
 def _compare(runtime: list[torch.Tensor], eager: Any, qparams: Optional[tuple[float, int]]
-             ) -> tuple[Optional[ErrorMetrics], str, str]:
-    """(worst metrics over the outputs, layout note, why not compared)."""
+             ) -> tuple[Optional[ErrorMetrics], str, str, list[torch.Tensor]]:
+    """(worst metrics over the outputs, layout note, why not compared, the
+    runtime tensors in the eager layout)."""
     pairs, why = _pairs(runtime, eager)
     if why:
-        return None, "", why
+        return None, "", why, []
     worst: Optional[ErrorMetrics] = None
-    layouts = []
+    layouts, aligned_all = [], []
     for got, want in pairs:
         aligned, note = align(got, want)
         if aligned is None:
-            return None, "", note
+            return None, "", note, []
         if note:
             layouts.append(note)
+        aligned_all.append(aligned)
         metrics = error_metrics(as_real(want, qparams), as_real(aligned, qparams))
         if worst is None or metrics.sqnr_db < worst.sqnr_db:
             worst = metrics
-    return worst, ",".join(sorted(set(layouts))), ""
+    return worst, ",".join(sorted(set(layouts))), "", aligned_all
 
 
 def _is_quantized(values: GraphValues) -> bool:
@@ -364,8 +412,19 @@ def compare_intermediates(model: Any, program: Any, inputs: Sequence[Any], *,
     matcher = _Matcher(records, reference_values, float_values)
     rows = [_row(method, r, captures.get(r["debug_handle"]), matcher, threshold_db)
             for r in records]
+    _float_sqnr_drops(rows, records)
     has_float = reference_values is not None and float_values is not None
     return IntermediateComparison(rows, threshold_db, description, has_float)
+
+
+def _float_sqnr_drops(rows: list[IntermediateRow], records: list[dict[str, Any]]) -> None:
+    by_node = {r.node: r for r in rows if r.float_sqnr_db is not None}
+    for row, record in zip(rows, records):
+        if row.float_sqnr_db is None:
+            continue
+        inputs = [by_node[n].float_sqnr_db for n in record.get("inputs") or [] if n in by_node]
+        if inputs and math.isfinite(min(inputs)):
+            row.float_sqnr_drop_db = min(inputs) - row.float_sqnr_db
 
 
 def _row(method: str, record: dict[str, Any], captured: Optional[list[torch.Tensor]],
@@ -374,7 +433,8 @@ def _row(method: str, record: dict[str, Any], captured: Optional[list[torch.Tens
     row = IntermediateRow(
         method, record["debug_handle"], record["kind"], record.get("operator") or record["kind"],
         record.get("module_path"), f"{source['file']}:{source['line']}" if source else None,
-        (record.get("nodes") or [""])[0], None, None, "", None, None, None, None, "", False)
+        (record.get("nodes") or [""])[0], None, None, "", None, None, None, None, None, None, None,
+        "", False)
     if not record.get("nodes"):
         row.skipped = "no FX node (made by the emitter)"
         return row
@@ -396,17 +456,25 @@ def _row(method: str, record: dict[str, Any], captured: Optional[list[torch.Tens
     qparams = None
     if matcher.reference is not None and name in matcher.reference.nodes:
         qparams = matcher.reference.quantization(matcher.reference.nodes[name])
-    metrics, row.layout, why = _compare(captured, eager, qparams)
+    metrics, row.layout, why, aligned = _compare(captured, eager, qparams)
     if metrics is None:
         row.skipped = why
         return row
     row.max_abs_error, row.relative_error, row.sqnr_db = \
         metrics.max_abs_error, metrics.relative_error, metrics.sqnr_db
-    row.diverges = metrics.sqnr_db < threshold_db
+    local = matcher.local_value(name, eager)
+    if local is not None:
+        local_metrics, _, _, _ = _compare(aligned, local, qparams)
+        if local_metrics is not None:
+            row.local_max_abs_error = local_metrics.max_abs_error
+            row.local_sqnr_db = local_metrics.sqnr_db
+    matcher.remember(name, eager, aligned)
+    judged = row.local_sqnr_db if row.local_sqnr_db is not None else row.sqnr_db
+    row.diverges = judged < threshold_db
     if matcher.reference is not None and matcher.float_values is not None:
         _, float_eager, _ = matcher.float_value(record)
         if float_eager is not None:
-            float_metrics, _, _ = _compare(captured, float_eager, qparams)
+            float_metrics, _, _, _ = _compare(captured, float_eager, qparams)
             if float_metrics is not None:
                 row.float_sqnr_db = float_metrics.sqnr_db
     return row
