@@ -1,9 +1,11 @@
 #include "backends/test_backend/test_backend.h"
 
 #include <cstring>
+#include <ctime>
 
 #include "runtime/backend/backend_interface.h"
 #include "runtime/core/error_message.h"
+#include "runtime/executor/event_tracer.h"
 
 namespace torchedge {
 
@@ -25,6 +27,26 @@ struct Delegate {
   float** scratch;  // per value; null for inputs and outputs (bound per call)
   float** bound;    // per value, filled at execute
 };
+
+// CLOCK_MONOTONIC, the clock of posix_platform.cpp's platform_now_ns() that
+// stamps the executor's events (this library does not link the platform layer).
+uint64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// Event names per op kind; op i's debug handle is i (test_backend.py).
+constexpr const char* kOpNames[] = {"add", "mul"};
+
+void run_op(const Op& op, const Delegate& d) {
+  const float* a = d.bound[op.a];
+  const float* b = d.bound[op.b];
+  float* out = d.bound[op.result];
+  for (uint32_t j = 0; j < d.numel[op.result]; ++j) {
+    out[j] = op.kind == 0 ? a[j] + b[j] : a[j] * b[j];
+  }
+}
 
 class BlobReader {
  public:
@@ -105,14 +127,17 @@ class TestBackend final : public BackendInterface {
                          d->numel[v]);
       d->bound[v] = static_cast<float*>(t.mutable_data());
     }
+    EventTracer* tracer = current_delegate_tracer();
+    if (tracer == nullptr) {
+      for (uint32_t i = 0; i < d->num_ops; ++i) run_op(d->ops[i], *d);
+      return Error::Ok;
+    }
+    // Each op is timed on its own and reported with its debug handle (= i).
     for (uint32_t i = 0; i < d->num_ops; ++i) {
-      const Op& op = d->ops[i];
-      const float* a = d->bound[op.a];
-      const float* b = d->bound[op.b];
-      float* out = d->bound[op.result];
-      for (uint32_t j = 0; j < d->numel[op.result]; ++j) {
-        out[j] = op.kind == 0 ? a[j] + b[j] : a[j] * b[j];
-      }
+      const uint64_t start = now_ns();
+      run_op(d->ops[i], *d);
+      tracer->log_delegate_event(kOpNames[d->ops[i].kind], static_cast<int32_t>(i), nullptr,
+                                 start, now_ns());
     }
     return Error::Ok;
   }

@@ -11,13 +11,18 @@
 //   values             one record each; values [0, num_inputs) are the
 //                      delegate's runtime inputs in DelegateCall order,
 //                      [num_inputs, num_inputs + num_outputs) its outputs
-//   nodes              one record each, in execution order
+//   nodes              one record each, in execution order: opcode,
+//                      num_ids, num_params, debug handle (version 3),
+//                      ids, params
 //   data               from data_offset to the end: constants (float32,
 //                      int8 or int32 elements, as their value's datatype)
 //
 // Version 2 adds a datatype and quantization parameters to every value
 // record (right after its kind); version 1 blobs (all float32, no datatype
-// field) are still read.
+// field) are still read. Version 3 adds a u32 debug handle to every node
+// record (after num_params): the id the delegate reports the node's events
+// with (EventTracer::log_delegate_event), which the ETRecord maps back to
+// FX nodes. Nodes of older blobs get their index as handle.
 //
 // The blob already speaks XNNPACK: dims are in XNNPACK's layout (NHWC for
 // activations of spatial operators), weights are pre-permuted, and each
@@ -31,7 +36,7 @@ namespace torchedge {
 namespace xnnpack {
 
 constexpr char kBlobMagic[4] = {'T', 'E', 'X', '1'};
-constexpr uint32_t kBlobVersion = 2;
+constexpr uint32_t kBlobVersion = 3;
 /// The oldest version this runtime reads (version 1: every value float32).
 constexpr uint32_t kMinBlobVersion = 1;
 constexpr size_t kHeaderBytes = 32;

@@ -224,6 +224,8 @@ Error NodeReader::next(NodeInfo* out) {
   bool ok = c.u32(&op) && op >= 1 && op <= kMaxOpCode && c.u32(&out->num_ids) &&
             out->num_ids <= kMaxNodeIds && c.u32(&out->num_params) &&
             out->num_params <= kMaxNodeParams;
+  out->debug_handle = index_;
+  if (ok && version_ >= 3) ok = c.u32(&out->debug_handle);
   for (uint32_t i = 0; ok && i < out->num_ids; ++i) ok = c.u32(&out->ids[i]);
   for (uint32_t i = 0; ok && i < out->num_params; ++i) ok = c.u32(&out->params[i]);
   TE_CHECK_OR_RETURN(ok, kBadBlob,

@@ -48,6 +48,7 @@ struct ValueInfo {
 
 struct NodeInfo {
   OpCode op;
+  uint32_t debug_handle;  // version 3; the node's index in older blobs
   uint32_t num_ids;
   uint32_t ids[kMaxNodeIds];
   uint32_t num_params;
@@ -76,7 +77,7 @@ Result<ParsedBlob> parse_blob(Span<const uint8_t> blob, MemoryAllocator* allocat
 class NodeReader {
  public:
   explicit NodeReader(const ParsedBlob& parsed)
-      : section_(parsed.node_section), remaining_(parsed.num_nodes) {}
+      : section_(parsed.node_section), remaining_(parsed.num_nodes), version_(parsed.version) {}
   bool done() const { return remaining_ == 0; }
   /// Reads the next record into `out`; `index` numbers nodes for messages.
   Error next(NodeInfo* out);
@@ -89,6 +90,7 @@ class NodeReader {
   size_t pos_ = 0;
   uint32_t remaining_;
   uint32_t index_ = 0;
+  uint32_t version_;
 };
 
 }  // namespace xnnpack

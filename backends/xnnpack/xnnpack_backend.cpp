@@ -6,6 +6,7 @@
 
 #include "backends/xnnpack/blob_reader.h"
 #include "backends/xnnpack/layout_copy.h"
+#include "backends/xnnpack/node_events.h"
 #include "backends/xnnpack/subgraph_builder.h"
 #include "backends/xnnpack/threadpool.h"
 #include "runtime/backend/backend_interface.h"
@@ -60,6 +61,7 @@ struct Delegate {
   Binding* bindings;               // inputs, then outputs
   xnn_external_value* externals;   // what the runtime was last set up with
   bool set_up;
+  xnnpack::NodeEventTable node_events;  // debug handles reported under a tracer
 };
 
 xnn_status initialize_xnnpack() {
@@ -152,8 +154,9 @@ class XnnpackBackend final : public BackendInterface {
     TE_CHECK_OR_RETURN(d != nullptr, Error::MemoryAllocationFailed,
                        "xnnpack delegate: method allocator exhausted");
     *d = Delegate{nullptr, nullptr, parsed.num_inputs, parsed.num_outputs, nullptr, nullptr,
-                  false};
+                  false, {}};
     TE_RETURN_IF_ERROR(make_bindings(parsed, allocator, d));
+    TE_ASSIGN_OR_RETURN(d->node_events, xnnpack::make_node_event_table(parsed, allocator));
     TE_ASSIGN_OR_RETURN(d->pool, xnnpack::acquire_threadpool());
     // Workers sleep after each invoke instead of spinning: between delegate
     // calls the portable kernels need the cores.
@@ -178,36 +181,9 @@ class XnnpackBackend final : public BackendInterface {
     TE_CHECK_OR_RETURN(args.size() == count, Error::InvalidArgument,
                        "xnnpack delegate: %zu arguments, expected %u inputs and %u outputs",
                        args.size(), d->num_inputs, d->num_outputs);
-    bool changed = !d->set_up;
-    for (uint32_t i = 0; i < count; ++i) {
-      void* data = nullptr;
-      bool staged = false;
-      TE_RETURN_IF_ERROR(resolve_argument(*d, i, args[i], &data, &staged));
-      const Binding& b = d->bindings[i];
-      if (staged && i < d->num_inputs) to_nhwc(b, args[i]->to_tensor().mutable_data(), b.staging);
-      changed = changed || d->externals[i].data != data;
-      d->externals[i].data = data;
-    }
-    if (changed) {
-      // Re-binding recomputes XNNPACK's indirection buffers; skipped when
-      // the planned tensors sit where they did last time (the usual case).
-      const xnn_status status = xnn_setup_runtime(d->runtime, count, d->externals);
-      TE_CHECK_OR_RETURN(status == xnn_status_success, Error::Internal,
-                         "xnnpack delegate: xnn_setup_runtime failed (status %d)",
-                         static_cast<int>(status));
-      d->set_up = true;
-    }
-    const xnn_status status = xnn_invoke_runtime(d->runtime);
-    TE_CHECK_OR_RETURN(status == xnn_status_success, Error::Internal,
-                       "xnnpack delegate: xnn_invoke_runtime failed (status %d)",
-                       static_cast<int>(status));
-    for (uint32_t i = d->num_inputs; i < count; ++i) {
-      const Binding& b = d->bindings[i];
-      if (d->externals[i].data == b.staging && b.staging != nullptr) {
-        to_nchw(b, b.staging, args[i]->to_tensor().mutable_data());
-      }
-    }
-    return Error::Ok;
+    // One branch when nobody listens; the traced copy adds clock reads.
+    EventTracer* tracer = current_delegate_tracer();
+    return tracer == nullptr ? run<false>(d, args, nullptr) : run<true>(d, args, tracer);
   }
 
   void destroy(DelegateHandle* handle) const override {
@@ -218,6 +194,74 @@ class XnnpackBackend final : public BackendInterface {
     d->runtime = nullptr;
     d->pool = nullptr;
     --g_live;
+  }
+
+ private:
+  // Binds, sets up when needed, invokes and converts outputs back; with
+  // kTraced, reports the stages and the nodes (node_events.h) to `tracer`.
+  template <bool kTraced>
+  static Error run(Delegate* d, Span<EValue*> args, EventTracer* tracer) {
+    using xnnpack::monotonic_ns;
+    const uint32_t count = d->num_inputs + d->num_outputs;
+    uint64_t t0 = 0;
+    if constexpr (kTraced) t0 = monotonic_ns();
+    bool changed = !d->set_up;
+    bool staged_input = false;
+    for (uint32_t i = 0; i < count; ++i) {
+      void* data = nullptr;
+      bool staged = false;
+      TE_RETURN_IF_ERROR(resolve_argument(*d, i, args[i], &data, &staged));
+      const Binding& b = d->bindings[i];
+      if (staged && i < d->num_inputs) {
+        to_nhwc(b, args[i]->to_tensor().mutable_data(), b.staging);
+        staged_input = true;
+      }
+      changed = changed || d->externals[i].data != data;
+      d->externals[i].data = data;
+    }
+    uint64_t t1 = 0;
+    if constexpr (kTraced) {
+      t1 = monotonic_ns();
+      if (staged_input) tracer->log_delegate_event(xnnpack::kInputLayoutEvent, -1, nullptr, t0, t1);
+    }
+    if (changed) {
+      // Re-binding recomputes XNNPACK's indirection buffers; skipped when
+      // the planned tensors sit where they did last time (the usual case).
+      const xnn_status status = xnn_setup_runtime(d->runtime, count, d->externals);
+      TE_CHECK_OR_RETURN(status == xnn_status_success, Error::Internal,
+                         "xnnpack delegate: xnn_setup_runtime failed (status %d)",
+                         static_cast<int>(status));
+      d->set_up = true;
+      if constexpr (kTraced) {
+        const uint64_t now = monotonic_ns();
+        tracer->log_delegate_event(xnnpack::kSetupEvent, -1, nullptr, t1, now);
+        t1 = now;
+      }
+    }
+    const xnn_status status = xnn_invoke_runtime(d->runtime);
+    uint64_t t2 = 0;
+    if constexpr (kTraced) t2 = monotonic_ns();
+    TE_CHECK_OR_RETURN(status == xnn_status_success, Error::Internal,
+                       "xnnpack delegate: xnn_invoke_runtime failed (status %d)",
+                       static_cast<int>(status));
+    if constexpr (kTraced) {
+      tracer->log_delegate_event(xnnpack::kInvokeEvent, -1, nullptr, t1, t2);
+      xnnpack::report_nodes(tracer, d->node_events, t1, t2);
+    }
+    bool staged_output = false;
+    for (uint32_t i = d->num_inputs; i < count; ++i) {
+      const Binding& b = d->bindings[i];
+      if (d->externals[i].data == b.staging && b.staging != nullptr) {
+        to_nchw(b, b.staging, args[i]->to_tensor().mutable_data());
+        staged_output = true;
+      }
+    }
+    if constexpr (kTraced) {
+      if (staged_output) {
+        tracer->log_delegate_event(xnnpack::kOutputLayoutEvent, -1, nullptr, t2, monotonic_ns());
+      }
+    }
+    return Error::Ok;
   }
 };
 

@@ -58,8 +58,12 @@ class BlobBuilder {
     return add({ValueKind::Constant, {n}, Boundary::Direct, bytes(data),
                 {DataType::QCInt32, 1.0f, 0, 0, scales}});
   }
-  void node(OpCode op, std::vector<uint32_t> ids, std::vector<uint32_t> params = {}) {
-    nodes_.push_back({op, ids, params});
+  /// A node; its debug handle is `debug_handle`, or its index when omitted.
+  void node(OpCode op, std::vector<uint32_t> ids, std::vector<uint32_t> params = {},
+            uint32_t debug_handle = kNoValue) {
+    const uint32_t handle =
+        debug_handle == kNoValue ? static_cast<uint32_t>(nodes_.size()) : debug_handle;
+    nodes_.push_back({op, ids, params, handle});
   }
   static uint32_t f(float x) {
     uint32_t bits;
@@ -116,6 +120,7 @@ class BlobBuilder {
       u32(head, static_cast<uint32_t>(n.op));
       u32(head, static_cast<uint32_t>(n.ids.size()));
       u32(head, static_cast<uint32_t>(n.params.size()));
+      u32(head, n.debug_handle);
       for (uint32_t id : n.ids) u32(head, id == kNoValue || id >= renumber.size() ? id : renumber[id]);
       for (uint32_t p : n.params) u32(head, p);
     }
@@ -151,6 +156,7 @@ class BlobBuilder {
     OpCode op;
     std::vector<uint32_t> ids;
     std::vector<uint32_t> params;
+    uint32_t debug_handle;
   };
   uint32_t add(Value v) {
     values_.push_back(v);

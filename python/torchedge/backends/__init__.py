@@ -11,7 +11,8 @@ writes that call as an ET12 DelegateCall with the blob in a segment; the
 runtime hands the blob to the backend registered under the same id.
 """
 
-from torchedge.backends.backend_details import BackendDetails, CompileSpec, DelegateSubgraph
+from torchedge.backends.backend_details import (
+    BackendDetails, CompileSpec, DelegateSubgraph, PreprocessResult)
 from torchedge.backends.lowered_module import LoweredModule
 from torchedge.backends.partitioner import DelegationReport, Partitioner
 from torchedge.backends.to_backend import to_backend
@@ -23,5 +24,6 @@ __all__ = [
     "DelegationReport",
     "LoweredModule",
     "Partitioner",
+    "PreprocessResult",
     "to_backend",
 ]

@@ -37,6 +37,20 @@ class DelegateSubgraph:
         return [node.meta["val"] for node in out]
 
 
+@dataclass
+class PreprocessResult:
+    """What preprocess may return instead of bare blob bytes.
+
+    `debug_handle_map` maps each delegate debug handle (the id the runtime
+    backend reports per-node events with, through the EventTracer) to the
+    names of the partition's FX nodes it runs. to_pte saves it in the
+    ETRecord, so the Inspector can name what the delegate reports.
+    """
+
+    processed: bytes
+    debug_handle_map: dict[int, tuple[str, ...]] = field(default_factory=dict)
+
+
 class BackendDetails(ABC):
     """Subclass per backend; `backend_id` must match the runtime registration."""
 
@@ -44,5 +58,8 @@ class BackendDetails(ABC):
 
     @classmethod
     @abstractmethod
-    def preprocess(cls, subgraph: DelegateSubgraph, compile_specs: list[CompileSpec]) -> bytes:
-        """Turns one partition into the blob the runtime backend's init() reads."""
+    def preprocess(cls, subgraph: DelegateSubgraph,
+                   compile_specs: list[CompileSpec]) -> "bytes | PreprocessResult":
+        """Turns one partition into the blob the runtime backend's init() reads
+        (with its debug handle map, as a PreprocessResult, when the backend
+        reports per-node events)."""

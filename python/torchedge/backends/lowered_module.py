@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import torch
 
@@ -18,8 +18,12 @@ class LoweredModule:
     """
 
     def __init__(self, backend_id: str, processed: bytes, compile_specs: list[CompileSpec],
-                 subgraph: DelegateSubgraph) -> None:
+                 subgraph: DelegateSubgraph,
+                 debug_handle_map: Optional[dict[int, tuple[str, ...]]] = None) -> None:
         self.backend_id = backend_id
+        # delegate debug handle -> the subgraph's FX node names (empty when
+        # the backend reports no per-node events)
+        self.debug_handle_map = dict(debug_handle_map or {})
         self.processed = processed
         self.compile_specs = list(compile_specs)
         self.subgraph = subgraph

@@ -8,6 +8,10 @@ registered as "TorchEdgeTestBackend". Blob (little-endian):
     u32 numel per value (inputs first),
     per op: u32 kind (0 add, 1 mul), u32 a, u32 b, u32 result,
     u32 value index per output
+
+Op i's delegate debug handle is i: the runtime reports each op as its own
+event (named "add" or "mul") with that handle, and preprocess returns the
+handle -> FX node map for the ETRecord.
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ from typing import Optional
 import torch
 from torch.export import ExportedProgram
 
-from torchedge.backends.backend_details import BackendDetails, CompileSpec, DelegateSubgraph
+from torchedge.backends.backend_details import (
+    BackendDetails, CompileSpec, DelegateSubgraph, PreprocessResult)
 from torchedge.backends.partitioner import Partitioner
 
 _KINDS = {torch.ops.aten.add.Tensor: 0, torch.ops.aten.mul.Tensor: 1}
@@ -29,7 +34,8 @@ class TestBackend(BackendDetails):
     backend_id = "TorchEdgeTestBackend"
 
     @classmethod
-    def preprocess(cls, subgraph: DelegateSubgraph, compile_specs: list[CompileSpec]) -> bytes:
+    def preprocess(cls, subgraph: DelegateSubgraph,
+                   compile_specs: list[CompileSpec]) -> PreprocessResult:
         graph = subgraph.graph_module.graph
         index: dict[str, int] = {}
         numels: list[int] = []
@@ -38,18 +44,21 @@ class TestBackend(BackendDetails):
                 index[node.name] = len(numels)
                 numels.append(node.meta["val"].numel())
         ops = []
+        handles: dict[int, tuple[str, ...]] = {}
         for node in graph.nodes:
             if node.op == "call_function":
                 index[node.name] = len(numels)
                 numels.append(node.meta["val"].numel())
                 a, b = node.args[:2]
+                handles[len(ops)] = (node.name,)
                 ops.append((_KINDS[node.target], index[a.name], index[b.name], index[node.name]))
         outputs = [index[n.name] for n in graph.output_node().args[0]]
         blob = b"TEB1" + struct.pack("<4I", len(subgraph.inputs), len(outputs), len(numels), len(ops))
         blob += struct.pack(f"<{len(numels)}I", *numels)
         for op in ops:
             blob += struct.pack("<4I", *op)
-        return blob + struct.pack(f"<{len(outputs)}I", *outputs)
+        blob += struct.pack(f"<{len(outputs)}I", *outputs)
+        return PreprocessResult(blob, handles)
 
 
 class TestPartitioner(Partitioner):

@@ -12,7 +12,7 @@ from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupportBase
 from torch.fx.passes.tools_common import legalize_graph
 
-from torchedge.backends.backend_details import DelegateSubgraph
+from torchedge.backends.backend_details import DelegateSubgraph, PreprocessResult
 from torchedge.backends.lowered_module import LoweredModule
 from torchedge.backends.partitioner import NodeDecision, Partitioner
 from torchedge.passes.constant_folding import _drop_unused_constants
@@ -106,9 +106,11 @@ def to_backend(ep: ExportedProgram, partitioner: Partitioner) -> list[NodeDecisi
     constants = _constant_values(ep)
     for partition in kept:
         subgraph, inputs, outputs = _extract(partition.nodes, constants)
-        blob = partitioner.backend.preprocess(subgraph, partitioner.compile_specs)
-        lowered = LoweredModule(partitioner.backend.backend_id, blob, partitioner.compile_specs,
-                                subgraph)
+        result = partitioner.backend.preprocess(subgraph, partitioner.compile_specs)
+        if not isinstance(result, PreprocessResult):
+            result = PreprocessResult(result)
+        lowered = LoweredModule(partitioner.backend.backend_id, result.processed,
+                                partitioner.compile_specs, subgraph, result.debug_handle_map)
         last = max(partition.nodes, key=lambda n: list(gm.graph.nodes).index(n))
         with gm.graph.inserting_after(last):
             call = gm.graph.call_function(lowered, tuple(inputs))

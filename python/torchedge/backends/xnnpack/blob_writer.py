@@ -6,7 +6,8 @@ their IEEE-754 float32 bits in u32 slots.
 
     header, 32 bytes:
         "TEX1"            magic
-        version           2 (the runtime still reads 1: no datatype field)
+        version           3 (the runtime still reads 2: no debug handles,
+                          and 1: no datatype field either)
         num_values
         num_inputs        values [0, num_inputs) are the delegate's inputs,
                           in DelegateCall order
@@ -31,8 +32,13 @@ their IEEE-754 float32 bits in u32 slots.
                           (float32, int8 or int32 as the datatype says)
 
     node record (in execution order):
-        opcode, num_ids, num_params, ids[num_ids] (inputs..., output;
-        0xFFFFFFFF for an absent bias), params[num_params]
+        opcode, num_ids, num_params, debug_handle (version 3), ids[num_ids]
+        (inputs..., output; 0xFFFFFFFF for an absent bias), params[num_params]
+
+    The debug handle is what the runtime reports the node's events with
+    (EventTracer::log_delegate_event); every node lowered from the same FX
+    node(s) carries the same handle, and BlobWriter.debug_handle_map says
+    which FX nodes each handle stands for.
 
     data section: constants, each 16-aligned, weights already in
     XNNPACK's layout (OHWI convolution and transposed-convolution filters,
@@ -53,7 +59,7 @@ from typing import Optional, Sequence, Union
 import torch
 
 MAGIC = b"TEX1"
-VERSION = 2
+VERSION = 3
 MAX_DIMS = 6
 NO_VALUE = 0xFFFFFFFF
 
@@ -141,6 +147,7 @@ class _Node:
     op: OpCode
     ids: tuple[int, ...]
     params: tuple[Param, ...]
+    debug_handle: int = 0
 
 
 @dataclass
@@ -149,6 +156,19 @@ class BlobWriter:
 
     values: list[_Value] = field(default_factory=list)
     nodes: list[_Node] = field(default_factory=list)
+    # debug handle -> FX node names; nodes added after begin_step(names)
+    # carry that step's handle (handle 0 until the first step)
+    debug_handle_map: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    _step: int = -1
+    _step_names: tuple[str, ...] = ()
+
+    def begin_step(self, fx_names: Sequence[str]) -> None:
+        """Nodes added from now on were lowered from the FX nodes `fx_names`.
+
+        A step that adds no node gets no handle, so handles number the
+        steps that run something: 0, 1, 2, ... in execution order."""
+        self._step_names = tuple(fx_names)
+        self._step = -1
 
     def add_external(self, kind: ValueKind, dims: Sequence[int], boundary: Boundary,
                      tensor_dims: Sequence[int], qparams: Optional[QParams] = None) -> int:
@@ -186,7 +206,10 @@ class BlobWriter:
         return self._add(_Value(ValueKind.CONSTANT, _dims(dims), data=data.numpy().tobytes()))
 
     def add_node(self, op: OpCode, ids: Sequence[int], params: Sequence[Param] = ()) -> None:
-        self.nodes.append(_Node(op, tuple(ids), tuple(params)))
+        if self._step < 0:
+            self._step = len(self.debug_handle_map)
+            self.debug_handle_map[self._step] = self._step_names
+        self.nodes.append(_Node(op, tuple(ids), tuple(params), self._step))
 
     def dims(self, value: int) -> tuple[int, ...]:
         return self.values[value].dims
@@ -208,7 +231,7 @@ class BlobWriter:
                 head += struct.pack("<Q", len(data))
                 data += v.data
         for n in self.nodes:
-            head += _u32s(int(n.op), len(n.ids), len(n.params), *n.ids)
+            head += _u32s(int(n.op), len(n.ids), len(n.params), n.debug_handle, *n.ids)
             head += b"".join(struct.pack("<f", p) if isinstance(p, float) else struct.pack("<I", p)
                              for p in n.params)
         head += bytes(-len(head) % 16)

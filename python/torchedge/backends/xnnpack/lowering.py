@@ -55,6 +55,7 @@ def lower_subgraph(subgraph: DelegateSubgraph) -> BlobWriter:
             continue  # its result is written by the convolution it was folded into
         if is_fold_candidate(node) and ctx.constant(node) is not None:
             continue  # a dequantized weight, folded into its consumer's constants
+        ctx.writer.begin_step(_step_names(node, folded, int8))
         if node in int8.patterns:
             emit_pattern(ctx, int8.patterns[node])
             ctx.flush()
@@ -77,6 +78,19 @@ def lower_subgraph(subgraph: DelegateSubgraph) -> BlobWriter:
         emitter(ctx, node, args)
         ctx.flush()
     return ctx.writer
+
+
+def _step_names(node: torch.fx.Node, folded: dict, int8: Int8Plan) -> list[str]:
+    """The FX nodes whose work the XNNPACK nodes emitted for `node` do: a
+    folded batch norm with its convolution, an int8 pattern's activation
+    and quantize with its operator."""
+    names = [node.name]
+    if node in folded:
+        names.append(folded[node].name)
+    pattern = int8.patterns.get(node)
+    if pattern is not None:
+        names += [n.name for n in pattern.absorbed] + [pattern.output.name]
+    return names
 
 
 def _batch_norm_folds(ctx: LoweringContext, nodes: list) -> dict:
