@@ -2,8 +2,9 @@
 
 `edge.to_pte(etrecord="model.etrecord")` writes a zip file:
 
-    etrecord.json            {"format": "torchedge-etrecord", "version": 1,
-                              "methods": {name: {"instructions": [record, ...]}}}
+    etrecord.json            {"format": "torchedge-etrecord", "version": 2,
+                              "methods": {name: {"instructions": [record, ...],
+                                                 "delegates": [delegate, ...]}}}
     edge/<method>.pt2        torch.export.save of the edge program given to to_pte
                              (edge/<method>.txt, its graph as text, when saving fails)
     runtime/<method>.txt     the graph the instructions were emitted from (after
@@ -20,6 +21,15 @@ exported model's: what compare_intermediates matches a float model by),
 first, [path, type] pairs), `source` (the user's file, line, function, code)
 and, for delegates, `delegated_nodes`: the same facts for every operator the
 delegate runs.
+
+Each delegate section (version 2; version-1 files have none and still
+load): `instruction` (the DelegateCall's debug handle), `backend` (its id)
+and `debug_handles`, one entry per delegate debug handle the backend's
+preprocess assigned (what its runtime reports per-node events with,
+ETDump `delegate_debug_id_int`): `debug_handle`, `nodes` (every FX node it
+runs, e.g. a convolution and the batch norm folded into it) and the
+facts above (`target`, `module_path`, `module_stack`, `source`, ...) of
+its first node.
 """
 
 from __future__ import annotations
@@ -28,7 +38,7 @@ import io
 import json
 import os
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Union
 
 import torch
@@ -42,7 +52,8 @@ if TYPE_CHECKING:
     from torchedge.emit.program_emitter import EmittedProgram
 
 FORMAT = "torchedge-etrecord"
-VERSION = 1
+VERSION = 2
+READABLE_VERSIONS = (1, 2)
 _KINDS = {"KernelCall": "kernel", "DelegateCall": "delegate", "MoveCall": "move",
           "JumpFalseCall": "jump", "FreeCall": "free"}
 
@@ -97,6 +108,44 @@ def _delegated_nodes(node: torch.fx.Node) -> list[dict[str, Any]]:
     return [_node_facts(n) for n in module.graph.nodes if n.op == "call_function"]
 
 
+def _delegate_section(index: int, node: torch.fx.Node) -> Optional[dict[str, Any]]:
+    """The delegate debug handle map of the DelegateCall at instruction
+    `index` (see the module docstring); None when the backend gave none."""
+    lowered = node.target
+    handle_map = getattr(lowered, "debug_handle_map", None) or {}
+    module = getattr(getattr(lowered, "subgraph", None), "graph_module", None)
+    if not handle_map or module is None:
+        return None
+    by_name = {n.name: n for n in module.graph.nodes}
+    handles = []
+    for handle, names in sorted(handle_map.items()):
+        known = [by_name[n] for n in names if n in by_name]
+        entry: dict[str, Any] = _node_facts(known[0]) if known else {
+            "inputs": [], "provenance": [], "target": None, "module_path": None,
+            "module_stack": [], "source": None}
+        entry["nodes"] = list(names)
+        handles.append({"debug_handle": int(handle), **entry})
+    return {"instruction": index, "backend": getattr(lowered, "backend_id", None),
+            "debug_handles": handles}
+
+
+def delegate_sections(emitted: "EmittedProgram") -> dict[str, list[dict[str, Any]]]:
+    """Per method, one section per DelegateCall whose backend reported a
+    debug handle map (see the module docstring)."""
+    methods: dict[str, list[dict[str, Any]]] = {}
+    for plan in emitted.program.execution_plan:
+        nodes = emitted.instruction_nodes.get(plan.name, [])
+        sections = []
+        for index, instruction in enumerate(plan.chains[0].instructions):
+            if type(instruction).__name__ != "DelegateCall" or index >= len(nodes):
+                continue
+            section = _delegate_section(index, nodes[index]) if nodes[index] is not None else None
+            if section is not None:
+                sections.append(section)
+        methods[plan.name] = sections
+    return methods
+
+
 def instruction_records(emitted: "EmittedProgram") -> dict[str, list[dict[str, Any]]]:
     """Per method, one record per emitted instruction (see the module docstring)."""
     methods: dict[str, list[dict[str, Any]]] = {}
@@ -129,8 +178,9 @@ def write_etrecord(path: Union[str, os.PathLike], emitted: "EmittedProgram",
                    edge_methods: Mapping[str, "ExportedProgram"],
                    runtime_methods: Mapping[str, "ExportedProgram"]) -> None:
     """Writes the ETRecord of one to_pte call (see the module docstring)."""
+    delegates = delegate_sections(emitted)
     document = {"format": FORMAT, "version": VERSION,
-                "methods": {name: {"instructions": records}
+                "methods": {name: {"instructions": records, "delegates": delegates.get(name, [])}
                             for name, records in instruction_records(emitted).items()}}
     with zipfile.ZipFile(os.fspath(path), "w", compression=zipfile.ZIP_DEFLATED) as z:
         z.writestr("etrecord.json", json.dumps(document, indent=1))
@@ -152,10 +202,24 @@ class ETRecord:
 
     methods: dict[str, list[dict[str, Any]]]
     path: Optional[str] = None
+    # method -> the DelegateCall's instruction index -> its delegate section
+    delegates: dict[str, dict[int, dict[str, Any]]] = field(default_factory=dict)
 
     def instruction(self, method: str, debug_handle: int) -> Optional[dict[str, Any]]:
         records = self.methods.get(method, [])
         return records[debug_handle] if 0 <= debug_handle < len(records) else None
+
+    def delegate_node(self, method: str, instruction: int,
+                      delegate_debug_handle: int) -> Optional[dict[str, Any]]:
+        """What the delegate at `instruction` runs under `delegate_debug_handle`
+        (FX nodes, target, module path, source), or None."""
+        section = self.delegates.get(method, {}).get(instruction)
+        if section is None:
+            return None
+        for entry in section["debug_handles"]:
+            if entry["debug_handle"] == delegate_debug_handle:
+                return entry
+        return None
 
     def has_edge_program(self, method: str = "forward") -> bool:
         """Whether the file holds a loadable edge program for `method` (not
@@ -187,8 +251,10 @@ def load_etrecord(path: Union[str, os.PathLike]) -> ETRecord:
         raise ValueError(f"{path} is not a torchedge ETRecord ({error})") from None
     if document.get("format") != FORMAT:
         raise ValueError(f"{path} is not a torchedge ETRecord (format {document.get('format')!r})")
-    if document.get("version") != VERSION:
+    if document.get("version") not in READABLE_VERSIONS:
         raise ValueError(f"{path}: ETRecord version {document.get('version')} is not supported "
-                         f"(this torchedge reads version {VERSION})")
+                         f"(this torchedge reads versions {READABLE_VERSIONS})")
     methods = {name: m["instructions"] for name, m in document["methods"].items()}
-    return ETRecord(methods, path)
+    delegates = {name: {d["instruction"]: d for d in m.get("delegates", [])}
+                 for name, m in document["methods"].items()}
+    return ETRecord(methods, path, delegates)

@@ -3,6 +3,7 @@
     inspector = Inspector(etdump="out.etdump", etrecord="model.etrecord")
     inspector.print_summary()                 # slowest instructions, then per module / operator
     inspector.rows                            # one InstructionRow per instruction that ran
+    inspector.delegate_rows                   # what delegates reported inside their calls
     inspector.to_dataframe()                  # pandas, when installed
     inspector.to_csv("profile.csv")
     inspector.to_chrome_trace("trace.json")   # chrome://tracing or ui.perfetto.dev
@@ -13,6 +14,10 @@ An instruction's ETDump events carry its index (the debug handle); the
 ETRecord maps it to the FX node, module path and source line. Without an
 ETRecord the rows still name the operator and, when the .pte recorded it,
 the source line (the ETDump copies both from the program).
+
+Delegates report their own nodes with delegate debug handles, which the
+ETRecord's delegate sections map to FX nodes (delegate_events.py); the
+summary lists them under their DELEGATE_CALL.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import IO, Any, Optional, Union
 
 from torchedge.devtools.arena import arena_usage
+from torchedge.devtools.delegate_events import DelegateEventRow, delegate_rows
 from torchedge.devtools.etdump import ETDump, ProfileEvent, microseconds as _us, parse_etdump
 from torchedge.devtools.etrecord import ETRecord, load_etrecord
 
@@ -67,6 +73,7 @@ class Inspector:
         else:
             self.etrecord = load_etrecord(etrecord)
         self.rows = self._instruction_rows()
+        self.delegate_rows: list[DelegateEventRow] = delegate_rows(self.etdump, self.etrecord)
 
     # -- rows ---------------------------------------------------------------------
 
@@ -171,7 +178,7 @@ class Inspector:
         """The runs as a Chrome-trace / Perfetto timeline (written to `path` if given)."""
         from torchedge.devtools.chrome_trace import chrome_trace, write_chrome_trace
 
-        trace = chrome_trace(self.etdump, self.rows)
+        trace = chrome_trace(self.etdump, self.rows, self.delegate_rows)
         if path is not None:
             write_chrome_trace(trace, path)
         return trace
@@ -225,6 +232,7 @@ class Inspector:
                 print(f"  {r.debug_handle:>4} {r.operator[:34]:34} {r.count:>5} {r.min_us:>9.1f} "
                       f"{r.median_us:>9.1f} {r.max_us:>9.1f} {100 * r.share:>5.1f}%  {where}",
                       file=out)
+            self._print_delegates(method, out)
             for by, title, depth in (("module_path", "per module (2 levels)", 2),
                                      ("operator", "per operator", None)):
                 groups = self.grouped(by, method, depth)
@@ -234,6 +242,30 @@ class Inspector:
                 for g in groups[:top]:
                     print(f"    {g.total_us / max(len(runs), 1):10.1f} us/run "
                           f"{100 * g.share:5.1f}%  x{g.count:<5} {g.key}", file=out)
+
+
+    def _print_delegates(self, method: str, out: IO[str]) -> None:
+        """Each DELEGATE_CALL's own events: its stages, then its nodes."""
+        calls = [r for r in self.rows if r.method == method and r.kind == "delegate"]
+        for call in calls:
+            rows = [d for d in self.delegate_rows
+                    if d.method == method and d.instruction == call.debug_handle]
+            if not rows:
+                continue
+            print(f"  delegate call {call.debug_handle} ({call.operator}, median "
+                  f"{call.median_us:.1f} us): {sum(r.is_node for r in rows)} nodes reported",
+                  file=out)
+            print(f"    {'handle':>6} {'name':24} {'operator':34} {'median us':>9}  module / source",
+                  file=out)
+            for r in sorted(rows, key=lambda r: (r.is_node, r.delegate_debug_handle)):
+                handle = str(r.delegate_debug_handle) if r.is_node else "stage"
+                time = "  (shared)" if r.shared else f"{r.median_us:>9.1f} "
+                where = " ".join(x for x in (r.module_path, r.source and _short(r.source)) if x)
+                print(f"    {handle:>6} {r.name[:24]:24} {r.operator[:34]:34} {time} {where}",
+                      file=out)
+            if any(r.shared for r in rows):
+                print("    (shared): the delegate ran these nodes in one call; their time is "
+                      "that stage's", file=out)
 
 
 def _short(source: str) -> str:
