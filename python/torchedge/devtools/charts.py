@@ -10,13 +10,10 @@ backend (no display needed), and an ImportError says how to install it.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Union
+from typing import Any, Sequence, Union
 
 from torchedge.devtools.arena import arena_usage
-from torchedge.devtools.etdump import microseconds
-
-if TYPE_CHECKING:
-    from torchedge.devtools.inspector import Inspector
+from torchedge.devtools.etdump import ETDump, microseconds
 
 
 def _pyplot():
@@ -31,17 +28,13 @@ def _pyplot():
     return pyplot
 
 
-def plot_modules(inspector: "Inspector", path: Union[str, os.PathLike], method: str = "forward",
-                 depth: int = 2, top: int = 20) -> None:
-    """Writes a PNG bar chart of instruction time per module (module paths
-    cut to `depth` components; operators when no ETRecord names modules):
-    the `top` largest, microseconds per run at the median."""
-    groups = inspector.grouped("module_path", method, depth)
-    what = f"module (first {depth} path components)"
-    if all(g.key == "(unknown)" for g in groups):
-        groups, what = inspector.grouped("operator", method), "operator"
-    runs = max(len(inspector.run_times_us(method)), 1)
-    groups = groups[:top][::-1]  # largest on top
+def plot_modules(path: Union[str, os.PathLike], groups: Sequence[Any], runs: int, what: str,
+                 method: str = "forward", top: int = 20) -> None:
+    """Writes a PNG bar chart of instruction time per group (Inspector.grouped
+    rows: key, total_us, share, largest first): the `top` largest, microseconds
+    per run at the median over `runs` runs; `what` names the grouping."""
+    runs = max(runs, 1)
+    groups = list(groups)[:top][::-1]  # largest on top
     if not groups:
         raise ValueError(f"the ETDump holds no timed instructions of method '{method}'")
     pyplot = _pyplot()
@@ -62,19 +55,18 @@ def plot_modules(inspector: "Inspector", path: Union[str, os.PathLike], method: 
         pyplot.close(figure)
 
 
-def plot_arena(inspector: "Inspector", path: Union[str, os.PathLike],
-               method: str = "forward") -> None:
+def plot_arena(dump: ETDump, path: Union[str, os.PathLike], method: str = "forward") -> None:
     """Writes a PNG step chart of the bytes live in the planned arenas while
     one run of `method` executes (arena_usage over the instructions, placed
     at their start times in the fastest recorded run; at their index when
     no run was timed), with the planned arena size as a line."""
-    info = inspector.etdump.methods.get(method)
+    info = dump.methods.get(method)
     if info is None:
         raise ValueError(f"the ETDump describes no method '{method}'")
     usage = arena_usage(info)
     if not usage:
         raise ValueError(f"method '{method}' has no instructions")
-    starts, label = _instruction_starts_ms(inspector, method, len(usage))
+    starts, label = _instruction_starts_ms(dump, method, len(usage))
     pyplot = _pyplot()
     figure, axes = pyplot.subplots(figsize=(9, 4))
     try:
@@ -94,10 +86,9 @@ def plot_arena(inspector: "Inspector", path: Union[str, os.PathLike],
         pyplot.close(figure)
 
 
-def _instruction_starts_ms(inspector: "Inspector", method: str, n: int) -> tuple[list[float], str]:
+def _instruction_starts_ms(dump: ETDump, method: str, n: int) -> tuple[list[float], str]:
     """Each instruction's start in the fastest complete run (ms from its
     Method::execute start), or its index when no run has every instruction."""
-    dump = inspector.etdump
     best = None
     for run in dump.runs_of(method):
         execute = [e for e in run.profile_events if e.name == "Method::execute"]

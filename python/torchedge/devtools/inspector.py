@@ -189,14 +189,18 @@ class Inspector:
         needs matplotlib)."""
         from torchedge.devtools.charts import plot_modules
 
-        plot_modules(self, path, method, depth, top)
+        groups = self.grouped("module_path", method, depth)
+        what = f"module (first {depth} path components)"
+        if all(g.key == "(unknown)" for g in groups):  # no ETRecord names modules
+            groups, what = self.grouped("operator", method), "operator"
+        plot_modules(path, groups, len(self.run_times_us(method)), what, method, top)
 
     def plot_arena(self, path: Union[str, os.PathLike], method: str = "forward") -> None:
         """Writes a PNG chart of the planned memory live over a run
         (charts.plot_arena; needs matplotlib)."""
         from torchedge.devtools.charts import plot_arena
 
-        plot_arena(self, path, method)
+        plot_arena(self.etdump, path, method)
 
     def print_summary(self, top: int = 20, file: Optional[IO[str]] = None) -> None:
         out = file or sys.stdout
