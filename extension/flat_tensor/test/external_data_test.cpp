@@ -3,10 +3,15 @@
 // or an entry whose dtype, shape or size differs from the program's tensor.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
 #include "extension/data_loader/buffer_data_loader.h"
+#include "extension/data_loader/mmap_data_loader.h"
 #include "extension/flat_tensor/flat_tensor_data_map.h"
 #include "extension/flat_tensor/test/test_ptd.h"
 #include "runtime/core/error_message.h"
@@ -98,6 +103,37 @@ TEST_F(ExternalData, TwoProgramsShareOneMapsBytes) {
   ASSERT_TRUE(fa.ok() && fb.ok()) << last_error_message();
   EXPECT_EQ(fa->instruction_info(0)->args[1]->to_tensor().data(),
             fb->instruction_info(0)->args[1]->to_tensor().data());
+}
+
+TEST_F(ExternalData, TwoProgramsReadOneMappingOfAPtdFile) {
+  std::vector<uint8_t> bytes = build_ptd({float_entry("w", {2, 3}, {1, 2, 3, 4, 5, 6})});
+  char path[] = "/tmp/torchedge_ptd_XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+  close(fd);
+  Result<MmapDataLoader> loader = MmapDataLoader::open(path);
+  ASSERT_TRUE(loader.ok()) << last_error_message();
+  Result<FlatTensorDataMap> data = FlatTensorDataMap::load(&loader.get(), "shared.ptd");
+  ASSERT_TRUE(data.ok()) << last_error_message();
+  Image pte_a(build_external_weight_program("w"));
+  Image pte_b(build_external_weight_program("w"));
+  Result<Program> a = Program::load(&pte_a.loader);
+  Result<Program> b = Program::load(&pte_b.loader);
+  ASSERT_TRUE(a.ok() && b.ok());
+  Memory ma, mb;
+  Result<Method> fa = a->load_method("forward", &ma.memory, nullptr, &data.get());
+  Result<Method> fb = b->load_method("forward", &mb.memory, nullptr, &data.get());
+  ASSERT_TRUE(fa.ok() && fb.ok()) << last_error_message();
+  const auto* wa = static_cast<const uint8_t*>(fa->instruction_info(0)->args[1]->to_tensor().data());
+  const auto* wb = static_cast<const uint8_t*>(fb->instruction_info(0)->args[1]->to_tensor().data());
+  // Both point at the same bytes of the one mapped segment view, not copies.
+  const Span<const uint8_t> mapped = data->segment_data();
+  EXPECT_EQ(wa, wb);
+  EXPECT_GE(wa, mapped.data());
+  EXPECT_LE(wa + 24, mapped.data() + mapped.size());
+  EXPECT_EQ(reinterpret_cast<const float*>(wa)[5], 6.0f);
+  unlink(path);
 }
 
 TEST_F(ExternalData, WithoutADataFileTheLoadNamesTheTensor) {
