@@ -82,9 +82,13 @@ def test_names_pick_the_tensors_that_go_out(mlp):
     bias = entries["fc1.bias"]
     assert bias.layout == TensorLayout(6, (32,), (0,))
     assert torch.equal(torch.frombuffer(bytearray(bias.data), dtype=torch.float32), model.fc1.bias)
-    predicate = _edge(model, x).to_pte(external_data=lambda name: name.endswith(".weight"),
+    # Linear weights are stored transposed, folded under generated names.
+    predicate = _edge(model, x).to_pte(external_data=lambda name: name.startswith("_folded"),
                                        prepack_weights=False)
-    assert sorted(deserialize_ptd(predicate.data).entries) == ["fc1.weight", "fc2.weight"]
+    assert sorted(deserialize_ptd(predicate.data).entries) == ["_folded_permute",
+                                                                "_folded_permute_1"]
+    nothing = _edge(model, x).to_pte(external_data=["absent"])
+    assert deserialize_ptd(nothing.data).entries == {}
 
 
 def test_ptd_round_trip_and_shared_payloads():
@@ -102,18 +106,18 @@ def test_ptd_round_trip_and_shared_payloads():
 class _Backbone(torch.nn.Module):
     def __init__(self) -> None:
         super().__init__()
-        self.layers = torch.nn.Sequential(torch.nn.Linear(64, 256), torch.nn.ReLU(),
-                                          torch.nn.Linear(256, 256), torch.nn.ReLU())
+        self.layers = torch.nn.Sequential(torch.nn.Conv2d(3, 32, 3, padding=1), torch.nn.ReLU(),
+                                          torch.nn.Conv2d(32, 64, 3, padding=1), torch.nn.ReLU())
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.layers(x)
+        return self.layers(x).mean(dim=(2, 3))
 
 
 class _Task(torch.nn.Module):
     def __init__(self, backbone: torch.nn.Module, classes: int) -> None:
         super().__init__()
         self.backbone = backbone
-        self.head = torch.nn.Linear(256, classes)
+        self.head = torch.nn.Linear(64, classes)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.backbone(x))
@@ -127,15 +131,20 @@ def _mappings_of(path: Path) -> int:
 
 def test_two_programs_share_one_mapping_of_the_backbone(tmp_path):
     torch.manual_seed(0)
-    backbone, x = _Backbone().eval(), torch.randn(3, 64)
+    backbone, x = _Backbone().eval(), torch.randn(2, 3, 16, 16)
     shared = lambda name: name.startswith("backbone.")  # noqa: E731
     tasks = {"a": _Task(backbone, 5).eval(), "b": _Task(backbone, 7).eval()}
     for name, task in tasks.items():
-        # Rewrites that rename weights stay off so the backbone keeps its names.
-        pte = _edge(task, x).to_pte(external_data=shared, prepack_weights=False)
+        # Rewrites that store convolution filters transformed (under new
+        # names) stay off, so the backbone's weights keep their names.
+        pte = _edge(task, x).to_pte(external_data=shared, blocked_convolutions=False,
+                                    winograd_filters=False)
         pte.save(tmp_path / f"{name}.pte", tmp_path / f"backbone_{name}.ptd")
     ptd = tmp_path / "backbone_a.ptd"
     assert (tmp_path / "backbone_b.ptd").read_bytes() == ptd.read_bytes()
+    assert sorted(deserialize_ptd(ptd.read_bytes()).entries) == [
+        "backbone.layers.0.bias", "backbone.layers.0.weight",
+        "backbone.layers.2.bias", "backbone.layers.2.weight"]
     a = runtime.load(tmp_path / "a.pte", data_files=[ptd])
     b = runtime.load(tmp_path / "b.pte", data_files=[ptd])
     assert a.data_files[0] is b.data_files[0]  # one DataFile: opened and verified once

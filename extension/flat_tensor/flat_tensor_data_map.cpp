@@ -168,6 +168,7 @@ Result<NamedTensor> FlatTensorDataMap::get(const char* key, size_t key_size) con
     if (e->key()->size() != key_size || memcmp(e->key()->data(), key, key_size) != 0) continue;
     const ft::DataSegment* s = root_->segments()->Get(e->segment_index());
     NamedTensor out;
+    out.source = description_;
     out.data = Span<const uint8_t>(
         static_cast<const uint8_t*>(segments_.data()) + s->offset(), static_cast<size_t>(s->size()));
     const ft::TensorLayout* layout = e->tensor_layout();

@@ -60,7 +60,7 @@ bool same_dim_order(Span<const uint8_t> stored, const flatbuffers::Vector<uint8_
 }
 
 Error check_layout(const fb::Tensor* t, const NamedTensor& stored, const char* key,
-                   const NamedDataMap* map, size_t index) {
+                   size_t index) {
   const auto* sizes = t->sizes();
   const size_t dim = sizes->size();
   const auto dtype = static_cast<ScalarType>(t->scalar_type());
@@ -74,7 +74,7 @@ Error check_layout(const fb::Tensor* t, const NamedTensor& stored, const char* k
                                      : Span<const uint8_t>());
   describe(have, sizeof(have), stored.dtype, stored.sizes, stored.dim_order);
   record_error_message("value %zu: tensor '%s' in %s is %s, the program expects %s (is the data "
-                       "file for another program?)", index, key, map->description(), have, want);
+                       "file for another program?)", index, key, stored.source, have, want);
   return Error::InvalidExternalData;
 }
 
@@ -99,15 +99,15 @@ Result<const void*> external_tensor_data(const fb::Tensor* t, size_t nbytes,
     prepend_error_context("value %zu", index);
     return found.error();
   }
-  if (found->has_layout) TE_RETURN_IF_ERROR(check_layout(t, found.get(), key, named_data, index));
+  if (found->has_layout) TE_RETURN_IF_ERROR(check_layout(t, found.get(), key, index));
   TE_CHECK_OR_RETURN(found->data.size() >= nbytes, Error::InvalidExternalData,
                      "value %zu: tensor '%s' in %s holds %zu bytes, the program needs %zu", index,
-                     key, named_data->description(), found->data.size(), nbytes);
+                     key, found->source, found->data.size(), nbytes);
   const size_t alignment = element_size(static_cast<ScalarType>(t->scalar_type()));
   TE_CHECK_OR_RETURN(reinterpret_cast<uintptr_t>(found->data.data()) % alignment == 0,
                      Error::InvalidExternalData,
                      "value %zu: tensor '%s' in %s is not aligned for its dtype", index, key,
-                     named_data->description());
+                     found->source);
   return static_cast<const void*>(found->data.data());
 }
 

@@ -37,6 +37,7 @@ struct NamedTensor {
   Span<const int32_t> sizes;
   Span<const uint8_t> dim_order;
   Span<const uint8_t> data;  // the stored bytes, valid while the map lives
+  const char* source = "";   // the file it came from (NamedDataMap::description())
 };
 
 class NamedDataMap {

@@ -152,6 +152,7 @@ def serialize_ptd(entries: Sequence[NamedTensor],
     out = bytearray(struct.pack("<I", root + PADDED_HEADER_LENGTH))
     out += flatbuffer[4:8] + header + bytes(PADDED_HEADER_LENGTH - len(header))
     out += flatbuffer[8:]
+    out += bytes(base - len(out))  # to the segment base even without segments, as upstream
     for (offset, _), payload in zip(segments, payloads):
         out += bytes(base + offset - len(out))
         out += payload
