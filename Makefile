@@ -63,7 +63,7 @@ clean:
 # ---- fuzzing (fuzz/README.md): clang + libFuzzer + ASan/UBSan, its own build ----
 FUZZ_BUILD   := build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZERS      := program module xnnpack_blob tokenizer
+FUZZERS      := program module xnnpack_blob tokenizer ptd
 
 $(FUZZ_BUILD)/build.ninja: CMakeLists.txt fuzz/CMakeLists.txt | setup
 	cmake -G Ninja -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \

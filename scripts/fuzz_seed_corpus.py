@@ -106,10 +106,27 @@ def tokenizers(out: Path) -> None:
     writer.close()
 
 
+def data_files(out: Path) -> None:
+    """.ptd files: a small MLP's weights, and entries of several dtypes and ranks."""
+    import torch
+
+    import torchedge
+    from torchedge.serialize.flat_tensor import NamedTensor, TensorLayout, serialize_ptd
+
+    model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4))
+    pte = torchedge.lower(model.eval(), (torch.randn(2, 8),), external_data=True,
+                          prepack_weights=False)
+    _save(out, "mlp.ptd", pte.data)
+    entries = [NamedTensor("a", bytes(range(24)), TensorLayout(6, (2, 3), (1, 0))),
+               NamedTensor("b", bytes(8), TensorLayout(4, (1,), (0,))),
+               NamedTensor("c", b"opaque bytes")]
+    _save(out, "mixed.ptd", serialize_ptd(entries, segment_alignment=16))
+
+
 def main() -> None:
     warnings.filterwarnings("ignore")
     root = Path(sys.argv[1])
-    dirs = {h: root / h for h in ("program", "module", "xnnpack_blob", "tokenizer")}
+    dirs = {h: root / h for h in ("program", "module", "xnnpack_blob", "tokenizer", "ptd")}
     for d in dirs.values():
         d.mkdir(parents=True, exist_ok=True)
     blobs = programs(dirs["program"])
@@ -118,6 +135,7 @@ def main() -> None:
     for p in dirs["program"].iterdir():
         (dirs["module"] / p.name).write_bytes(p.read_bytes())
     tokenizers(dirs["tokenizer"])
+    data_files(dirs["ptd"])
     for name, d in dirs.items():
         print(f"seed corpus {name}: {len(list(d.iterdir()))} files in {d}")
 

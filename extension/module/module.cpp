@@ -9,6 +9,7 @@
 #include "extension/data_loader/buffer_data_loader.h"
 #include "extension/data_loader/file_data_loader.h"
 #include "extension/data_loader/mmap_data_loader.h"
+#include "extension/module/data_file.h"
 #include "kernels/optimized/register_optimized_kernels.h"
 #include "kernels/portable/portable_kernels.h"
 #include "kernels/prim/prim_kernels.h"
@@ -49,6 +50,18 @@ Error register_kernel_library(KernelLibrary kernels) {
 Module::Module(std::string path, ModuleOptions options)
     : path_(std::move(path)), options_(options) {}
 
+Module::Module(std::string path, std::vector<std::string> data_paths, ModuleOptions options)
+    : path_(std::move(path)), options_(options), data_paths_(std::move(data_paths)) {}
+
+Module::Module(std::string path, std::vector<std::shared_ptr<const NamedDataMap>> data_maps,
+               ModuleOptions options)
+    : path_(std::move(path)), options_(options), data_maps_(std::move(data_maps)) {}
+
+Error Module::add_data_maps(std::vector<std::shared_ptr<const NamedDataMap>> data_maps) {
+  for (auto& map : data_maps) data_maps_.push_back(std::move(map));
+  return program_ != nullptr ? open_data_files() : Error::Ok;
+}
+
 Module::Module(const void* data, size_t size, ModuleOptions options)
     : bytes_size_(size), options_(options) {
   constexpr size_t kAlign = BufferDataLoader::kBufferLoadAlignment;
@@ -82,7 +95,27 @@ Error Module::load() {
   }
   Result<Program> program = Program::load(loader_.get(), options_.verification);
   if (!program.ok()) return program.error();
+  TE_RETURN_IF_ERROR(open_data_files());
   program_ = std::make_unique<Program>(std::move(program.get()));
+  return Error::Ok;
+}
+
+Error Module::open_data_files() {
+  for (const std::string& path : data_paths_) {
+    Result<std::shared_ptr<DataFile>> file = DataFile::open(path, options_.load_mode);
+    if (!file.ok()) return file.error();
+    data_maps_.push_back(std::move(file.get()));
+  }
+  data_paths_.clear();
+  data_map_ptrs_.clear();
+  for (const auto& map : data_maps_) {
+    TE_CHECK_OR_RETURN(map != nullptr, Error::InvalidArgument, "null data map");
+    data_map_ptrs_.push_back(map.get());
+  }
+  if (!data_map_ptrs_.empty()) {
+    merged_data_ = std::make_unique<MergedDataMap>(
+        Span<const NamedDataMap* const>(data_map_ptrs_.data(), data_map_ptrs_.size()));
+  }
   return Error::Ok;
 }
 
@@ -150,7 +183,8 @@ Error Module::load_method(const std::string& name) {
   // library since load().
   TE_RETURN_IF_ERROR(register_kernel_library(options_.kernels));
   Result<Method> method =
-      program_->load_method(name.c_str(), &loaded->memory, options_.event_tracer);
+      program_->load_method(name.c_str(), &loaded->memory, options_.event_tracer,
+                            merged_data_.get());
   if (!method.ok()) return method.error();
   loaded->method = std::make_unique<Method>(std::move(method.get()));
   methods_[name] = std::move(loaded);

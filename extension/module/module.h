@@ -11,6 +11,11 @@
 //   auto outputs = module.forward({torchedge::EValue(&x.tensor())});
 //   if (!outputs.ok()) { puts(torchedge::last_error_message()); }
 //
+// A program exported with its weights in a .ptd (program-data separation)
+// is loaded with its data files: Module("model.pte", {"model.ptd"}). To
+// share one mapping of a .ptd between programs, open it once as a DataFile
+// (data_file.h) and give the same shared_ptr to each Module.
+//
 // Module allocates on the heap at load time (arenas, allocators); execute()
 // itself never does. Outputs view the method's planned memory and are valid
 // until the next execute() of the same method. Not thread-safe.
@@ -23,6 +28,7 @@
 #include <vector>
 
 #include "extension/module/tensor_buffer.h"
+#include "runtime/executor/merged_data_map.h"
 #include "runtime/executor/method.h"
 #include "runtime/executor/program.h"
 
@@ -58,6 +64,13 @@ Error register_kernel_library(KernelLibrary kernels);
 class Module final {
  public:
   explicit Module(std::string path, ModuleOptions options = {});
+  /// With the .ptd files holding the program's external tensors, opened at
+  /// load() with options.load_mode and searched in the order given.
+  Module(std::string path, std::vector<std::string> data_paths, ModuleOptions options = {});
+  /// With data files already open (shared: every Module given the same map
+  /// reads the same bytes). The maps must not be null.
+  Module(std::string path, std::vector<std::shared_ptr<const NamedDataMap>> data_maps,
+         ModuleOptions options = {});
   /// Copies `size` bytes of a serialized program (into aligned storage
   /// served in place: any alignment of `data` runs at full speed).
   Module(const void* data, size_t size, ModuleOptions options = {});
@@ -68,7 +81,11 @@ class Module final {
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
 
-  /// Loads and verifies the program (idempotent).
+  /// Adds data files (as the constructors do) to a Module built from bytes
+  /// or a loader; methods loaded later see them. InvalidArgument for a null map.
+  Error add_data_maps(std::vector<std::shared_ptr<const NamedDataMap>> data_maps);
+
+  /// Loads and verifies the program and opens its data files (idempotent).
   Error load();
   Result<std::vector<std::string>> method_names();
   Result<MethodMeta> method_meta(const std::string& name);
@@ -93,6 +110,8 @@ class Module final {
  private:
   struct LoadedMethod;
 
+  Error open_data_files();
+
   std::string path_;
   // Program bytes when constructed from memory, in storage aligned for
   // BufferDataLoader to serve in place (aligned weights: full-speed kernels).
@@ -101,6 +120,10 @@ class Module final {
   ModuleOptions options_;
   std::unique_ptr<DataLoader> loader_;
   std::unique_ptr<Program> program_;
+  std::vector<std::string> data_paths_;  // opened into data_maps_ by load()
+  std::vector<std::shared_ptr<const NamedDataMap>> data_maps_;
+  std::vector<const NamedDataMap*> data_map_ptrs_;
+  std::unique_ptr<MergedDataMap> merged_data_;  // null: no data files
   std::map<std::string, std::unique_ptr<LoadedMethod>> methods_;
 };
 

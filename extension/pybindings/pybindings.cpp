@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "extension/module/data_file.h"
 #include "extension/module/module.h"
 #include "runtime/core/error_message.h"
 #include "runtime/kernel/kernel_registry.h"
@@ -211,34 +212,67 @@ PYBIND11_MODULE(_C, m) {
   g_error_type = PyErr_NewException("torchedge._C.TorchEdgeError", PyExc_RuntimeError, nullptr);
   m.attr("TorchEdgeError") = py::handle(g_error_type);
 
+  // A .ptd opened once; every Program given the same DataFile reads its bytes.
+  py::class_<DataFile, std::shared_ptr<DataFile>>(m, "DataFile")
+      .def_static(
+          "open",
+          [](const std::string& path, bool mmap) {
+            Result<std::shared_ptr<DataFile>> file =
+                DataFile::open(path, mmap ? LoadMode::Mmap : LoadMode::File);
+            if (!file.ok()) raise(file.error());
+            return file.get();
+          },
+          py::arg("path"), py::arg("mmap") = true)
+      .def("keys",
+           [](const DataFile& file) {
+             py::list keys;
+             for (size_t i = 0; i < file.num_keys(); ++i) {
+               const char* key = file.key(i).get();
+               keys.append(lenient_str(key, strlen(key)));
+             }
+             return keys;
+           })
+      .def_property_readonly("data_address",
+                             [](const DataFile& file) {
+                               return reinterpret_cast<uintptr_t>(file.segment_data().data());
+                             })
+      .def_property_readonly("data_size",
+                             [](const DataFile& file) { return file.segment_data().size(); });
+
   py::class_<PyProgram>(m, "Program")
       .def_static(
           "from_bytes",
           [](py::bytes data, bool full_verification, const std::string& kernels,
-             py::object tracer) {
+             py::object tracer, std::vector<std::shared_ptr<DataFile>> data_files) {
             std::string_view view = data;
             ModuleOptions options;
             options.verification = full_verification ? Verification::Full : Verification::Minimal;
             options.kernels = kernel_library(kernels);
             options.event_tracer = event_tracer_from(tracer);
-            return std::make_unique<PyProgram>(
-                std::make_unique<Module>(view.data(), view.size(), options), tracer);
+            auto module = std::make_unique<Module>(view.data(), view.size(), options);
+            check(module->add_data_maps({data_files.begin(), data_files.end()}));
+            return std::make_unique<PyProgram>(std::move(module), tracer);
           },
           py::arg("data"), py::arg("full_verification") = true,
-          py::arg("kernels") = "optimized", py::arg("tracer") = py::none())
+          py::arg("kernels") = "optimized", py::arg("tracer") = py::none(),
+          py::arg("data_files") = std::vector<std::shared_ptr<DataFile>>())
       .def_static(
           "from_file",
           [](const std::string& path, bool mmap, bool full_verification,
-             const std::string& kernels, py::object tracer) {
+             const std::string& kernels, py::object tracer,
+             std::vector<std::shared_ptr<DataFile>> data_files) {
             ModuleOptions options;
             options.load_mode = mmap ? LoadMode::Mmap : LoadMode::File;
             options.verification = full_verification ? Verification::Full : Verification::Minimal;
             options.kernels = kernel_library(kernels);
             options.event_tracer = event_tracer_from(tracer);
-            return std::make_unique<PyProgram>(std::make_unique<Module>(path, options), tracer);
+            auto module = std::make_unique<Module>(path, options);
+            check(module->add_data_maps({data_files.begin(), data_files.end()}));
+            return std::make_unique<PyProgram>(std::move(module), tracer);
           },
           py::arg("path"), py::arg("mmap") = true, py::arg("full_verification") = true,
-          py::arg("kernels") = "optimized", py::arg("tracer") = py::none())
+          py::arg("kernels") = "optimized", py::arg("tracer") = py::none(),
+          py::arg("data_files") = std::vector<std::shared_ptr<DataFile>>())
       .def("method_names", &PyProgram::method_names)
       .def("method_meta", &PyProgram::method_meta)
       .def("load_method", &PyProgram::load_method)

@@ -7,7 +7,11 @@
 //                           [--load mmap|file|bytes|buffer [--buffer-offset N]]
 //                           [--profile [--top N]]
 //                           [--etdump FILE [--etdump-events N] [--debug-buffer-size BYTES]]
+//                           [--data FILE.ptd]...
 //
+// --data FILE.ptd (repeatable) names the external data files of a program
+// exported with to_pte(external_data=...): its weights are read from them,
+// searched in the order given (docs/program-data-separation.md).
 // --input FILE supplies one input per flag, in order: raw little-endian
 // bytes of exactly the input's size, or a .npy file of the right dtype and
 // shape. Inputs not supplied are generated (floats uniform in [-1, 1),
@@ -56,6 +60,7 @@
 #include "devtools/etdump/etdump_tracer.h"
 #include "devtools/etdump/instruction_timer.h"
 #include "extension/data_loader/buffer_data_loader.h"
+#include "extension/module/data_file.h"
 #include "extension/module/module.h"
 #include "kernels/optimized/cpu/cpu_features.h"
 #include "kernels/optimized/threadpool/threadpool.h"
@@ -70,6 +75,7 @@ struct Options {
   std::string path;
   std::string method = "forward";
   std::vector<std::string> inputs;
+  std::vector<std::string> data_files;  // .ptd files, in search order
   int iterations = 10;
   unsigned seed = 0;
   bool print_all = false;
@@ -94,7 +100,8 @@ struct Options {
           "[--seed S] [--print-all] [--save-outputs PREFIX] [--threads N] "
           "[--warmup N] [--warmup-ms MS] [--json] [--kernels portable|optimized] "
           "[--load mmap|file|bytes|buffer [--buffer-offset N]] [--profile [--top N]] "
-          "[--etdump FILE [--etdump-events N] [--debug-buffer-size BYTES]]\n");
+          "[--etdump FILE [--etdump-events N] [--debug-buffer-size BYTES]] "
+          "[--data FILE.ptd]...\n");
   exit(2);
 }
 
@@ -108,6 +115,7 @@ Options parse_args(int argc, char** argv) {
     };
     if (a == "--method") o.method = next();
     else if (a == "--input") o.inputs.push_back(next());
+    else if (a == "--data") o.data_files.push_back(next());
     else if (a == "--iterations") o.iterations = std::max(1, atoi(next()));
     else if (a == "--seed") o.seed = static_cast<unsigned>(atoi(next()));
     else if (a == "--print-all") o.print_all = true;
@@ -402,7 +410,13 @@ int main(int argc, char** argv) {
     module_storage = std::make_unique<Module>(o.path, module_options);
   }
   Module& module = *module_storage;
-  Error err = module.load();
+  Error err = Error::Ok;
+  for (const std::string& path : o.data_files) {
+    Result<std::shared_ptr<DataFile>> file = DataFile::open(path, module_options.load_mode);
+    if (!file.ok()) fail("opening the data file", file.error());
+    module.add_data_maps({file.get()});
+  }
+  err = module.load();
   if (err != Error::Ok) fail("loading the program", err);
   Result<MethodMeta> meta = module.method_meta(o.method);
   if (!meta.ok()) fail("finding the method", meta.error());

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import tempfile
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Mapping, Union
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Optional, Union
 
 from torchedge.memory import MemoryReport
 
@@ -61,6 +61,12 @@ class PteOptions:
     # instruction's debug handle mapped to its FX node(s), module path and source line,
     # plus the edge program. None: no ETRecord.
     etrecord: Union[str, os.PathLike, None] = None
+    # Program-data separation (docs/program-data-separation.md): constant tensors written to
+    # a .ptd file (PteProgram.data, saved beside the .pte) and referred to by name from the
+    # program. True: every constant (parameters, buffers that are not mutated, lifted and
+    # folded constants); a collection of names, or a predicate over names, picks some (a
+    # frozen backbone's weights, shared by several programs). False: all stay in the .pte.
+    external_data: Union[bool, Iterable[str], Callable[[str], bool]] = False
 
     def __post_init__(self) -> None:
         for name in ("segment_alignment", "constant_tensor_alignment", "memory_alignment"):
@@ -79,14 +85,22 @@ class PteProgram:
         buffer: bytes,
         memory_plan: Mapping[str, MemoryReport],
         operators: Mapping[str, tuple[str, ...]],
+        data: Optional[bytes] = None,
     ) -> None:
         self._buffer = bytes(buffer)
         self._memory_plan = dict(memory_plan)
         self._operators = dict(operators)
+        self._data = bytes(data) if data is not None else None
 
     @property
     def buffer(self) -> bytes:
         return self._buffer
+
+    @property
+    def data(self) -> Optional[bytes]:
+        """The .ptd file bytes (to_pte(external_data=...)), or None when the
+        program keeps all its constants."""
+        return self._data
 
     @property
     def methods(self) -> tuple[str, ...]:
@@ -108,28 +122,43 @@ class PteProgram:
 
         return deserialize_pte(self._buffer)
 
-    def save(self, path: Union[str, os.PathLike]) -> None:
-        """Writes the file atomically: a temporary file in the same folder, then rename."""
-        path = os.fspath(path)
-        if os.path.isdir(path):
-            raise IsADirectoryError(f"{path} is a directory")
-        folder = os.path.dirname(os.path.abspath(path))
-        fd, temporary = tempfile.mkstemp(prefix=".torchedge-", suffix=".pte.tmp", dir=folder)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(self._buffer)
-            os.chmod(temporary, 0o644)
-            os.replace(temporary, path)
-        except BaseException:
-            if os.path.exists(temporary):
-                os.unlink(temporary)
-            raise
+    def save(self, path: Union[str, os.PathLike],
+             data_path: Union[str, os.PathLike, None] = None) -> Optional[str]:
+        """Writes the .pte atomically (a temporary file in the same folder,
+        then rename) and, for a program with external data, the .ptd at
+        `data_path` (default: `path` with the suffix .ptd). Returns the .ptd
+        path written, or None."""
+        _write_atomically(path, self._buffer)
+        if self._data is None:
+            return None
+        data_path = os.fspath(data_path) if data_path is not None else \
+            os.path.splitext(os.fspath(path))[0] + ".ptd"
+        _write_atomically(data_path, self._data)
+        return data_path
 
     def __len__(self) -> int:
         return len(self._buffer)
 
     def __repr__(self) -> str:
-        return f"PteProgram(methods={list(self.methods)}, bytes={len(self._buffer)})"
+        data = f", data_bytes={len(self._data)}" if self._data is not None else ""
+        return f"PteProgram(methods={list(self.methods)}, bytes={len(self._buffer)}{data})"
+
+
+def _write_atomically(path: Union[str, os.PathLike], data: bytes) -> None:
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"{path} is a directory")
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, temporary = tempfile.mkstemp(prefix=".torchedge-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
 
 
 def build_pte(methods: Mapping[str, "ExportedProgram"], options: PteOptions) -> PteProgram:
@@ -157,8 +186,14 @@ def build_pte(methods: Mapping[str, "ExportedProgram"], options: PteOptions) -> 
         include_stacktrace=options.include_stacktrace,
         input_guards=options.input_guards,
         alias_views=options.alias_views,
+        external_data=options.external_data,
     )
     buffer = serialize_pte(emitted.program, emitted.segments, options.segment_alignment)
+    data = None
+    if options.external_data is not False and options.external_data is not None:
+        from torchedge.serialize.flat_tensor import serialize_ptd
+
+        data = serialize_ptd(emitted.external_data, options.segment_alignment)
     if options.etrecord is not None:
         from torchedge.devtools.etrecord import write_etrecord
 
@@ -167,7 +202,7 @@ def build_pte(methods: Mapping[str, "ExportedProgram"], options: PteOptions) -> 
         plan.name: tuple(op.qualified_name for op in plan.operators)
         for plan in emitted.program.execution_plan
     }
-    return PteProgram(buffer, emitted.memory, operators)
+    return PteProgram(buffer, emitted.memory, operators, data)
 
 
 # The optimized linear_prepacked kernel reads packed weight strips in place

@@ -14,6 +14,7 @@ structure (a tuple, a dict, ...), exactly as the eager module returned them.
 from __future__ import annotations
 
 import os
+import weakref
 from typing import Any, Sequence, Union
 
 import torch
@@ -99,6 +100,7 @@ class Program:
         self._output_specs = output_specs
         self._tracer = tracer
         self.method_names: list[str] = list(native.method_names())
+        self.data_files: list[DataFile] = []  # set by load(): the .ptd files it reads
 
     def _meta(self, name: str) -> dict:
         try:
@@ -196,6 +198,51 @@ def _read_program_data(path: str) -> bytes:
         return f.read(size)
 
 
+class DataFile:
+    """A .ptd file opened (verified, mapped) once in the C++ runtime.
+
+    Programs loaded with the same DataFile read its tensors in place from one
+    mapping: two task heads over one frozen backbone hold one copy of its
+    weights. load(..., data_files=[path]) reuses the DataFile of a path that
+    is still open (same file, same mmap setting), so passing paths shares too.
+    """
+
+    def __init__(self, native: Any, path: str) -> None:
+        self._native = native
+        self.path = path
+
+    def keys(self) -> list[str]:
+        """Names of the entries (tensor names) in the file."""
+        return list(self._native.keys())
+
+    def __repr__(self) -> str:
+        return f"DataFile({self.path!r}, {len(self.keys())} entries)"
+
+
+_open_data_files: "weakref.WeakValueDictionary[tuple, DataFile]" = weakref.WeakValueDictionary()
+
+
+def load_data(path: Union[str, os.PathLike], *, mmap: bool = True) -> DataFile:
+    """Opens a .ptd (or returns the one already open for it); raises
+    TorchEdgeRuntimeError for a missing, truncated or malformed file."""
+    path = os.fspath(path)
+    try:
+        st = os.stat(path)
+        key = (os.path.realpath(path), st.st_mtime_ns, st.st_size, mmap)
+    except OSError:
+        key = None  # let the runtime report the missing file
+    cached = _open_data_files.get(key) if key is not None else None
+    if cached is not None:
+        return cached
+    try:
+        data_file = DataFile(_C.DataFile.open(path, mmap), path)
+    except _C.TorchEdgeError as e:
+        raise _translate(e) from None
+    if key is not None:
+        _open_data_files[key] = data_file
+    return data_file
+
+
 KERNEL_LIBRARIES = ("optimized", "portable")
 _default_kernels = "optimized"
 
@@ -220,8 +267,15 @@ def set_num_threads(num_threads: int) -> None:
 
 def load(source: Union[str, os.PathLike, bytes, bytearray, memoryview], *, mmap: bool = True,
          full_verification: bool = True, kernels: str | None = None, etdump: bool = False,
-         debug_buffer_size: int = 0, etdump_events: int = 1 << 18) -> Program:
+         debug_buffer_size: int = 0, etdump_events: int = 1 << 18,
+         data_files: Sequence[Union[str, os.PathLike, DataFile]] = ()) -> Program:
     """Loads a program from a path or from bytes; raises TorchEdgeRuntimeError.
+
+    `data_files`: the .ptd files (paths or load_data() results) holding the
+    tensors a program exported with to_pte(external_data=...) keeps outside
+    the .pte, searched in order. A missing tensor, or one whose dtype or
+    shape differs from the program's, fails when the method is first loaded
+    (NotFound / InvalidExternalData naming the tensor and the file).
 
     `kernels` picks the CPU kernel library ("optimized" or "portable"; default:
     set_kernel_library()'s setting, initially "optimized").
@@ -241,17 +295,23 @@ def load(source: Union[str, os.PathLike, bytes, bytearray, memoryview], *, mmap:
     if etdump_events < 1 or debug_buffer_size < 0:
         raise ValueError("etdump_events must be positive and debug_buffer_size non-negative")
     tracer = _C.ETDumpTracer(etdump_events, debug_buffer_size) if etdump else None
+    if isinstance(data_files, (str, os.PathLike, DataFile)):
+        data_files = [data_files]
+    files = [f if isinstance(f, DataFile) else load_data(f, mmap=mmap) for f in data_files]
+    natives = [f._native for f in files]
     try:
         if isinstance(source, (bytes, bytearray, memoryview)):
             data = bytes(source)
-            native = _C.Program.from_bytes(data, full_verification, kernels, tracer)
+            native = _C.Program.from_bytes(data, full_verification, kernels, tracer, natives)
         else:
             path = os.fspath(source)
-            native = _C.Program.from_file(path, mmap, full_verification, kernels, tracer)
+            native = _C.Program.from_file(path, mmap, full_verification, kernels, tracer, natives)
             data = _read_program_data(path)
     except _C.TorchEdgeError as e:
         raise _translate(e) from None
-    return Program(native, _output_specs(data), tracer)
+    program = Program(native, _output_specs(data), tracer)
+    program.data_files = files  # keeps the Python handles (and the cache entries) alive
+    return program
 
 
 def registered_kernels() -> list[str]:

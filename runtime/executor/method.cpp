@@ -296,7 +296,8 @@ Error Method::build_steps() {
 }
 
 Result<Method> Method::load(const Program* program, const fb::ExecutionPlan* plan,
-                            MemoryManager* memory, EventTracer* tracer) {
+                            MemoryManager* memory, EventTracer* tracer,
+                            const NamedDataMap* named_data) {
   TE_CHECK_OR_RETURN(memory != nullptr && memory->method_allocator != nullptr,
                      Error::InvalidArgument, "load_method needs a method allocator");
   const char* name = plan->name()->c_str();
@@ -305,7 +306,7 @@ Result<Method> Method::load(const Program* program, const fb::ExecutionPlan* pla
   method.event_tracer_ = tracer;
   Error err = method.check_planned_memory();
   if (err == Error::Ok) {
-    Result<EValue*> values = parse_values(*program, plan, memory, &method.num_values_);
+    Result<EValue*> values = parse_values(*program, plan, memory, named_data, &method.num_values_);
     err = values.error();
     if (values.ok()) method.values_ = values.get();
   }

@@ -124,7 +124,8 @@ class Method final {
 
   static Result<Method> load(const Program* program,
                              const executorch_flatbuffer::ExecutionPlan* plan,
-                             MemoryManager* memory, EventTracer* tracer);
+                             MemoryManager* memory, EventTracer* tracer,
+                             const NamedDataMap* named_data);
   template <bool kTraced>
   Error run_instructions(EventTracer* tracer);
   Error check_planned_memory() const;

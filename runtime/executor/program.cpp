@@ -133,9 +133,9 @@ Result<MethodMeta> Program::method_meta(const char* name) const {
 }
 
 Result<Method> Program::load_method(const char* name, MemoryManager* memory,
-                                    EventTracer* tracer) const {
+                                    EventTracer* tracer, const NamedDataMap* named_data) const {
   TE_ASSIGN_OR_RETURN(const fb::ExecutionPlan* plan, find_plan(name));
-  return Method::load(this, plan, memory, tracer);
+  return Method::load(this, plan, memory, tracer, named_data);
 }
 
 Result<const void*> Program::constant_data(size_t buffer_index, size_t nbytes) const {

@@ -11,6 +11,10 @@
 // tables) with overflow-safe arithmetic, so a truncated, corrupted or
 // hostile file yields Error::InvalidProgram and never a crash.
 //
+// Tensors stored outside the file (program-data separation, a .ptd) are
+// resolved per method by name at load_method, from the NamedDataMap passed
+// there; one map may serve any number of programs.
+//
 // Ownership: the DataLoader passed to load() must outlive the Program.
 // The Program owns the buffers it loaded (program data, constant segment).
 #pragma once
@@ -24,6 +28,7 @@
 #include "runtime/core/span.h"
 #include "runtime/core/tensor.h"
 #include "runtime/executor/data_loader.h"
+#include "runtime/executor/named_data_map.h"
 
 namespace executorch_flatbuffer {
 struct Program;
@@ -100,8 +105,16 @@ class Program final {
   /// returned Method borrows this Program and `memory`: both must outlive it.
   /// `tracer` (optional, borrowed) sees the load and each delegate's init
   /// (event_tracer.h) and stays attached to the returned Method.
+  /// `named_data` (optional, borrowed; see named_data_map.h) serves the
+  /// tensors the program stores outside the .pte (a .ptd file's weights);
+  /// the method points at its bytes, so it must outlive the Method. Fails
+  /// with NotFound naming the tensor when a name is missing from it, and
+  /// with InvalidExternalData when no map is given for a program that needs
+  /// one or an entry's dtype, shape, dim order or size differs from the
+  /// tensor the program declares.
   Result<Method> load_method(const char* name, MemoryManager* memory,
-                             EventTracer* tracer = nullptr) const;
+                             EventTracer* tracer = nullptr,
+                             const NamedDataMap* named_data = nullptr) const;
 
   /// Data of constant `buffer_index` (Tensor.data_buffer_idx), checked to
   /// hold `nbytes`. InvalidProgram when out of bounds.

@@ -5,6 +5,7 @@
 #include "runtime/core/error_message.h"
 #include "runtime/core/scalar_type.h"
 #include "runtime/core/tensor.h"
+#include "runtime/executor/external_tensor.h"
 #include "schema/program_generated.h"
 
 namespace torchedge {
@@ -104,7 +105,14 @@ Error verify_tensor(const fb::Program* program, const fb::Tensor* t,
                "value %zu: %llu bytes at offset %llu do not fit arena %u of %lld bytes", index,
                static_cast<unsigned long long>(nbytes), static_cast<unsigned long long>(offset),
                id, static_cast<long long>(arena_size));
-    if (t->data_buffer_idx() > 0) return verify_initial_value(program, t, nbytes, index);
+    if (t->data_buffer_idx() > 0 && !is_external_tensor(t)) {
+      return verify_initial_value(program, t, nbytes, index);
+    }
+  }
+  if (is_external_tensor(t)) {
+    const auto* name = t->extra_tensor_info()->fully_qualified_name();
+    TE_INVALID(name != nullptr && name->size() > 0, "value %zu: external tensor without a name",
+               index);
   }
   return Error::Ok;
 }
@@ -187,13 +195,15 @@ Error verify_value(const fb::Program* program, const fb::ExecutionPlan* plan, si
   return Error::InvalidProgram;
 }
 
-// A tensor whose data is in the program's constants (read-only: an mmapped
-// file's pages), which nothing may write: not an input, not a result.
+// A tensor whose data is in the program's constants or an external data
+// file (read-only: an mmapped file's pages), which nothing may write: not an
+// input, not a result.
 bool is_constant_tensor(const fb::ExecutionPlan* plan, int64_t v) {
   const fb::EValue* value = plan->values()->Get(static_cast<size_t>(v));
   if (value->val_type() != fb::KernelTypes::Tensor) return false;
   const fb::Tensor* t = value->val_as_Tensor();
-  return t != nullptr && t->data_buffer_idx() > 0 && t->allocation_info() == nullptr;
+  return t != nullptr && t->allocation_info() == nullptr &&
+         (t->data_buffer_idx() > 0 || is_external_tensor(t));
 }
 
 // Out-variant calls write their result into their last argument.

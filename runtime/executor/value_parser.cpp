@@ -5,6 +5,7 @@
 #include <new>
 
 #include "runtime/core/error_message.h"
+#include "runtime/executor/external_tensor.h"
 #include "schema/program_generated.h"
 
 namespace torchedge {
@@ -82,8 +83,15 @@ bool is_mutable_buffer(const fb::Tensor* t) {
 // mutable buffer's initial value copied in), otherwise null until an input
 // binds it.
 Result<void*> tensor_data(const Program& program, const fb::Tensor* t, size_t nbytes,
-                          MemoryManager* memory, MutableData& mutable_data, size_t index) {
+                          MemoryManager* memory, MutableData& mutable_data,
+                          const NamedDataMap* named_data, size_t index) {
   const fb::AllocationDetails* alloc = t->allocation_info();
+  if (alloc == nullptr && is_external_tensor(t)) {
+    // Weights in a .ptd: read in place, like constants (never written).
+    TE_ASSIGN_OR_RETURN(const void* data, external_tensor_data(t, nbytes, named_data, index));
+    TE_RETURN_IF_ERROR(check_bools(t, data, nbytes, index));
+    return const_cast<void*>(data);
+  }
   if (alloc != nullptr) {
     const size_t arena = alloc->memory_id() - 1;  // verified >= 1
     TE_CHECK_OR_RETURN(memory->planned_memory != nullptr &&
@@ -102,7 +110,13 @@ Result<void*> tensor_data(const Program& program, const fb::Tensor* t, size_t nb
                        index, static_cast<unsigned long long>(offset),
                        static_cast<unsigned long long>(offset + nbytes), arena + 1, bytes.size());
     void* data = bytes.data() + offset;
-    if (t->data_buffer_idx() > 0) {
+    if (is_external_tensor(t)) {
+      // A mutable buffer whose initial value is in a .ptd (upstream's
+      // external mutable weights): copied in once per load.
+      TE_ASSIGN_OR_RETURN(const void* initial, external_tensor_data(t, nbytes, named_data, index));
+      memcpy(data, initial, nbytes);
+      TE_RETURN_IF_ERROR(check_bools(t, data, nbytes, index));
+    } else if (t->data_buffer_idx() > 0) {
       TE_RETURN_IF_ERROR(mutable_data.copy_into(t, data, nbytes, index));
       TE_RETURN_IF_ERROR(check_bools(t, data, nbytes, index));
     } else if (is_mutable_buffer(t) && !memory->planned_memory->zero_filled()) {
@@ -126,7 +140,8 @@ Result<void*> tensor_data(const Program& program, const fb::Tensor* t, size_t nb
 }
 
 Result<Tensor*> parse_tensor(const Program& program, const fb::Tensor* t, MemoryManager* memory,
-                             MutableData& mutable_data, size_t index) {
+                             MutableData& mutable_data, const NamedDataMap* named_data,
+                             size_t index) {
   MemoryAllocator* alloc = memory->method_allocator;
   const int dim = static_cast<int>(t->sizes()->size());
   Tensor* tensor = alloc->allocate_array<Tensor>(1);
@@ -148,7 +163,8 @@ Result<Tensor*> parse_tensor(const Program& program, const fb::Tensor* t, Memory
   new (tensor) Tensor(static_cast<ScalarType>(t->scalar_type()), dim, sizes, dim_order, strides,
                       nullptr, dynamism);
   TE_ASSIGN_OR_RETURN(void* data,
-                      tensor_data(program, t, tensor->nbytes(), memory, mutable_data, index));
+                      tensor_data(program, t, tensor->nbytes(), memory, mutable_data, named_data,
+                                  index));
   tensor->set_data(data);
   return tensor;
 }
@@ -190,7 +206,8 @@ Error parse_list(const fb::EValue* v, EValue* values, MemoryAllocator* alloc, si
 }  // namespace
 
 Result<EValue*> parse_values(const Program& program, const fb::ExecutionPlan* plan,
-                             MemoryManager* memory, size_t* num_values) {
+                             MemoryManager* memory, const NamedDataMap* named_data,
+                             size_t* num_values) {
   const auto* serialized = plan->values();
   const size_t n = serialized->size();
   EValue* values = memory->method_allocator->allocate_array<EValue>(n + 1);
@@ -222,7 +239,8 @@ Result<EValue*> parse_values(const Program& program, const fb::ExecutionPlan* pl
       }
       case fb::KernelTypes::Tensor: {
         TE_ASSIGN_OR_RETURN(Tensor * t,
-                            parse_tensor(program, v->val_as_Tensor(), memory, mutable_data, i));
+                            parse_tensor(program, v->val_as_Tensor(), memory, mutable_data,
+                                         named_data, i));
         values[i] = EValue(t);
         break;
       }

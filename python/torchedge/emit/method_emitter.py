@@ -47,6 +47,7 @@ from torchedge.aten.out_variants import is_out_argument, kernel_name, out_argume
 from torchedge.aten.symbolic import NEGATED_COMPARISONS, SIZE_OPERATORS, SYMBOLIC_OPERATORS
 from torchedge.emit.argument_encoding import encode_argument
 from torchedge.emit.constant_table import ConstantTable
+from torchedge.emit.external_data import ExternalData, external_value
 from torchedge.emit.control_flow import COND, emit_cond
 from torchedge.emit.input_guards import emit_input_guards
 from torchedge.emit.state_in_place import in_place_results, written_back
@@ -86,8 +87,11 @@ class MethodEmitter:
         input_guards: bool = True,
         delegate_blobs: Optional[list[bytes]] = None,
         alias_views: bool = True,
+        external_data: Optional[ExternalData] = None,
     ) -> None:
         self.name = name
+        # Constants selected for the .ptd (emit/external_data.py); None: all stay in.
+        self.external_data = external_data
         self.program = program
         self.constants = constants
         self.mutable_data = mutable_data if mutable_data is not None else ConstantTable()
@@ -222,8 +226,12 @@ class MethodEmitter:
         tensor = self._constant_tensor(spec)
         if not isinstance(tensor, torch.Tensor):
             raise EmitError(f"constant '{spec.target}' is a {type(tensor).__name__}, not a tensor")
-        data_buffer_idx = self.constants.add(tensor_bytes(tensor, dim_order(tensor)))
-        return self.values.add(tensor_value(tensor, data_buffer_idx))
+        data = tensor_bytes(tensor, dim_order(tensor))
+        if self.external_data is not None and self.external_data.wants(spec.target):
+            value = tensor_value(tensor)
+            key = self.external_data.add(spec.target, value, data)
+            return self.values.add(external_value(value, key))
+        return self.values.add(tensor_value(tensor, self.constants.add(data)))
 
     def _constant_tensor(self, spec: InputSpec) -> Any:
         program, target = self.program, spec.target

@@ -8,6 +8,7 @@ from typing import Any, Mapping
 from torch.export import ExportedProgram
 
 from torchedge.emit.constant_table import ConstantTable
+from torchedge.emit.external_data import ExternalData, ExternalSelection, selector
 from torchedge.emit.method_emitter import MethodEmitter
 from torchedge.memory import MemoryReport, plan_memory
 from torchedge.serialize import schema as s
@@ -24,6 +25,9 @@ class EmittedProgram:
     memory: dict[str, MemoryReport]
     # Per method, the FX node each instruction came from (None: emitter-made).
     instruction_nodes: dict[str, list[Any]] = field(default_factory=dict)
+    # The .ptd entries (torchedge.serialize.flat_tensor.NamedTensor) of the
+    # constants emitted as external; empty when none were selected.
+    external_data: list[Any] = field(default_factory=list)
 
 
 def emit_program(
@@ -34,6 +38,7 @@ def emit_program(
     include_stacktrace: bool = True,
     input_guards: bool = True,
     alias_views: bool = True,
+    external_data: ExternalSelection = False,
 ) -> EmittedProgram:
     """Emits and memory-plans every method; constants are shared program-wide.
 
@@ -44,8 +49,12 @@ def emit_program(
     (offsets[0] reserved; a buffer's data_buffer_idx indexes the offsets);
     the runtime copies them into planned memory when it loads a method.
     `input_guards`: see torchedge.emit.input_guards; `alias_views`: see
-    torchedge.emit.view_aliases.
+    torchedge.emit.view_aliases; `external_data`: the constants (True: all;
+    names; or a predicate over names) emitted as named .ptd entries instead
+    of into the constant segment, see torchedge.emit.external_data.
     """
+    wants = selector(external_data)
+    external = ExternalData(wants) if wants is not None else None
     constants = ConstantTable(constant_tensor_alignment)
     mutable_data = ConstantTable(constant_tensor_alignment)
     plans, memory, instruction_nodes = [], {}, {}
@@ -54,7 +63,7 @@ def emit_program(
         emitter = MethodEmitter(
             name, program, constants, include_stacktrace,
             mutable_data=mutable_data, input_guards=input_guards,
-            delegate_blobs=delegate_blobs, alias_views=alias_views,
+            delegate_blobs=delegate_blobs, alias_views=alias_views, external_data=external,
         )
         plan = emitter.emit()
         instruction_nodes[name] = emitter.instruction_nodes
@@ -81,4 +90,5 @@ def emit_program(
         constant_segment=s.SubsegmentOffsets(segment_index=0, offsets=offsets),
         mutable_data_segments=mutable_data_segments,
     )
-    return EmittedProgram(program, segments, memory, instruction_nodes)
+    entries = external.entries() if external is not None else []
+    return EmittedProgram(program, segments, memory, instruction_nodes, entries)

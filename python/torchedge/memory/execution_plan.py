@@ -4,8 +4,9 @@ Every planned tensor gets `allocation_info = (memory_id, offset)` in one
 arena, and the plan's `non_const_buffer_sizes` becomes [0, arena_bytes].
 
 Planned tensors are, following the ET12 conventions:
-  * activations: Tensor values without data (data_buffer_idx == 0), i.e.
-    plan inputs, intermediates and outputs, sized at their upper bound;
+  * activations: Tensor values without data (data_buffer_idx == 0 and not
+    stored in a .ptd), i.e. plan inputs, intermediates and outputs, sized at
+    their upper bound;
   * mutable buffers: Tensor values with an initial value (data_buffer_idx
     > 0, indexing Program.mutable_data_segments) *and* allocation_info. The
     emitter marks them with a provisional allocation_info; their memory holds
@@ -66,8 +67,16 @@ def is_mutable_buffer(value: s.KernelValue) -> bool:
     return value.data_buffer_idx > 0 or bool(extra is not None and extra.fully_qualified_name)
 
 
+def is_external(value: s.KernelValue) -> bool:
+    """A constant whose bytes are in a .ptd (data_buffer_idx is 0 there too)."""
+    extra = getattr(value, "extra_tensor_info", None)
+    return extra is not None and extra.location == s.TensorDataLocation.EXTERNAL
+
+
 def is_planned(value: s.KernelValue) -> bool:
-    return isinstance(value, s.Tensor) and (value.data_buffer_idx == 0 or is_mutable_buffer(value))
+    if not isinstance(value, s.Tensor) or (is_external(value) and value.allocation_info is None):
+        return False
+    return value.data_buffer_idx == 0 or is_mutable_buffer(value)
 
 
 def _tensor_indices(plan: s.ExecutionPlan, index: int) -> list[int]:

@@ -141,11 +141,15 @@ def deserialize_pte(data: bytes) -> PteFile:
     header = ExtendedHeader.from_file(data)
     program = program_from_flatbuffer(data)
     segments = []
-    if program.segments:
+    if any(segment.size for segment in program.segments):
         if header is None or header.segment_base_offset == 0:
             raise ValueError("program lists segments but the file has no segment base offset")
+    if program.segments:
+        # Upstream writes an empty segment 0, and no header, when every
+        # constant is external (program-data separation).
+        base = header.segment_base_offset if header is not None else 0
         for segment in program.segments:
-            start = header.segment_base_offset + segment.offset
+            start = base + segment.offset
             if start + segment.size > len(data):
                 raise ValueError(f"segment {segment} runs past the end of the file")
             segments.append(bytes(data[start : start + segment.size]))

@@ -15,15 +15,22 @@ using flatbuffers::Offset;
 
 namespace {
 
-Offset<fb::EValue> tensor_value(FlatBufferBuilder& b, uint32_t buffer_idx, int64_t planned_offset) {
+// `external_key`: the tensor's bytes are named data in a .ptd (no
+// constant, no allocation).
+Offset<fb::EValue> tensor_value(FlatBufferBuilder& b, uint32_t buffer_idx, int64_t planned_offset,
+                                const char* external_key = nullptr) {
   std::vector<int32_t> sizes = {2, 3};
   std::vector<uint8_t> order = {0, 1};
   Offset<fb::AllocationDetails> alloc = 0;
   if (planned_offset >= 0) {
     alloc = fb::CreateAllocationDetails(b, 1, static_cast<uint32_t>(planned_offset), 0);
   }
+  Offset<fb::ExtraTensorInfo> extra = 0;
+  if (external_key != nullptr) {
+    extra = fb::CreateExtraTensorInfoDirect(b, 0, external_key, fb::TensorDataLocation::EXTERNAL);
+  }
   auto t = fb::CreateTensorDirect(b, fb::ScalarType::FLOAT, 0, &sizes, &order, false, buffer_idx,
-                                  alloc);
+                                  alloc, 0, fb::TensorShapeDynamism::STATIC, extra);
   return fb::CreateEValue(b, fb::KernelTypes::Tensor, t.Union());
 }
 
@@ -32,10 +39,12 @@ Offset<fb::Instruction> kernel_call(FlatBufferBuilder& b, int op, std::vector<in
   return fb::CreateInstruction(b, fb::InstructionArguments::KernelCall, call.Union());
 }
 
-Offset<fb::ExecutionPlan> forward_plan(FlatBufferBuilder& b, const char* add_kernel) {
-  // values: 0 x (input), 1 w (constant 1), 2 x*w, 3 alpha=1, 4 out
+Offset<fb::ExecutionPlan> forward_plan(FlatBufferBuilder& b, const char* add_kernel,
+                                       const char* external_key = nullptr) {
+  // values: 0 x (input), 1 w (constant 1, or external), 2 x*w, 3 alpha=1, 4 out
   std::vector<Offset<fb::EValue>> values = {
-      tensor_value(b, 0, 0), tensor_value(b, 1, -1), tensor_value(b, 0, 32),
+      tensor_value(b, 0, 0), tensor_value(b, external_key ? 0 : 1, -1, external_key),
+      tensor_value(b, 0, 32),
       fb::CreateEValue(b, fb::KernelTypes::Int, fb::CreateInt(b, 1).Union()),
       tensor_value(b, 0, 64)};
   std::vector<Offset<fb::Operator>> ops = {fb::CreateOperatorDirect(b, "test::mul", "out"),
@@ -135,6 +144,18 @@ std::vector<uint8_t> build_mul_add_program(bool extra_methods, const char* add_k
   const float w[6] = {1, 2, 3, 4, 5, 6};
   memcpy(out.data() + base, w, sizeof(w));
   return out;
+}
+
+std::vector<uint8_t> build_external_weight_program(const char* weight_key) {
+  FlatBufferBuilder b;
+  std::vector<Offset<fb::ExecutionPlan>> plans = {forward_plan(b, "test::add", weight_key)};
+  std::vector<uint64_t> offsets = {0};  // no constants in the program itself
+  auto constant_segment = fb::CreateSubsegmentOffsetsDirect(b, 0, &offsets);
+  std::vector<Offset<fb::DataSegment>> segments;
+  auto program = fb::CreateProgramDirect(b, 0, &plans, nullptr, nullptr, &segments,
+                                         constant_segment);
+  fb::FinishProgramBuffer(b, program);
+  return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
 }
 
 }  // namespace testing

@@ -19,6 +19,11 @@ namespace testing {
 std::vector<uint8_t> build_mul_add_program(bool extra_methods = false,
                                            const char* add_kernel = "test::add");
 
+/// The forward method of build_mul_add_program with w stored outside the
+/// program: ExtraTensorInfo{fully_qualified_name = weight_key, EXTERNAL}, to
+/// be served by a NamedDataMap (a .ptd). A plain flatbuffer, no segments.
+std::vector<uint8_t> build_external_weight_program(const char* weight_key = "w");
+
 /// Registers test::add.out and test::mul.out (float32, same shapes).
 void register_test_kernels();
 
