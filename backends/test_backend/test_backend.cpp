@@ -1,11 +1,11 @@
 #include "backends/test_backend/test_backend.h"
 
 #include <cstring>
-#include <ctime>
 
 #include "runtime/backend/backend_interface.h"
 #include "runtime/core/error_message.h"
 #include "runtime/executor/event_tracer.h"
+#include "runtime/platform/platform.h"
 
 namespace torchedge {
 
@@ -27,14 +27,6 @@ struct Delegate {
   float** scratch;  // per value; null for inputs and outputs (bound per call)
   float** bound;    // per value, filled at execute
 };
-
-// CLOCK_MONOTONIC, the clock of posix_platform.cpp's platform_now_ns() that
-// stamps the executor's events (this library does not link the platform layer).
-uint64_t now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 // Event names per op kind; op i's debug handle is i (test_backend.py).
 constexpr const char* kOpNames[] = {"add", "mul"};
@@ -134,10 +126,10 @@ class TestBackend final : public BackendInterface {
     }
     // Each op is timed on its own and reported with its debug handle (= i).
     for (uint32_t i = 0; i < d->num_ops; ++i) {
-      const uint64_t start = now_ns();
+      const uint64_t start = platform_now_ns();
       run_op(d->ops[i], *d);
       tracer->log_delegate_event(kOpNames[d->ops[i].kind], static_cast<int32_t>(i), nullptr,
-                                 start, now_ns());
+                                 start, platform_now_ns());
     }
     return Error::Ok;
   }

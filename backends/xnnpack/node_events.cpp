@@ -1,7 +1,5 @@
 #include "backends/xnnpack/node_events.h"
 
-#include <ctime>
-
 #include "backends/xnnpack/node_validator.h"
 #include "runtime/core/error_message.h"
 
@@ -29,12 +27,6 @@ Result<NodeEventTable> make_node_event_table(const ParsedBlob& parsed,
   table.handles = handles;
   table.names = names;
   return table;
-}
-
-uint64_t monotonic_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
 void report_nodes(EventTracer* tracer, const NodeEventTable& table, uint64_t start_ns,

@@ -52,11 +52,6 @@ struct NodeEventTable {
 Result<NodeEventTable> make_node_event_table(const ParsedBlob& parsed,
                                              MemoryAllocator* allocator);
 
-/// Monotonic nanoseconds: CLOCK_MONOTONIC, the clock of
-/// runtime/platform/posix_platform.cpp's platform_now_ns() that the
-/// executor stamps instructions with (this library does not link the
-/// platform layer; the backend runs on hosted systems only).
-uint64_t monotonic_ns();
 
 /// Logs one event per entry of `table` with the interval [start, end).
 void report_nodes(EventTracer* tracer, const NodeEventTable& table, uint64_t start_ns,

@@ -11,6 +11,7 @@
 #include "backends/xnnpack/threadpool.h"
 #include "runtime/backend/backend_interface.h"
 #include "runtime/core/error_message.h"
+#include "runtime/platform/platform.h"
 
 namespace torchedge {
 
@@ -201,10 +202,9 @@ class XnnpackBackend final : public BackendInterface {
   // kTraced, reports the stages and the nodes (node_events.h) to `tracer`.
   template <bool kTraced>
   static Error run(Delegate* d, Span<EValue*> args, EventTracer* tracer) {
-    using xnnpack::monotonic_ns;
     const uint32_t count = d->num_inputs + d->num_outputs;
     uint64_t t0 = 0;
-    if constexpr (kTraced) t0 = monotonic_ns();
+    if constexpr (kTraced) t0 = platform_now_ns();
     bool changed = !d->set_up;
     bool staged_input = false;
     for (uint32_t i = 0; i < count; ++i) {
@@ -221,7 +221,7 @@ class XnnpackBackend final : public BackendInterface {
     }
     uint64_t t1 = 0;
     if constexpr (kTraced) {
-      t1 = monotonic_ns();
+      t1 = platform_now_ns();
       if (staged_input) tracer->log_delegate_event(xnnpack::kInputLayoutEvent, -1, nullptr, t0, t1);
     }
     if (changed) {
@@ -233,14 +233,14 @@ class XnnpackBackend final : public BackendInterface {
                          static_cast<int>(status));
       d->set_up = true;
       if constexpr (kTraced) {
-        const uint64_t now = monotonic_ns();
+        const uint64_t now = platform_now_ns();
         tracer->log_delegate_event(xnnpack::kSetupEvent, -1, nullptr, t1, now);
         t1 = now;
       }
     }
     const xnn_status status = xnn_invoke_runtime(d->runtime);
     uint64_t t2 = 0;
-    if constexpr (kTraced) t2 = monotonic_ns();
+    if constexpr (kTraced) t2 = platform_now_ns();
     TE_CHECK_OR_RETURN(status == xnn_status_success, Error::Internal,
                        "xnnpack delegate: xnn_invoke_runtime failed (status %d)",
                        static_cast<int>(status));
@@ -258,7 +258,7 @@ class XnnpackBackend final : public BackendInterface {
     }
     if constexpr (kTraced) {
       if (staged_output) {
-        tracer->log_delegate_event(xnnpack::kOutputLayoutEvent, -1, nullptr, t2, monotonic_ns());
+        tracer->log_delegate_event(xnnpack::kOutputLayoutEvent, -1, nullptr, t2, platform_now_ns());
       }
     }
     return Error::Ok;

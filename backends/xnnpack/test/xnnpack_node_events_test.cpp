@@ -8,6 +8,7 @@
 #include "backends/xnnpack/node_events.h"
 #include "backends/xnnpack/test/delegate_harness.h"
 #include "runtime/executor/event_tracer.h"
+#include "runtime/platform/platform.h"
 
 #ifdef TORCHEDGE_XNNPACK_HEAP_COUNTER
 #include "extension/test/heap_counter.h"
@@ -69,12 +70,12 @@ TEST(XnnpackNodeEvents, TracedCallReportsStagesAndOneEventPerHandle) {
   x.fill(pseudo_random(4 * 36, 3));
   TestTensor y(ScalarType::Float, {1, 8});
   RecordingTracer tracer;
-  const uint64_t before = xnnpack::monotonic_ns();
+  const uint64_t before = platform_now_ns();
   {
     TracedScope scope(&tracer);
     ASSERT_EQ(delegate.execute({&x, &y}), Error::Ok) << last_error_message();
   }
-  const uint64_t after = xnnpack::monotonic_ns();
+  const uint64_t after = platform_now_ns();
 
   // First call: the input is staged (NCHW -> NHWC) and the runtime set up.
   std::vector<std::string> names;
