@@ -24,11 +24,12 @@ struct GroupNormCase {
   float offset;
 };
 
-// Within 1e-4 of max(1, max |want|): the portable kernel folds the
-// statistics into x * scale + shift (as ATen does), which cancels digits
-// when the mean is large next to the spread (the offset case) or a group
-// has no spread (one position), while the optimized kernel normalizes
-// x - mean first; both errors stay far below this bound.
+// Within 1e-4 of max(1, max |want|): both kernels fold the statistics into
+// x * scale + shift (as ATen does), which cancels digits when the mean is
+// large next to the spread (the offset case) or a group has no spread (one
+// position); the optimized kernel's centered variance is summed in float
+// (around the float mean) and its x * scale + shift is one FMA; both errors
+// stay far below this bound.
 void expect_close(const std::vector<float>& got, const std::vector<float>& want, const char* what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   float scale = 1.0f;
@@ -82,6 +83,8 @@ TEST_P(GroupNormTest, MatchesPortable) {
   std::mt19937 rng(17);
   const GroupNormCase cases[] = {
       {{1, 64, 3199}, 64, true, true, 0.0f},   // wav2vec2: a group per channel, long sequence
+      {{1, 40, 1601}, 40, false, false, 0.0f}, // a group per channel, no affine, odd length
+      {{1, 16, 3199}, 16, true, true, 50.0f},  // a group per channel, offset
       {{2, 32, 7, 9}, 8, true, true, 0.0f},    // 4 channels per group, 2-d maps, batch 2
       {{1, 12, 37}, 3, false, false, 0.0f},    // no affine
       {{1, 12, 37}, 4, true, false, 0.0f},     // weight only

@@ -261,12 +261,34 @@ void check_layer_norm_row_tails(const VecKernels& k, int64_t n, const std::strin
   }
 }
 
+// Group norm's pieces: the statistics alone and y = x * scale + shift.
+void check_moments_and_scale_shift_tails(const VecKernels& k, int64_t n, const std::string& at) {
+  for (float offset : {0.0f, 1000.0f}) {
+    std::vector<float> x = tail_values(n, 2.0f, false);
+    for (float& v : x) v += offset;
+    const std::string what = "row_moments " + at + " offset " + std::to_string(offset);
+    double mean = 0, rstd = 0, want_mean = 0, want_rstd = 0;
+    k.row_moments(x.data(), n, 1e-5, &mean, &rstd);
+    scalar_vec_kernels().row_moments(x.data(), n, 1e-5, &want_mean, &want_rstd);
+    expect_close({static_cast<float>(mean), static_cast<float>(rstd)},
+                 {static_cast<float>(want_mean), static_cast<float>(want_rstd)}, 1e-4, 1e-5, what);
+  }
+  std::vector<float> x = tail_values(n, 3.0f, false);
+  const std::string what = "scale_shift " + at;
+  const std::vector<float> got = run_guarded(
+      x, what, [&](const float* in, float* out) { k.scale_shift(in, 0.75f, -1.5f, out, n); });
+  std::vector<float> want(n);
+  scalar_vec_kernels().scale_shift(x.data(), 0.75f, -1.5f, want.data(), n);
+  expect_close(got, want, 1e-6, 1e-6, what);
+}
+
 TEST(TransformerVecMath, RowTailsAgainstScalar) {
   for (Isa isa : runnable_isas()) {
     for (int64_t n = 1; n <= 40; ++n) {
       const std::string at = std::string(isa_name(isa)) + " n " + std::to_string(n);
       check_softmax_row_tails(vec_kernels(isa), n, at);
       check_layer_norm_row_tails(vec_kernels(isa), n, at);
+      check_moments_and_scale_shift_tails(vec_kernels(isa), n, at);
     }
   }
 }

@@ -59,6 +59,15 @@ struct VecKernels {
   /// (biased variance) and y = (x - mean) * rstd * w + b; w and b may be null.
   void (*layer_norm_row)(const float* x, const float* w, const float* b, double eps, int64_t n,
                          float* y, float* mean, float* rstd);
+
+  /// layer_norm_row's statistics of a row of n >= 1 elements, without the
+  /// output: *mean (summed in double) and *rstd = 1/sqrt(var + eps) (the
+  /// centered sum of squares: in double on the scalar table, in float
+  /// around float(*mean) on the AVX ones). layer_norm_row's *mean and
+  /// *rstd are these rounded to float.
+  void (*row_moments)(const float* x, int64_t n, double eps, double* mean, double* rstd);
+  /// y[i] = x[i] * scale + shift (one rounding where the ISA has FMA).
+  void (*scale_shift)(const float* x, float scale, float shift, float* y, int64_t n);
 };
 
 /// The table for `isa`; an ISA this build or CPU lacks gives the widest

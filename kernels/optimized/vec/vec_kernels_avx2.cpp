@@ -214,8 +214,7 @@ double sum_double(const float* x, int64_t n) {
   return s;
 }
 
-void layer_norm_row(const float* x, const float* w, const float* b, double eps, int64_t n,
-                    float* y, float* mean, float* rstd) {
+void row_moments(const float* x, int64_t n, double eps, double* mean, double* rstd) {
   const double mu = sum_double(x, n) / static_cast<double>(n);
   const float m = static_cast<float>(mu);
   // Centered second pass in float: (x - m) is exact to within rounding of m.
@@ -234,7 +233,17 @@ void layer_norm_row(const float* x, const float* w, const float* b, double eps, 
   }
   double squares = v::hsum(_mm256_add_ps(q0, q1));
   for (; i < n; ++i) squares += (static_cast<double>(x[i]) - m) * (static_cast<double>(x[i]) - m);
-  const double inv = 1.0 / std::sqrt(squares / static_cast<double>(n) + eps);
+  *mean = mu;
+  *rstd = 1.0 / std::sqrt(squares / static_cast<double>(n) + eps);
+}
+
+void layer_norm_row(const float* x, const float* w, const float* b, double eps, int64_t n,
+                    float* y, float* mean, float* rstd) {
+  double mu, inv;
+  row_moments(x, n, eps, &mu, &inv);
+  const float m = static_cast<float>(mu);
+  const __m256 vm = _mm256_set1_ps(m);
+  int64_t i = 0;
   const float r = static_cast<float>(inv);
   const __m256 vr = _mm256_set1_ps(r);
   auto affine = [&](__m256 a, int64_t at, __m256i mask, bool tail) {
@@ -253,13 +262,27 @@ void layer_norm_row(const float* x, const float* w, const float* b, double eps, 
   *rstd = r;
 }
 
+void scale_shift(const float* x, float scale, float shift, float* y, int64_t n) {
+  const __m256 a = _mm256_set1_ps(scale), c = _mm256_set1_ps(shift);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    _mm256_storeu_ps(y + i, _mm256_fmadd_ps(_mm256_loadu_ps(x + i), a, c));
+    _mm256_storeu_ps(y + i + 8, _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), a, c));
+  }
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_fmadd_ps(_mm256_loadu_ps(x + i), a, c));
+  if (i < n) {
+    const __m256i mask = v::tail_mask(n - i);
+    _mm256_maskstore_ps(y + i, mask, _mm256_fmadd_ps(_mm256_maskload_ps(x + i, mask), a, c));
+  }
+}
+
 }  // namespace
 
 const VecKernels& avx2_vec_kernels() {
   static const VecKernels kTable = {exp_loop,       tanh_loop,       erf_loop,     gelu_erf_loop,
                                     gelu_tanh_loop, sigmoid_loop,    silu_loop,    relu_loop,
                                     binary,         sum,             max,          softmax_row,
-                                    log_softmax_row, layer_norm_row};
+                                    log_softmax_row, layer_norm_row, row_moments, scale_shift};
   return kTable;
 }
 

@@ -169,8 +169,7 @@ double sum_double(const float* x, int64_t n) {
   return _mm512_reduce_add_pd(_mm512_add_pd(s0, s1));
 }
 
-void layer_norm_row(const float* x, const float* w, const float* b, double eps, int64_t n,
-                    float* y, float* mean, float* rstd) {
+void row_moments(const float* x, int64_t n, double eps, double* mean, double* rstd) {
   const double mu = sum_double(x, n) / static_cast<double>(n);
   const float m = static_cast<float>(mu);
   // Centered second pass in float: (x - m) is exact to within rounding of m.
@@ -193,7 +192,17 @@ void layer_norm_row(const float* x, const float* w, const float* b, double eps, 
     q1 = _mm512_fmadd_ps(d, d, q1);
   }
   const double squares = _mm512_reduce_add_ps(_mm512_add_ps(q0, q1));
-  const double inv = 1.0 / std::sqrt(squares / static_cast<double>(n) + eps);
+  *mean = mu;
+  *rstd = 1.0 / std::sqrt(squares / static_cast<double>(n) + eps);
+}
+
+void layer_norm_row(const float* x, const float* w, const float* b, double eps, int64_t n,
+                    float* y, float* mean, float* rstd) {
+  double mu, inv;
+  row_moments(x, n, eps, &mu, &inv);
+  const float m = static_cast<float>(mu);
+  const __m512 vm = _mm512_set1_ps(m);
+  int64_t i = 0;
   const float r = static_cast<float>(inv);
   const __m512 vr = _mm512_set1_ps(r);
   // Masked-off lanes load 0 from w and b and are never stored.
@@ -210,6 +219,20 @@ void layer_norm_row(const float* x, const float* w, const float* b, double eps, 
   }
   *mean = m;
   *rstd = r;
+}
+
+void scale_shift(const float* x, float scale, float shift, float* y, int64_t n) {
+  const __m512 a = _mm512_set1_ps(scale), c = _mm512_set1_ps(shift);
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    _mm512_storeu_ps(y + i, _mm512_fmadd_ps(_mm512_loadu_ps(x + i), a, c));
+    _mm512_storeu_ps(y + i + 16, _mm512_fmadd_ps(_mm512_loadu_ps(x + i + 16), a, c));
+  }
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, _mm512_fmadd_ps(_mm512_loadu_ps(x + i), a, c));
+  if (i < n) {
+    const __mmask16 mask = v::tail_mask(n - i);
+    _mm512_mask_storeu_ps(y + i, mask, _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, x + i), a, c));
+  }
 }
 
 }  // namespace
@@ -229,6 +252,8 @@ const VecKernels& avx512_vec_kernels() {
     t.softmax_row = softmax_row;
     t.log_softmax_row = log_softmax_row;
     t.layer_norm_row = layer_norm_row;
+    t.row_moments = row_moments;
+    t.scale_shift = scale_shift;
     return t;
   }();
   return kTable;

@@ -99,14 +99,20 @@ void log_softmax_row(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = x[i] - m - log_s;
 }
 
-void layer_norm_row(const float* x, const float* w, const float* b, double eps, int64_t n,
-                    float* y, float* mean, float* rstd) {
+void row_moments(const float* x, int64_t n, double eps, double* mean, double* rstd) {
   double s = 0;
   for (int64_t i = 0; i < n; ++i) s += x[i];
   const double mu = s / static_cast<double>(n);
   double sq = 0;
   for (int64_t i = 0; i < n; ++i) sq += (x[i] - mu) * (x[i] - mu);
-  const double inv = 1.0 / std::sqrt(sq / static_cast<double>(n) + eps);
+  *mean = mu;
+  *rstd = 1.0 / std::sqrt(sq / static_cast<double>(n) + eps);
+}
+
+void layer_norm_row(const float* x, const float* w, const float* b, double eps, int64_t n,
+                    float* y, float* mean, float* rstd) {
+  double mu, inv;
+  row_moments(x, n, eps, &mu, &inv);
   const float m = static_cast<float>(mu), r = static_cast<float>(inv);
   for (int64_t i = 0; i < n; ++i) {
     float v = (x[i] - m) * r;
@@ -118,13 +124,17 @@ void layer_norm_row(const float* x, const float* w, const float* b, double eps, 
   *rstd = r;
 }
 
+void scale_shift(const float* x, float scale, float shift, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] * scale + shift;
+}
+
 }  // namespace
 
 const VecKernels& scalar_vec_kernels() {
   static const VecKernels kTable = {exp_loop,     tanh_loop, erf_loop, gelu_erf_loop,
                                     gelu_tanh_loop, sigmoid_loop, silu_loop, relu_loop,
                                     binary,       sum,       max,      softmax_row,
-                                    log_softmax_row, layer_norm_row};
+                                    log_softmax_row, layer_norm_row, row_moments, scale_shift};
   return kTable;
 }
 
