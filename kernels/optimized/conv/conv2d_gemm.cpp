@@ -124,7 +124,8 @@ Error conv2d_im2col(KernelContext& ctx, const Conv2dShape& s, const float* x, co
     p.pack_b = &detail::pack_im2col_scalar;
 #ifndef TORCHEDGE_NO_X86_SIMD
     if (static_cast<int>(best_isa()) >= static_cast<int>(Isa::kAvx2)) {
-      p.pack_b = &detail::pack_im2col_avx2;
+      p.pack_b = detail::pack_conv1d_applies(s) ? &detail::pack_conv1d_avx2
+                                                : &detail::pack_im2col_avx2;
     }
 #endif
   }

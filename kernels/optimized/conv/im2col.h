@@ -22,6 +22,15 @@
 //                       pack_im2col_scalar. Call only when best_isa() >=
 //                       kAvx2. ResNet-50's packing: 11 % of the model with
 //                       the scalar packer, ~6 % with this one.
+//   pack_conv1d_avx2    AVX2 (conv/im2col_1d_avx2.cpp), 1-d convolutions
+//                       only (pack_conv1d_applies: a 1 x L plane, no
+//                       vertical padding): row by row, each packed row k =
+//                       (ci, tap) written across every strip of the panel
+//                       from one in-order pass over its input row (stride
+//                       1: loads, masked loads at the padding; stride 2:
+//                       two loads and a deinterleave; others element by
+//                       element); any kernel width. The same floats as the
+//                       packers above. Call only when best_isa() >= kAvx2.
 #pragma once
 
 #include <cstdint>
@@ -41,6 +50,11 @@ namespace detail {
 void pack_im2col_scalar(const void* context, int64_t k0, int64_t kc, int64_t n0, int64_t nc,
                         int nr, float* dst);
 void pack_im2col_avx2(const void* context, int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr,
+                      float* dst);
+static inline bool pack_conv1d_applies(const Conv2dShape& s) {
+  return s.in_h == 1 && s.kernel_h == 1 && s.out_h == 1 && s.pad_h == 0;
+}
+void pack_conv1d_avx2(const void* context, int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr,
                       float* dst);
 }  // namespace detail
 

@@ -2,7 +2,8 @@
 // the 2-d implicit-im2col SGEMM over a 1 x L plane, conv/conv2d_call.cpp)
 // against the portable kernel on the audio feature extractors' shapes
 // (Whisper's k3 s1 / k3 s2 padded, wav2vec2's k10 s5 from one channel, k3
-// s2 and k2 s2 unpadded, its grouped k=128 positional conv scaled down) and
+// s2 and k2 s2 unpadded, its grouped k=128 positional conv scaled down and
+// full-size, the stem and a k3 s2 layer at full length) and
 // random geometries, at 1 and 2 threads, rtol 1e-4 / atol 1e-5. Each case
 // checks the fast path ran (it takes GEMM scratch; the portable kernel none)
 // and that the output keeps its three dimensions.
@@ -33,6 +34,11 @@ const Conv1dCase kCases[] = {
     {1, 32, 49, 32, 16, 1, 8, 1, 4, true},     // positional conv: grouped, even kernel, padded
     {2, 7, 50, 9, 5, 3, 2, 2, 1, true},        // batch 2, stride 3, dilation 2
     {1, 8, 40, 8, 3, 1, 1, 1, 8, true},        // depthwise
+    // Full-size where the 1-d packer's panels matter (several strips and
+    // panels, borders at both ends):
+    {1, 1, 16000, 512, 10, 5, 0, 1, 1, false}, // wav2vec2 layer 0 as in the model
+    {1, 64, 3199, 48, 3, 2, 0, 1, 1, false},   // wav2vec2 k3 s2 at its longest row
+    {1, 256, 49, 256, 128, 1, 64, 1, 16, true}, // wav2vec2 positional conv as in the model
 };
 
 void run_case(const Conv1dCase& c, std::mt19937& rng) {

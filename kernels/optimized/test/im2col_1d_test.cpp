@@ -1,0 +1,101 @@
+// The 1-d im2col packer (conv/im2col_1d_avx2.cpp) against the scalar
+// packer, float for float: the audio models' geometries (wav2vec2's k10 s5
+// stem from one channel, k3 / k2 stride 2 unpadded, the k128 padding-64
+// positional conv; Whisper's k3 s1 / s2 padding 1) and random ones (stride
+// 1-6, dilation 1-3, padding up to the kernel span, lengths short and long),
+// each packed in panels whose k0 starts mid-channel, n0 mid-row and nc that
+// is not a multiple of the strip width, for strip widths 8, 16 and 32.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "kernels/optimized/conv/im2col.h"
+#include "kernels/optimized/cpu/cpu_features.h"
+
+namespace torchedge {
+namespace optimized {
+namespace {
+
+struct Geometry {
+  int64_t cin, length, kernel, stride, pad, dilation;
+};
+
+void expect_same_panels(const Geometry& g, std::mt19937& rng) {
+  const int64_t span = g.dilation * (g.kernel - 1) + 1;
+  const int64_t out = (g.length + 2 * g.pad - span) / g.stride + 1;
+  ASSERT_GE(out, 1);
+  Conv2dShape s{1, g.cin, 1, g.length, 4, 1, out, 1, g.kernel, 1, g.stride, 0, g.pad,
+                1, g.dilation, 1};
+  ASSERT_TRUE(detail::pack_conv1d_applies(s));
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  // The input sits between guard floats, so a read past either end would
+  // show up as a guard value in the panel.
+  std::vector<float> buffer(g.cin * g.length + 64, 7777.0f);
+  for (int64_t i = 0; i < g.cin * g.length; ++i) buffer[32 + i] = dist(rng);
+  const Im2colSource src{buffer.data() + 32, &s};
+  const int64_t k_total = g.cin * g.kernel;
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  for (int nr : {8, 16, 32}) {
+    for (int trial = 0; trial < 6; ++trial) {
+      const int64_t k0 = trial == 0 ? 0 : pick(0, k_total - 1);
+      const int64_t kc = pick(1, k_total - k0);
+      const int64_t n0 = trial == 0 ? 0 : pick(0, out - 1);
+      const int64_t nc = trial == 0 ? out : pick(1, out - n0);
+      const size_t floats = static_cast<size_t>((nc + nr - 1) / nr * nr * kc);
+      std::vector<float> got(floats, -1.0f), want(floats, -2.0f);
+      detail::pack_conv1d_avx2(&src, k0, kc, n0, nc, nr, got.data());
+      detail::pack_im2col_scalar(&src, k0, kc, n0, nc, nr, want.data());
+      for (size_t i = 0; i < floats; ++i) {
+        ASSERT_EQ(got[i], want[i]) << "nr " << nr << " k0 " << k0 << " kc " << kc << " n0 "
+                                   << n0 << " nc " << nc << " at " << i;
+      }
+    }
+  }
+}
+
+TEST(Im2col1d, MatchesScalarPacker) {
+#ifdef TORCHEDGE_NO_X86_SIMD
+  GTEST_SKIP() << "x86 only";
+#else
+  if (best_isa() < Isa::kAvx2) GTEST_SKIP() << "the 1-d packer needs AVX2";
+  std::mt19937 rng(31);
+  const Geometry audio[] = {
+      {1, 1600, 10, 5, 0, 1},   // wav2vec2 stem: one channel, k10 s5
+      {6, 3199, 3, 2, 0, 1},    // wav2vec2 k3 s2, odd length
+      {5, 199, 2, 2, 0, 1},     // wav2vec2 k2 s2
+      {3, 49, 128, 1, 64, 1},   // positional conv: k128, padding 64 (output 50)
+      {4, 300, 3, 1, 1, 1},     // Whisper conv1
+      {4, 300, 3, 2, 1, 1},     // Whisper conv2
+      {2, 17, 3, 2, 1, 1},      // short row: stride-2 tail chunks near the end
+  };
+  for (const Geometry& g : audio) {
+    SCOPED_TRACE(::testing::Message() << "L=" << g.length << " k=" << g.kernel << " s="
+                                      << g.stride << " p=" << g.pad);
+    expect_same_panels(g, rng);
+  }
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  for (int trial = 0; trial < 40; ++trial) {
+    Geometry g;
+    g.cin = pick(1, 4);
+    g.kernel = pick(1, 20);
+    g.stride = pick(1, 6);
+    g.dilation = pick(1, 3);
+    const int64_t span = g.dilation * (g.kernel - 1) + 1;
+    g.pad = pick(0, span);
+    g.length = pick(span > 2 * g.pad ? span - 2 * g.pad : 1, 150);
+    SCOPED_TRACE(::testing::Message() << "trial " << trial << ": L=" << g.length << " k="
+                                      << g.kernel << " s=" << g.stride << " p=" << g.pad
+                                      << " d=" << g.dilation);
+    expect_same_panels(g, rng);
+  }
+#endif
+}
+
+}  // namespace
+}  // namespace optimized
+}  // namespace torchedge
