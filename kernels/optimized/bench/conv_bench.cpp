@@ -24,6 +24,7 @@
 #include "kernels/optimized/conv/depthwise_blocked.h"
 #include "kernels/optimized/conv/winograd.h"
 #include "kernels/optimized/conv/winograd_blocked.h"
+#include "kernels/optimized/gemm/sgemm.h"
 #include "kernels/optimized/threadpool/threadpool.h"
 #include "runtime/core/memory_allocator.h"
 
@@ -229,6 +230,74 @@ int main(int argc, char** argv) {
     const double bytes = 4.0 * c * (l.size * l.size + out * out);
     printf("%-27s nchw %8.1f us   blocked %8.1f us %6.1f GB/s   %.2fx\n", l.name, t_nchw * 1e6,
            t_blocked * 1e6, bytes / t_blocked * 1e-9, t_nchw / t_blocked);
+  }
+  // The audio models' 1-d convolutions ("a1d"; [1, C, L] as a 1 x L plane):
+  // conv2d_gemm against one SGEMM over the same im2col matrix built
+  // beforehand (the GEMM's own speed on that shape, packing included).
+  struct Conv1d {
+    const char* name;
+    int64_t cin, cout, length, kernel, stride, pad, groups;
+  };
+  const Conv1d conv1d[] = {
+      {"a1d w2v 1->512 k10 s5 @16000", 1, 512, 16000, 10, 5, 0, 1},
+      {"a1d w2v 512 k3 s2 @3199", 512, 512, 3199, 3, 2, 0, 1},
+      {"a1d w2v 512 k3 s2 @1599", 512, 512, 1599, 3, 2, 0, 1},
+      {"a1d w2v 512 k3 s2 @799", 512, 512, 799, 3, 2, 0, 1},
+      {"a1d w2v 512 k2 s2 @199", 512, 512, 199, 2, 2, 0, 1},
+      {"a1d w2v pos 256 k128 g16 @49", 256, 256, 49, 128, 1, 64, 16},
+      {"a1d whisper 80->256 k3 @3000", 80, 256, 3000, 3, 1, 1, 1},
+      {"a1d whisper 256 k3 s2 @3000", 256, 256, 3000, 3, 2, 1, 1},
+  };
+  for (const Conv1d& l : conv1d) {
+    if (filter != nullptr && strstr(l.name, filter) == nullptr) continue;
+    const int64_t out = (l.length + 2 * l.pad - l.kernel) / l.stride + 1;
+    const int64_t cin_g = l.cin / l.groups, k = cin_g * l.kernel;
+    Conv2dShape s{1, l.cin, 1, l.length, l.cout, 1, out, 1, l.kernel, 1, l.stride, 0, l.pad,
+                  1, 1, l.groups};
+    std::vector<float> x(l.cin * l.length), w(l.cout * k), b(l.cout, 0.1f), y(l.cout * out);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 97) * 0.01f;
+    for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 89) * 0.001f;
+    // Group 0's im2col matrix [K, OL].
+    std::vector<float> cols(k * out, 0.0f);
+    for (int64_t ci = 0; ci < cin_g; ++ci) {
+      for (int64_t t = 0; t < l.kernel; ++t) {
+        for (int64_t o = 0; o < out; ++o) {
+          const int64_t i = o * l.stride - l.pad + t;
+          cols[(ci * l.kernel + t) * out + o] = i >= 0 && i < l.length ? x[ci * l.length + i] : 0.0f;
+        }
+      }
+    }
+    auto run_conv = [&] {
+      MemoryAllocator allocator(temp.data(), temp.size());
+      KernelContext ctx(&allocator);
+      return conv2d_gemm(ctx, s, x.data(), w.data(), b.data(), y.data());
+    };
+    auto run_gemm = [&] {
+      MemoryAllocator allocator(temp.data(), temp.size());
+      KernelContext ctx(&allocator);
+      SgemmProblem p;
+      p.m = l.cout / l.groups, p.n = out, p.k = k;
+      p.a = MatrixView{w.data(), k, 1};
+      p.b = MatrixView{cols.data(), out, 1};
+      p.c = y.data();
+      p.ldc = out;
+      p.row_bias = b.data();
+      for (int64_t g = 0; g < l.groups; ++g) {
+        const Error err = sgemm(ctx, p);
+        if (err != Error::Ok) return err;
+      }
+      return Error::Ok;
+    };
+    const double flops = 2.0 * l.cout * k * out;
+    double t_conv = 1e30, t_gemm = 1e30;
+    for (int round = 0; round < 4; ++round) {  // alternating, as above
+      const double a = best_seconds(budget / 4, run_conv);
+      const double g = best_seconds(budget / 4, run_gemm);
+      t_conv = a < t_conv ? a : t_conv;
+      t_gemm = g < t_gemm ? g : t_gemm;
+    }
+    printf("%-30s conv %7.1f GFLOP/s %8.1f us   sgemm on im2col %7.1f GFLOP/s %8.1f us\n",
+           l.name, flops / t_conv * 1e-9, t_conv * 1e6, flops / t_gemm * 1e-9, t_gemm * 1e6);
   }
   // ResNet's 3x3 stride-1 layers on blocked activations ("wb"): the direct
   // blocked convolution vs Winograd on blocked tiles (conv/winograd_blocked.h).
