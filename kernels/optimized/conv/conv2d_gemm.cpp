@@ -1,6 +1,7 @@
 // Convolution as SGEMM with an implicit-im2col B packer (see conv2d.h).
 #include <cstring>
 
+#include "kernels/optimized/conv/conv1d_small_k.h"
 #include "kernels/optimized/conv/conv2d.h"
 #include "kernels/optimized/conv/depthwise_blocked.h"
 #include "kernels/optimized/conv/im2col.h"
@@ -104,6 +105,10 @@ Error conv2d_gemm(KernelContext& ctx, const Conv2dShape& s, const float* x, cons
     const Error err = detail::conv2d_winograd_avx2(ctx, s, x, w, bias, y, clamp, residual);
     // Short of scratch, or an infinity / NaN in the operands: im2col instead.
     if (err != Error::MemoryAllocationFailed && err != Error::NotSupported) return err;
+  }
+  if (residual == nullptr && detail::conv1d_small_k_applies(s) && best_isa() == Isa::kAvx512) {
+    const Error err = detail::conv1d_small_k_avx512(ctx, s, x, w, bias, y, clamp);
+    if (err != Error::MemoryAllocationFailed) return err;
   }
 #endif
   return conv2d_im2col(ctx, s, x, w, bias, y, clamp, residual);

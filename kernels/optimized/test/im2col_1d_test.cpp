@@ -5,13 +5,17 @@
 // 1-6, dilation 1-3, padding up to the kernel span, lengths short and long),
 // each packed in panels whose k0 starts mid-channel, n0 mid-row and nc that
 // is not a multiple of the strip width, for strip widths 8, 16 and 32.
+// Then the direct short-K kernel (conv/conv1d_small_k.h) against the
+// implicit-im2col SGEMM, bit for bit (same sums in the same order).
 #include <gtest/gtest.h>
 
 #include <random>
 #include <vector>
 
+#include "kernels/optimized/conv/conv1d_small_k.h"
 #include "kernels/optimized/conv/im2col.h"
 #include "kernels/optimized/cpu/cpu_features.h"
+#include "runtime/core/memory_allocator.h"
 
 namespace torchedge {
 namespace optimized {
@@ -92,6 +96,54 @@ TEST(Im2col1d, MatchesScalarPacker) {
                                       << g.kernel << " s=" << g.stride << " p=" << g.pad
                                       << " d=" << g.dilation);
     expect_same_panels(g, rng);
+  }
+#endif
+}
+
+TEST(Conv1dSmallK, SameBitsAsTheGemm) {
+#ifdef TORCHEDGE_NO_X86_SIMD
+  GTEST_SKIP() << "x86 only";
+#else
+  if (best_isa() != Isa::kAvx512) GTEST_SKIP() << "needs an AVX-512 CPU";
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  struct Case {
+    int64_t cin, length, cout, kernel, stride, pad, dilation;
+    bool bias, clamp;
+  };
+  const Case cases[] = {
+      {1, 16000, 512, 10, 5, 0, 1, false, false},  // wav2vec2's stem
+      {1, 1601, 38, 10, 5, 0, 1, true, true},      // channel and position tails
+      {2, 300, 7, 8, 1, 3, 1, true, false},        // two channels, padding
+      {4, 257, 5, 3, 2, 1, 2, false, true},        // dilation 2
+  };
+  std::vector<uint8_t> arena(size_t{8} << 20);
+  for (const Case& c : cases) {
+    const int64_t span = c.dilation * (c.kernel - 1) + 1;
+    const int64_t out = (c.length + 2 * c.pad - span) / c.stride + 1;
+    Conv2dShape s{1, c.cin, 1, c.length, c.cout, 1, out, 1, c.kernel, 1, c.stride, 0, c.pad,
+                  1, c.dilation, 1};
+    ASSERT_TRUE(detail::conv1d_small_k_applies(s));
+    std::vector<float> x(c.cin * c.length), w(c.cout * c.cin * c.kernel), b(c.cout);
+    for (float& v : x) v = dist(rng);
+    for (float& v : w) v = dist(rng);
+    for (float& v : b) v = dist(rng);
+    Conv2dClamp clamp;
+    if (c.clamp) clamp.min = -0.5f, clamp.max = 0.75f;
+    std::vector<float> got(c.cout * out, -9.0f), want(c.cout * out, -8.0f);
+    MemoryAllocator a1(arena.data(), arena.size());
+    KernelContext ctx1(&a1);
+    ASSERT_EQ(detail::conv1d_small_k_avx512(ctx1, s, x.data(), w.data(),
+                                            c.bias ? b.data() : nullptr, got.data(), clamp),
+              Error::Ok);
+    MemoryAllocator a2(arena.data(), arena.size());
+    KernelContext ctx2(&a2);
+    ASSERT_EQ(conv2d_im2col(ctx2, s, x.data(), w.data(), c.bias ? b.data() : nullptr,
+                            want.data(), clamp),
+              Error::Ok);
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_EQ(got[i], want[i]) << "L " << c.length << " cout " << c.cout << " at " << i;
+    }
   }
 #endif
 }
