@@ -105,6 +105,10 @@ int main(int argc, char** argv) {
       {"vit fc2 197x192x768", 197, 192, 768, false, true},
       {"vit bmm q.kT 3x197x197x64", 197, 197, 64, false, false, false, 3},
       {"vit bmm p.v 3x197x64x197", 197, 64, 197, false, false, false, 3},
+      // Whisper's encoder (1500 tokens, width 256, 1024 hidden).
+      {"whisper qkv/o 1500x256x256", 1500, 256, 256, false, true},
+      {"whisper fc1 1500x1024x256", 1500, 1024, 256, false, true},
+      {"whisper fc2 1500x256x1024", 1500, 256, 1024, false, true},
   };
   std::vector<uint8_t> temp(size_t{64} << 20);
   printf("isa %s, %zu thread(s)%s\n", isa_name(isa), threads,
