@@ -24,7 +24,8 @@ class EdgeProgram:
     * free of views: every view op is its `*_copy` form, so every tensor owns
       its memory and `meta["val"]` strides describe real layouts,
     * free of Python numbers in Tensor argument slots,
-    * verified: every operator has an out-variant kernel signature, every
+    * verified: every operator has an out-variant kernel registered in the
+      runtime (torchedge.runtime.registered_kernels()), every
       dtype and shape is one the runtime supports.
 
     Each program still runs in PyTorch (`exported_program(name).module()`),

@@ -6,6 +6,7 @@ are collected, so one ExportError lists everything to fix.
 
 from __future__ import annotations
 
+import functools
 import operator
 from typing import Any, Iterable, Optional
 
@@ -20,13 +21,15 @@ from torch.utils import _pytree as pytree
 from torch.utils._sympy.numbers import int_oo
 
 from torchedge.aten.dtypes import unsupported_dtype_reason
-from torchedge.aten.out_variants import out_variant
+from torchedge.aten.out_variants import kernel_name, out_variant
 from torchedge.aten.symbolic import NEGATED_COMPARISONS, SIZE_OPERATORS, SYMBOLIC_OPERATORS
+from torchedge.edge.decompositions.rules import KEPT_WHOLE
 from torchedge.errors import ExportError, Problem
 from torchedge.quantization import QUANTIZED_NAMESPACES
 from torchedge.source_location import describe
 
 COND = torch.ops.higher_order.cond
+_NO_KERNEL = "no kernel registered in the torchedge runtime"
 _SUPPORTED_INPUTS = {InputKind.USER_INPUT, InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR}
 
 
@@ -35,8 +38,11 @@ def verify_edge_program(ep: ExportedProgram, method: str = "forward") -> None:
     problems = list(_signature_problems(ep, method))
     seen_unbacked: set = set()
     for node in _nodes_with_branches(ep.graph_module):
-        problems.extend(_node_problems(node, method))
-        problems.extend(_data_dependence_problems(node, method, seen_unbacked))
+        node_problems = list(_node_problems(node, method))
+        data_dependence = _data_dependence_problems(node, method, seen_unbacked)
+        if data_dependence:  # the better reason: no kernel could plan its output
+            node_problems = [p for p in node_problems if not p.message.startswith(_NO_KERNEL)]
+        problems.extend(node_problems + data_dependence)
     if problems:
         raise ExportError(list(dict.fromkeys(problems)))
 
@@ -157,11 +163,25 @@ def _target_problem(target: Any) -> tuple[str, Optional[str]]:
     if target.namespace != "aten":
         return name, (f"operator of namespace '{target.namespace}' is not a core ATen operator "
                       "and no backend claimed it")
-    if torch.Tag.core not in target.tags and torch.Tag.view_copy not in target.tags:
+    if (torch.Tag.core not in target.tags and torch.Tag.view_copy not in target.tags
+            and target not in KEPT_WHOLE):
         return name, "not a core ATen operator (it has no decomposition into core ATen)"
-    if out_variant(target) is None:
+    variant = out_variant(target)
+    if variant is None:
         return name, "has no out variant (an overload with `out` arguments), so no runtime kernel can run it"
+    kernel = "{}.{}".format(*kernel_name(variant))
+    if kernel not in _registered_kernels():
+        return name, f"{_NO_KERNEL} for its out variant {kernel}"
     return name, None
+
+
+@functools.lru_cache(maxsize=1)
+def _registered_kernels() -> frozenset[str]:
+    """The kernels the runtime links (torchedge.runtime.registered_kernels(),
+    read from the compiled extension itself, which imports no Python)."""
+    from torchedge._C import registered_kernels
+
+    return frozenset(registered_kernels())
 
 
 def _value_problems(value: Any) -> list[str]:

@@ -112,8 +112,10 @@ class _CopyAwareFakeTensorProp(FakeTensorProp):
 
 def graph_fake_mode(graph: torch.fx.Graph) -> Any:
     """The fake mode of `graph`'s placeholders' meta["val"] (None when none
-    carries a fake value): the mode new constants' fake values are made in."""
-    return detect_fake_mode([n.meta.get("val") for n in graph.nodes if n.op == "placeholder"])
+    carries a fake value; a graph without inputs has it on its computed nodes):
+    the mode new constants' fake values are made in."""
+    mode = detect_fake_mode([n.meta.get("val") for n in graph.nodes if n.op == "placeholder"])
+    return mode or detect_fake_mode([n.meta.get("val") for n in graph.nodes])
 
 
 def refresh_fake_tensors(gm: torch.fx.GraphModule) -> None:
@@ -128,7 +130,9 @@ def refresh_fake_tensors(gm: torch.fx.GraphModule) -> None:
     """
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     inputs = [n.meta.get("val") for n in placeholders]
-    mode = detect_fake_mode(inputs)
+    # A program without inputs (factory ops: arange, window functions) has
+    # its fake mode on the computed nodes only.
+    mode = detect_fake_mode(inputs) or graph_fake_mode(gm.graph)
     if mode is None:
         if not any(n.op == "call_function" for n in gm.graph.nodes):
             return  # nothing computed (a method returning constants): nothing to refresh
