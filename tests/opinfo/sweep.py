@@ -1,0 +1,360 @@
+"""Runs OpInfo samples through torch.export -> to_edge -> to_pte -> the
+runtime (and the XNNPACK partitioner) and compares with eager.
+
+Outcomes (`Result.category`):
+  pass                     the runtime's outputs match eager
+  not counted (no fault of torchedge's; listed so that a change is noticed):
+    export-rejected        torch.export itself rejects the sample
+    random-output          random or uninitialized output (samples.RANDOM_OR_UNINITIALIZED)
+    no-plain-sample        no sample of plain tensors and scalars in this dtype
+                           (or eager rejects its own sample)
+  failures: to_edge's ExportError reasons (no-decomposition, complex-dtype,
+  data-dependent, input-mutation, effect-token, unsupported-dtype,
+  no-out-variant, missing-kernel, export-error), to_edge-crash (any other
+  exception in to_edge), to_backend-error, to_pte-error, load-error,
+  kernel-dtype, run-error, wrong-result.
+
+Tolerances: float32 outputs within 1e-4 of the output's largest finite
+magnitude, float16 within 1e-3 and bfloat16 within 1e-2 of it; integer and
+bool outputs exact; NaN and infinities where eager has them; shapes and
+dtypes equal.
+
+Programs that are expected to pass are lowered in batches (one exported
+module calling several ops on separate inputs, outputs compared per op);
+a batch that fails anywhere before the comparison is split in halves until
+the failing op runs alone, so every failure is reported from a program of
+its own op.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Optional, Sequence
+
+import torch
+from torch.utils import _pytree as pytree
+
+import torchedge
+import torchedge.runtime
+from torchedge.aten.out_variants import kernel_name, out_variant
+from torchedge.errors import ExportError
+
+from opinfo.samples import Case, first_plain_sample, is_random, make_case, op_key
+
+NOT_COUNTED = frozenset({"export-rejected", "random-output", "no-plain-sample"})
+XNNPACK = "float32+xnnpack"
+
+# ExportError message fragments -> category, first match wins.
+_EXPORT_ERROR_CATEGORIES = (
+    ("not a core ATen operator", "no-decomposition"),
+    ("no kernel registered", "missing-kernel"),
+    ("complex", "complex-dtype"),
+    ("data-dependent", "data-dependent"),
+    ("mutates its input", "input-mutation"),
+    ("TOKEN", "effect-token"),
+    ("dtype", "unsupported-dtype"),
+    ("has no out variant", "no-out-variant"),
+)
+_RELATIVE_TOLERANCE = {torch.float32: 1e-4, torch.float64: 1e-4, torch.float16: 1e-3,
+                       torch.bfloat16: 1e-2}
+
+
+@dataclass(frozen=True)
+class Result:
+    op: str
+    dtype: str  # "float32", ..., or XNNPACK
+    category: str
+    message: str = ""
+
+    @property
+    def counted(self) -> bool:
+        return self.category not in NOT_COUNTED
+
+    @property
+    def passed(self) -> bool:
+        return self.category == "pass"
+
+
+def dtype_label(dtype: torch.dtype) -> str:
+    return str(dtype).replace("torch.", "")
+
+
+def first_line(error: BaseException) -> str:
+    text = f"{type(error).__name__}: {error}"
+    if isinstance(error, ExportError) and error.problems:
+        text = str(error.problems[0]).split("\n")[0]
+    return re.sub(r"\s+", " ", text).strip()[:160]
+
+
+def _export_error_category(error: ExportError) -> str:
+    text = str(error.problems[0]) if error.problems else str(error)
+    for fragment, category in _EXPORT_ERROR_CATEGORIES:
+        if fragment in text:
+            return category
+    return "export-error"
+
+
+TIE_NOTE = "eager leaves the order of equal values unspecified"
+
+
+def compare(expected: Any, actual: Any, inputs: Sequence[torch.Tensor] = ()) -> Optional[str]:
+    """None when `actual` matches `expected` (see the module's tolerances), else why not.
+    A mismatch that only reorders equal values (sort / argsort / topk indices
+    on ties) says so (TIE_NOTE); it is still a mismatch."""
+    exp_leaves = pytree.tree_leaves(expected)
+    act_leaves = pytree.tree_leaves(list(actual) if isinstance(actual, (tuple, list)) else [actual])
+    if len(exp_leaves) != len(act_leaves):
+        return f"{len(act_leaves)} outputs, eager has {len(exp_leaves)}"
+    for i, (e, a) in enumerate(zip(exp_leaves, act_leaves)):
+        e = e if isinstance(e, torch.Tensor) else torch.tensor(e)
+        a = a if isinstance(a, torch.Tensor) else torch.tensor(a)
+        if e.shape != a.shape:
+            return f"output {i}: shape {list(a.shape)}, eager {list(e.shape)}"
+        if e.dtype != a.dtype:
+            return f"output {i}: dtype {a.dtype}, eager {e.dtype}"
+        why = _compare_values(e, a)
+        if why:
+            note = _tie_note(expected, i, exp_leaves, act_leaves) or _selects_equal_values(e, a, inputs)
+            return f"output {i}: {why}{note}"
+    return None
+
+
+def _tie_note(expected: Any, failed: int, exp_leaves: list, act_leaves: list) -> str:
+    """For a (values, indices) result whose indices alone differ: say so."""
+    fields = tuple(getattr(type(expected), "__match_args__", ()))  # torch.return_types
+    if "indices" not in fields or fields.index("indices") != failed or "values" not in fields:
+        return ""
+    v = fields.index("values")
+    if _compare_values(exp_leaves[v], act_leaves[v]) is None:
+        return f" (values match; {TIE_NOTE})"
+    return ""
+
+
+def _selects_equal_values(e: torch.Tensor, a: torch.Tensor, inputs: Sequence[torch.Tensor]) -> str:
+    """For index outputs shaped like the first input (argsort): whether both
+    index sets pick the same values along some dimension."""
+    if e.dtype != torch.int64 or not inputs or inputs[0].shape != e.shape or e.dim() == 0:
+        return ""
+    x = inputs[0]
+    for dim in range(x.dim()):
+        if bool(((a >= 0) & (a < x.shape[dim])).all()) and torch.equal(
+                torch.gather(x, dim, e), torch.gather(x, dim, a)):
+            return f" (the indices select equal values; {TIE_NOTE})"
+    return ""
+
+
+def _compare_values(e: torch.Tensor, a: torch.Tensor) -> Optional[str]:
+    if e.numel() == 0:
+        return None
+    if not e.is_floating_point():
+        return None if torch.equal(e, a) else f"{int((e != a).sum())} of {e.numel()} elements differ"
+    e64, a64 = e.double(), a.double()
+    nan = torch.isnan(e64)
+    if not torch.equal(nan, torch.isnan(a64)):
+        return "NaN positions differ"
+    infinite = torch.isinf(e64)
+    if not torch.equal(e64[infinite], a64[infinite]) or bool(torch.isinf(a64[~infinite & ~nan]).any()):
+        return "infinities differ"
+    finite = ~infinite & ~nan
+    if not finite.any():
+        return None
+    scale = float(e64[finite].abs().max())
+    tolerance = _RELATIVE_TOLERANCE[e.dtype] * scale
+    error = float((e64[finite] - a64[finite]).abs().max())
+    if error <= tolerance:
+        return None
+    return f"max error {error:.3g} > {tolerance:.3g} (max |eager| {scale:.3g})"
+
+
+@dataclass
+class Prepared:
+    """One op's sample in one dtype with its eager value."""
+
+    key: str
+    op: Any
+    dtype: torch.dtype
+    case: Case
+    expected: Any
+
+
+def prepare(op: Any, dtype: torch.dtype) -> Prepared | Result:
+    """The sample to lower, or the not-counted Result when there is none."""
+    key, label = op_key(op), dtype_label(dtype)
+    if is_random(op):
+        return Result(key, label, "random-output")
+    sample = first_plain_sample(op, dtype)
+    if sample is None:
+        return Result(key, label, "no-plain-sample")
+    case = make_case(op, sample)
+    try:
+        expected = case.module(*case.fresh_inputs())
+    except Exception as e:  # eager rejects its own sample: nothing to compare
+        return Result(key, label, "no-plain-sample", f"eager: {first_line(e)}")
+    return Prepared(key, op, dtype, case, expected)
+
+
+class _Combined(torch.nn.Module):
+    """Several ops' modules on separate inputs; one flat tuple of outputs."""
+
+    def __init__(self, cases: Sequence[Case]) -> None:
+        super().__init__()
+        self.ops = torch.nn.ModuleList(c.module for c in cases)
+        self._counts = [len(c.inputs) for c in cases]
+
+    def forward(self, *tensors: torch.Tensor) -> tuple[Any, ...]:
+        outputs: list[Any] = []
+        start = 0
+        for module, count in zip(self.ops, self._counts):
+            outputs.extend(pytree.tree_leaves(module(*tensors[start:start + count])))
+            start += count
+        return tuple(outputs)
+
+
+class _Failed(Exception):
+    """A lowering or runtime failure: (category, message)."""
+
+    def __init__(self, category: str, message: str) -> None:
+        super().__init__(message)
+        self.category, self.message = category, message
+
+
+def _runtime_category(error: "torchedge.runtime.TorchEdgeRuntimeError", stage: str) -> str:
+    if error.code_name == "OperatorMissing":
+        return "missing-kernel"
+    if "no kernel for dtype" in error.message:
+        return "kernel-dtype"
+    return stage
+
+
+def _stage(category: str, call: Callable[[], Any]) -> Any:
+    try:
+        return call()
+    except _Failed:
+        raise
+    except ExportError as e:
+        raise _Failed(_export_error_category(e) if category == "to_edge-crash" else category,
+                      first_line(e)) from None
+    except torchedge.runtime.TorchEdgeRuntimeError as e:
+        raise _Failed(_runtime_category(e, category), first_line(e)) from None
+    except Exception as e:
+        raise _Failed(category, first_line(e)) from None
+
+
+def _run(edge: Any, inputs: Sequence[torch.Tensor]) -> Any:
+    pte = _stage("to_pte-error", edge.to_pte)
+    program = _stage("load-error", lambda: torchedge.runtime.load(pte.buffer))
+    return _stage("run-error", lambda: program.forward(*[t.clone() for t in inputs]))
+
+
+def _node_owner(node: torch.fx.Node, batched: bool) -> Optional[int]:
+    """Which op of a batch (the index in _Combined.ops) a node belongs to."""
+    if not batched:
+        return 0
+    for path, _ in (node.meta.get("nn_module_stack") or {}).values():
+        match = re.search(r"ops[.\[](\d+)", path)
+        if match:
+            return int(match.group(1))
+    return None
+
+
+def _kernels_by_op(ep: Any, count: int, batched: bool) -> list[set[str]]:
+    kernels: list[set[str]] = [set() for _ in range(count)]
+    for node in ep.graph.nodes:
+        if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
+            continue
+        owner = _node_owner(node, batched)
+        variant = out_variant(node.target)
+        if owner is not None and variant is not None:
+            kernels[owner].add("{}.{}".format(*kernel_name(variant)))
+    return kernels
+
+
+@dataclass
+class Lowered:
+    """Results of one program (a batch or one op), per op in batch order."""
+
+    results: list[Result]
+    kernels: list[set[str]] = field(default_factory=list)
+
+
+def _lower(preps: Sequence[Prepared], xnnpack: bool) -> Lowered:
+    """Lowers and runs `preps` as one program; raises _Failed before any
+    comparison, returns the per-op Results after it."""
+    batched = len(preps) > 1
+    module = _Combined([p.case for p in preps]) if batched else preps[0].case.module
+    inputs = [t for p in preps for t in p.case.inputs]
+    label = dtype_label(preps[0].dtype)
+    try:
+        ep = torch.export.export(module, tuple(t.clone() for t in inputs), strict=False)
+    except Exception as e:
+        raise _Failed("export-rejected", first_line(e)) from None
+    edge = _stage("to_edge-crash", lambda: torchedge.to_edge(ep))
+    outputs = _run(edge, inputs)
+    kernels = _kernels_by_op(edge.exported_program(), len(preps), batched)
+    results = _split_and_compare(preps, outputs, batched, label)
+    if xnnpack:
+        try:
+            results += _xnnpack_results(preps, edge, inputs, batched)
+        except _Failed as failure:
+            if batched:
+                raise
+            results.append(Result(preps[0].key, XNNPACK, failure.category, failure.message))
+    return Lowered(results, kernels)
+
+
+def _split_and_compare(preps: Sequence[Prepared], outputs: Any, batched: bool,
+                       label: str) -> list[Result]:
+    if not batched:
+        why = compare(preps[0].expected, outputs, preps[0].case.inputs)
+        return [Result(preps[0].key, label, "wrong-result", why) if why else
+                Result(preps[0].key, label, "pass")]
+    flat = list(outputs) if isinstance(outputs, (tuple, list)) else [outputs]
+    results, start = [], 0
+    for p in preps:
+        count = len(pytree.tree_leaves(p.expected))
+        why = compare(p.expected, tuple(flat[start:start + count]), p.case.inputs)
+        start += count
+        results.append(Result(p.key, label, "wrong-result", why) if why else Result(p.key, label, "pass"))
+    return results
+
+
+def _xnnpack_results(preps: Sequence[Prepared], edge: Any, inputs: Sequence[torch.Tensor],
+                     batched: bool) -> list[Result]:
+    """The program through the XNNPACK partitioner, light groups included
+    (elementwise ops alone), so that every op XNNPACK takes is checked: a
+    Result for each op that has a delegated node (the others run what was
+    already checked)."""
+    from torchedge.backends.xnnpack import XnnpackPartitioner
+
+    delegated = _stage("to_backend-error", lambda: edge.to_backend(XnnpackPartitioner(delegate_light_groups=True)))
+    names = {d.node for d in delegated.delegation_report.delegated("forward")}
+    owners = {_node_owner(n, batched) for n in edge.exported_program().graph.nodes if n.name in names}
+    if not owners - {None}:
+        return []
+    outputs = _run(delegated, inputs)
+    results = _split_and_compare(preps, outputs, batched, XNNPACK)
+    return [r for i, r in enumerate(results) if i in owners]
+
+
+def run_programs(preps: Sequence[Prepared], xnnpack: bool) -> Lowered:
+    """Every op's Results (and kernels, on a pass) for `preps`, all in one
+    dtype: lowered together, or in halves (down to single ops) when the
+    program fails."""
+    if not preps:
+        return Lowered([])
+    try:
+        return _lower(preps, xnnpack)
+    except _Failed as failure:
+        if len(preps) == 1:
+            p = preps[0]
+            return Lowered([Result(p.key, dtype_label(p.dtype), failure.category, failure.message)],
+                           [set()])
+    half = len(preps) // 2
+    left, right = run_programs(preps[:half], xnnpack), run_programs(preps[half:], xnnpack)
+    return Lowered(left.results + right.results, left.kernels + right.kernels)
+
+
+def batches(items: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
