@@ -32,6 +32,15 @@ def _foldable_target(target: Any) -> bool:
     )
 
 
+# Uninitialized memory: folded as zeros (any content is correct), so the
+# stored constant is deterministic and a bool one holds only 0 / 1 bytes.
+_UNINITIALIZED = frozenset({
+    torch.ops.aten.empty.memory_format, torch.ops.aten.empty_strided.default,
+    torch.ops.aten.empty_like.default, torch.ops.aten.new_empty.default,
+    torch.ops.aten.new_empty_strided.default, torch.ops.aten.empty_permuted.default,
+})
+
+
 def _constant_tensor(ep: ExportedProgram, spec: InputSpec) -> Any:
     if spec.target in ep.state_dict:
         return ep.state_dict[spec.target]
@@ -75,6 +84,8 @@ def _evaluate(
             result = node.target(*args, **kwargs)
         except Exception:  # leave it to the runtime (or to the verifier)
             continue
+        if node.target in _UNINITIALIZED:
+            result = torch.zeros_like(result)
         node_reads = frozenset().union(*(reads[i] for i in node.all_input_nodes))
         if node.target is not operator.getitem:
             if not node_reads and _nbytes(result) > max_growth_bytes:
