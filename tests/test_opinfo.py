@@ -46,7 +46,7 @@ def expected() -> dict[str, dict[str, str]]:
 
 @pytest.fixture(scope="module")
 def sweep(request: pytest.FixtureRequest, expected: dict[str, dict[str, str]]) -> dict[str, list[Result]]:
-    """The Results of every op this session selected (one sweep for all)."""
+    """The Results of every op pytest selected (-k), from one sweep for all."""
     selected = {item.callspec.params["op_name"] for item in request.session.items
                 if getattr(item, "originalname", None) == "test_op" and hasattr(item, "callspec")}
     ops = [op for op in op_db if op_key(op) in selected]
