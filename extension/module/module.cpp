@@ -40,6 +40,9 @@ struct Module::LoadedMethod {
 };
 
 Error register_kernel_library(KernelLibrary kernels) {
+  // One change as other threads' method loads see it: without the lock a
+  // load elsewhere could bind the portable kernel between the two steps.
+  const KernelRegistryLock lock;
   TE_RETURN_IF_ERROR(register_portable_kernels());
   TE_RETURN_IF_ERROR(register_prim_kernels());
   TE_RETURN_IF_ERROR(register_quantized_kernels());  // unique names: both libraries

@@ -2,6 +2,7 @@
 
 #include "runtime/backend/backend_interface.h"
 #include "runtime/core/error_message.h"
+#include "runtime/core/spin_lock.h"
 
 namespace torchedge {
 
@@ -12,9 +13,11 @@ struct Entry {
 };
 Entry g_backends[kMaxRegisteredBackends];
 size_t g_num_backends = 0;
+SpinLock g_lock;  // every Module load registers its backends again
 }  // namespace
 
 Error register_backend(const char* id, const BackendInterface* backend) {
+  const SpinLockGuard guard(g_lock);
   for (size_t i = 0; i < g_num_backends; ++i) {
     if (strcmp(g_backends[i].id, id) == 0) {
       g_backends[i].backend = backend;
@@ -28,6 +31,7 @@ Error register_backend(const char* id, const BackendInterface* backend) {
 }
 
 const BackendInterface* find_backend(const char* id) {
+  const SpinLockGuard guard(g_lock);
   for (size_t i = 0; i < g_num_backends; ++i) {
     if (strcmp(g_backends[i].id, id) == 0) return g_backends[i].backend;
   }

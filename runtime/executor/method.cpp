@@ -4,6 +4,7 @@
 #include <new>
 
 #include "runtime/core/error_message.h"
+#include "runtime/core/execution_gate.h"
 #include "runtime/platform/platform.h"
 #include "runtime/executor/value_parser.h"
 #include "schema/program_generated.h"
@@ -466,6 +467,8 @@ Error Method::execute() {
                            v.to_tensor().data() != nullptr,
                        Error::InvalidState, "method '%s': input %zu was never set", name(), i);
   }
+  // Settings kernels read mid-run (the thread count) stay put until it ends.
+  const ExecutionScope in_flight;
   EventTracer* const tracer = event_tracer_;
   if (tracer == nullptr) return run_instructions<false>(nullptr);
   tracer->begin_execute(*this);

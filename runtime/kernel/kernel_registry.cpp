@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "runtime/core/error_message.h"
+#include "runtime/core/spin_lock.h"
 
 namespace torchedge {
 
@@ -13,6 +14,9 @@ size_t g_num_kernels = 0;
 KernelDtypes g_dtypes[kMaxRegisteredKernels];
 size_t g_num_dtypes = 0;
 bool g_dtype_checks = true;
+
+SpinLock g_lock;
+thread_local size_t t_lock_depth = 0;  // KernelRegistryLocks this thread holds
 
 KernelDtypes* find_dtypes(const char* name) {
   for (size_t i = 0; i < g_num_dtypes; ++i) {
@@ -29,7 +33,16 @@ Kernel* find_slot(const char* name) {
 }
 }  // namespace
 
+KernelRegistryLock::KernelRegistryLock() {
+  if (t_lock_depth++ == 0) g_lock.lock();
+}
+
+KernelRegistryLock::~KernelRegistryLock() {
+  if (--t_lock_depth == 0) g_lock.unlock();
+}
+
 Error register_kernels(Span<const Kernel> kernels) {
+  const KernelRegistryLock lock;
   size_t new_names = 0;
   for (const Kernel& k : kernels) {
     if (find_slot(k.name) == nullptr) ++new_names;
@@ -49,6 +62,7 @@ Error register_kernels(Span<const Kernel> kernels) {
 }
 
 Result<KernelFunction> find_kernel(const char* name) {
+  const KernelRegistryLock lock;
   const Kernel* slot = find_slot(name);
   TE_CHECK_OR_RETURN(slot != nullptr, Error::OperatorMissing,
                      "operator '%s' has no registered kernel (%zu kernels registered)", name,
@@ -57,6 +71,7 @@ Result<KernelFunction> find_kernel(const char* name) {
 }
 
 Error register_kernel_dtypes(Span<const KernelDtypes> table) {
+  const KernelRegistryLock lock;
   size_t new_names = 0;
   for (const KernelDtypes& d : table) {
     if (find_dtypes(d.name) == nullptr) ++new_names;
@@ -75,15 +90,26 @@ Error register_kernel_dtypes(Span<const KernelDtypes> table) {
   return Error::Ok;
 }
 
-void set_kernel_dtype_checks(bool enabled) { g_dtype_checks = enabled; }
+void set_kernel_dtype_checks(bool enabled) {
+  const KernelRegistryLock lock;
+  g_dtype_checks = enabled;
+}
 
 DtypeMask kernel_dtypes(const char* name) {
+  const KernelRegistryLock lock;
   if (!g_dtype_checks) return kAnyDtype;
   const KernelDtypes* slot = find_dtypes(name);
   return slot == nullptr ? kAnyDtype : slot->dtypes;
 }
 
-size_t num_registered_kernels() { return g_num_kernels; }
-const Kernel& registered_kernel(size_t index) { return g_kernels[index]; }
+size_t num_registered_kernels() {
+  const KernelRegistryLock lock;
+  return g_num_kernels;
+}
+
+const Kernel& registered_kernel(size_t index) {
+  const KernelRegistryLock lock;
+  return g_kernels[index];
+}
 
 }  // namespace torchedge

@@ -15,9 +15,12 @@
 // just a shorter table. Lookup happens once, at Method load; a missing name
 // fails the load with Error::OperatorMissing naming the operator.
 //
-// The registry is a fixed-capacity array (no heap). Registration is not
-// thread-safe and must happen before programs are loaded; lookups are
-// read-only and safe from any thread afterwards.
+// The registry is a fixed-capacity array (no heap). Registration and lookup
+// are safe from any thread (a spin lock guards the table). A caller that
+// registers several libraries in a row (portable, then the optimized kernels
+// over it, as Module does at every load) holds a KernelRegistryLock across
+// them, so a method loading in another thread never binds the half-done
+// state (a portable kernel where the optimized one was registered).
 #pragma once
 
 #include <cstddef>
@@ -39,6 +42,16 @@ struct Kernel {
 };
 
 constexpr size_t kMaxRegisteredKernels = 1024;
+
+/// Holds the registry for the enclosing scope; other threads' registrations
+/// and lookups wait. Nests on one thread (the functions below take it too).
+class KernelRegistryLock {
+ public:
+  KernelRegistryLock();
+  ~KernelRegistryLock();
+  KernelRegistryLock(const KernelRegistryLock&) = delete;
+  KernelRegistryLock& operator=(const KernelRegistryLock&) = delete;
+};
 
 /// Adds `kernels`. Re-registering an already present name with the same
 /// function is a no-op (libraries may be registered twice); a different

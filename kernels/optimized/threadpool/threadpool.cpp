@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "runtime/core/error_message.h"
+#include "runtime/core/execution_gate.h"
 
 namespace torchedge {
 namespace {
@@ -59,6 +60,13 @@ Error set_num_threads(size_t n) {
                      kMaxThreads);
   std::lock_guard<std::mutex> lock(g_mutex);
   if (n == g_threads) return Error::Ok;
+  // Kernels read the setting more than once per call (scratch sized for one
+  // count, work split by another would overrun it), so it changes only
+  // between runs. The check first spares starting a pool that is refused.
+  TE_CHECK_OR_RETURN(executions_in_flight() == 0, Error::InvalidState,
+                     "set_num_threads(%zu): %zu method executions in flight; change the thread "
+                     "count between runs",
+                     n, executions_in_flight());
   pthreadpool_t pool = nullptr;
   if (n > 1) {
     PoolSlot* free_slot = slot_of(nullptr);
@@ -69,9 +77,17 @@ Error set_num_threads(size_t n) {
                        "set_num_threads: could not start a pool of %zu threads", n);
     *free_slot = PoolSlot{pool, 1};
   }
+  if (!try_begin_setting_change()) {
+    if (pool != nullptr) unref_locked(pool);
+    record_error_message(
+        "set_num_threads(%zu): method executions in flight; change the thread count between runs",
+        n);
+    return Error::InvalidState;
+  }
   if (g_current != nullptr) unref_locked(g_current);
   g_current = pool;
   g_threads = n;
+  end_setting_change();
   return Error::Ok;
 }
 

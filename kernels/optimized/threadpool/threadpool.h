@@ -26,10 +26,11 @@
 //                           kernels with per-worker scratch (the Winograd
 //                           bands and GEMMs).
 //
-// Thread-safety: the setting is guarded by a mutex. set_num_threads() must
-// not race with a method's execute() (change threads between runs). Two
-// threads running parallel_for at once on one pool are serialized by
-// pthreadpool.
+// Thread-safety: the setting is guarded by a mutex. set_num_threads() while
+// any Method::execute() is in flight (any thread) fails with InvalidState
+// and keeps the old setting (runtime/core/execution_gate.h): change threads
+// between runs. Two threads running parallel_for at once on one pool are
+// serialized by pthreadpool.
 #pragma once
 
 #include <atomic>
@@ -44,8 +45,8 @@
 namespace torchedge {
 
 /// Sets the thread count (0 is read as 1). InvalidArgument above
-/// kMaxThreads; OutOfResources when the
-/// pool cannot be started (the old setting then stays).
+/// kMaxThreads; InvalidState while a method executes; OutOfResources when
+/// the pool cannot be started (the old setting then stays).
 Error set_num_threads(size_t n);
 
 /// The current setting (>= 1).
