@@ -43,11 +43,11 @@ std::vector<ModelFile> test_models(size_t max_bytes) {
   return models;
 }
 
-size_t env_size(const char* name, size_t fallback) {
+size_t env_size(const char* name, size_t fallback, bool zero_allowed) {
   const char* value = getenv(name);
-  if (value == nullptr || *value == '\0') return fallback;
+  if (value == nullptr || *value < '0' || *value > '9') return fallback;
   const long long n = atoll(value);
-  return n > 0 ? static_cast<size_t>(n) : fallback;
+  return n > 0 || (n == 0 && zero_allowed) ? static_cast<size_t>(n) : fallback;
 }
 
 uint8_t* MethodMemory::block(std::vector<std::unique_ptr<uint64_t[]>>* storage, size_t bytes) {

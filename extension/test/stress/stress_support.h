@@ -28,8 +28,9 @@ struct ModelFile {
 /// Files over `max_bytes` are left out (0: no limit).
 std::vector<ModelFile> test_models(size_t max_bytes);
 
-/// A positive integer from the environment, or `fallback`.
-size_t env_size(const char* name, size_t fallback);
+/// A positive integer (or 0 when `zero_allowed`) from the environment, or
+/// `fallback` when unset or not such a number.
+size_t env_size(const char* name, size_t fallback, bool zero_allowed = false);
 
 /// Memory for one Method: a method allocator, one arena per planned buffer
 /// and a temp allocator, each of the given size. The storage behind each
