@@ -6,7 +6,7 @@ BUILD   := build
 JOBS    ?= $(shell nproc)
 PYGEN   := python/torchedge/serialize/_generated
 
-.PHONY: all setup peers llm-peers build test test-cpp test-python demo bench llm-demo bench-llm clean fuzz fuzz-build test-fuzz-regressions
+.PHONY: all setup peers llm-peers build test test-cpp test-python demo bench llm-demo bench-llm clean fuzz fuzz-build test-fuzz-regressions tsan
 
 all: build
 
@@ -90,3 +90,20 @@ fuzz: fuzz-build build
 # The checked-in regression corpora, replayed under the sanitizers (make test runs it).
 test-fuzz-regressions: fuzz-build
 	ctest --test-dir $(FUZZ_BUILD) --output-on-failure -R fuzz_regressions
+
+# ---- ThreadSanitizer (docs/architecture.md, thread safety): clang, its own build ----
+# 16 threads running Methods of one Program, Modules over one file, a shared
+# pool, thread-count changes (extension/test/stress/concurrency_test.cpp);
+# TORCHEDGE_STRESS_ITERATIONS scales the executions per thread.
+TSAN_BUILD := build-tsan
+
+$(TSAN_BUILD)/build.ninja: CMakeLists.txt | setup
+	cmake -G Ninja -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_COMPILER=clang++-14 "-DCMAKE_CXX_FLAGS=-fsanitize=thread -fno-omit-frame-pointer" \
+	  -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread -DTORCHEDGE_BUILD_PYBINDINGS=OFF
+
+tsan: build $(TSAN_BUILD)/build.ninja
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target stress_test
+	@test -d $(BUILD)/test_models || $(PY) scripts/export_test_models.py $(BUILD)/test_models
+	TSAN_OPTIONS="history_size=4" TORCHEDGE_TEST_MODELS=$(abspath $(BUILD))/test_models \
+	  $(TSAN_BUILD)/stress_test --gtest_filter='ConcurrencyTest.*'

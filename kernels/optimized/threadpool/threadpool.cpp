@@ -5,6 +5,27 @@
 #include "runtime/core/error_message.h"
 #include "runtime/core/execution_gate.h"
 
+// pthreadpool comes uninstrumented from Debian, so ThreadSanitizer cannot
+// see that handing a task to the workers and waiting for them orders memory;
+// these annotations state the edges pthreadpool provides (make tsan).
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TORCHEDGE_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define TORCHEDGE_TSAN 1
+#endif
+#if defined(TORCHEDGE_TSAN)
+extern "C" void __tsan_acquire(void* addr);
+extern "C" void __tsan_release(void* addr);
+#define TE_TSAN_ACQUIRE(p) __tsan_acquire(p)
+#define TE_TSAN_RELEASE(p) __tsan_release(p)
+#else
+#define TE_TSAN_ACQUIRE(p) (void)(p)
+#define TE_TSAN_RELEASE(p) (void)(p)
+#endif
+
 namespace torchedge {
 namespace {
 
@@ -43,11 +64,13 @@ struct RegionTask {
   void (*task)(void*, size_t);
   void* context;
   static void run(void* self, size_t index) {
+    TE_TSAN_ACQUIRE(self);
     const RegionTask* t = static_cast<const RegionTask*>(self);
     const bool was = t_in_parallel_region;
     t_in_parallel_region = true;
     t->task(t->context, index);
     t_in_parallel_region = was;
+    TE_TSAN_RELEASE(self);
   }
 };
 
@@ -119,7 +142,9 @@ bool in_parallel_region() { return t_in_parallel_region; }
 
 void run_on_pool(pthreadpool_t pool, void (*task)(void*, size_t), void* context, size_t count) {
   RegionTask region{task, context};
+  TE_TSAN_RELEASE(&region);
   pthreadpool_parallelize_1d(pool, &RegionTask::run, &region, count, 0);
+  TE_TSAN_ACQUIRE(&region);
 }
 
 }  // namespace threadpool_detail
