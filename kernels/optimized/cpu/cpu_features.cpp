@@ -6,6 +6,9 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#endif
 
 namespace torchedge {
 namespace optimized {
@@ -40,6 +43,34 @@ Isa probe() {
 Isa probe() { return Isa::kScalar; }
 #endif
 
+#if defined(__aarch64__) && defined(__linux__)
+ArmIsa probe_arm() {
+  // Bit numbers of the Linux arm64 ABI (asm/hwcap.h), spelled out so older
+  // headers build this too.
+  constexpr unsigned long kHwcapAsimd = 1ul << 1, kHwcapAsimdDp = 1ul << 20;
+  constexpr unsigned long kHwcap2I8mm = 1ul << 13;
+  const unsigned long hwcap = getauxval(AT_HWCAP), hwcap2 = getauxval(AT_HWCAP2);
+  if (!(hwcap & kHwcapAsimd)) return ArmIsa::kNone;
+  if (!(hwcap & kHwcapAsimdDp)) return ArmIsa::kNeon;
+  return (hwcap2 & kHwcap2I8mm) ? ArmIsa::kI8mm : ArmIsa::kDotProd;
+}
+#elif defined(__aarch64__)
+ArmIsa probe_arm() { return ArmIsa::kNeon; }  // Advanced SIMD is part of AArch64
+#else
+ArmIsa probe_arm() { return ArmIsa::kNone; }
+#endif
+
+ArmIsa apply_env_limit(ArmIsa detected) {
+  const char* env = std::getenv("TORCHEDGE_ISA");
+  if (env == nullptr) return detected;
+  ArmIsa wanted = detected;
+  if (std::strcmp(env, "scalar") == 0) wanted = ArmIsa::kNone;
+  else if (std::strcmp(env, "neon") == 0) wanted = ArmIsa::kNeon;
+  else if (std::strcmp(env, "dotprod") == 0) wanted = ArmIsa::kDotProd;
+  else if (std::strcmp(env, "i8mm") == 0) wanted = ArmIsa::kI8mm;
+  return static_cast<int>(wanted) < static_cast<int>(detected) ? wanted : detected;
+}
+
 Isa apply_env_limit(Isa detected) {
   const char* env = std::getenv("TORCHEDGE_ISA");
   if (env == nullptr) return detected;
@@ -60,6 +91,26 @@ Isa detected_isa() {
 Isa best_isa() {
   static const Isa isa = apply_env_limit(detected_isa());
   return isa;
+}
+
+ArmIsa detected_arm_isa() {
+  static const ArmIsa isa = probe_arm();
+  return isa;
+}
+
+ArmIsa best_arm_isa() {
+  static const ArmIsa isa = apply_env_limit(detected_arm_isa());
+  return isa;
+}
+
+const char* arm_isa_name(ArmIsa isa) {
+  switch (isa) {
+    case ArmIsa::kNone: return "none";
+    case ArmIsa::kNeon: return "neon";
+    case ArmIsa::kDotProd: return "dotprod";
+    case ArmIsa::kI8mm: return "i8mm";
+  }
+  return "unknown";
 }
 
 const char* isa_name(Isa isa) {
