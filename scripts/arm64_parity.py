@@ -90,10 +90,18 @@ def main() -> int:
     ap.add_argument("--rtol", type=float, default=1e-5)
     ap.add_argument("--timeout", type=float, default=600, help="seconds per ARM64 run")
     ap.add_argument("--exclude", default="", help="comma-separated model names to skip")
+    ap.add_argument("--max-mb", type=float, default=None,
+                    help="skip .pte files larger than this (emulated time grows with the model)")
     args = ap.parse_args()
 
     skip = {s for s in args.exclude.split(",") if s}
     models = sorted(p for p in args.models.glob("*.pte") if p.stem not in skip)
+    if args.max_mb is not None:
+        large = [p for p in models if p.stat().st_size > args.max_mb * 1e6]
+        models = [p for p in models if p not in large]
+        if large:
+            print(f"arm64_parity: skipping {len(large)} models over {args.max_mb:g} MB: "
+                  f"{', '.join(p.stem for p in large)}")
     if not models:
         print(f"arm64_parity: no .pte files in {args.models}", file=sys.stderr)
         return 1

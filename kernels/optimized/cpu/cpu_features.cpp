@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -60,25 +61,18 @@ ArmIsa probe_arm() { return ArmIsa::kNeon; }  // Advanced SIMD is part of AArch6
 ArmIsa probe_arm() { return ArmIsa::kNone; }
 #endif
 
-ArmIsa apply_env_limit(ArmIsa detected) {
+// TORCHEDGE_ISA, if it names one of `names`' levels below `detected`, else
+// `detected` (never raised; an unknown value is ignored).
+template <typename Level, size_t N>
+Level apply_env_limit(Level detected, const std::pair<const char*, Level> (&names)[N]) {
   const char* env = std::getenv("TORCHEDGE_ISA");
   if (env == nullptr) return detected;
-  ArmIsa wanted = detected;
-  if (std::strcmp(env, "scalar") == 0) wanted = ArmIsa::kNone;
-  else if (std::strcmp(env, "neon") == 0) wanted = ArmIsa::kNeon;
-  else if (std::strcmp(env, "dotprod") == 0) wanted = ArmIsa::kDotProd;
-  else if (std::strcmp(env, "i8mm") == 0) wanted = ArmIsa::kI8mm;
-  return static_cast<int>(wanted) < static_cast<int>(detected) ? wanted : detected;
-}
-
-Isa apply_env_limit(Isa detected) {
-  const char* env = std::getenv("TORCHEDGE_ISA");
-  if (env == nullptr) return detected;
-  Isa wanted = detected;
-  if (std::strcmp(env, "scalar") == 0) wanted = Isa::kScalar;
-  else if (std::strcmp(env, "avx2") == 0) wanted = Isa::kAvx2;
-  else if (std::strcmp(env, "avx512") == 0) wanted = Isa::kAvx512;
-  return static_cast<int>(wanted) < static_cast<int>(detected) ? wanted : detected;
+  for (const auto& [name, level] : names) {
+    if (std::strcmp(env, name) == 0) {
+      return static_cast<int>(level) < static_cast<int>(detected) ? level : detected;
+    }
+  }
+  return detected;
 }
 
 }  // namespace
@@ -89,7 +83,9 @@ Isa detected_isa() {
 }
 
 Isa best_isa() {
-  static const Isa isa = apply_env_limit(detected_isa());
+  static const std::pair<const char*, Isa> names[] = {
+      {"scalar", Isa::kScalar}, {"avx2", Isa::kAvx2}, {"avx512", Isa::kAvx512}};
+  static const Isa isa = apply_env_limit(detected_isa(), names);
   return isa;
 }
 
@@ -99,7 +95,11 @@ ArmIsa detected_arm_isa() {
 }
 
 ArmIsa best_arm_isa() {
-  static const ArmIsa isa = apply_env_limit(detected_arm_isa());
+  static const std::pair<const char*, ArmIsa> names[] = {{"scalar", ArmIsa::kNone},
+                                                         {"neon", ArmIsa::kNeon},
+                                                         {"dotprod", ArmIsa::kDotProd},
+                                                         {"i8mm", ArmIsa::kI8mm}};
+  static const ArmIsa isa = apply_env_limit(detected_arm_isa(), names);
   return isa;
 }
 
