@@ -6,7 +6,7 @@ BUILD   := build
 JOBS    ?= $(shell nproc)
 PYGEN   := python/torchedge/serialize/_generated
 
-.PHONY: all setup peers llm-peers build test test-cpp test-python demo bench llm-demo bench-llm clean fuzz fuzz-build test-fuzz-regressions tsan
+.PHONY: all setup peers llm-peers build test test-cpp test-python demo bench llm-demo bench-llm clean fuzz fuzz-build test-fuzz-regressions tsan build-arm64 test-arm64
 
 all: build
 
@@ -36,7 +36,7 @@ test-cpp: build
 test-python: build peers
 	$(PY) -m pytest -q tests
 
-test: test-cpp test-python
+test: test-cpp test-python test-arm64
 
 # MODEL=<name> picks any built-in or zoo model (e.g. make demo MODEL=resnet18);
 # DEMO_ARGS passes other options (python -m torchedge.demo --help).
@@ -58,7 +58,34 @@ bench-llm: build llm-peers
 	$(PY) -m torchedge.bench.llm $(BENCH_LLM_ARGS)
 
 clean:
-	rm -rf $(BUILD) $(PYGEN)
+	rm -rf $(BUILD) $(ARM64_BUILD) $(PYGEN)
+
+# ---- ARM64 (docs/arm64.md): cross-built, tested under qemu-aarch64 ----------
+# Only what the ARM64 tests run is built (no benchmarks, no Python bindings).
+# ARM64_EMULATOR repeats the toolchain file's CMAKE_CROSSCOMPILING_EMULATOR.
+ARM64_BUILD    := build-arm64
+ARM64_LIBDIR   := $(abspath .arm64-sysroot)/usr/lib/aarch64-linux-gnu
+ARM64_EMULATOR := qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib:$(ARM64_LIBDIR)
+ARM64_TARGETS  := torchedge_run core_test executor_test flat_tensor_test etdump_test \
+                  portable_kernels_test prim_kernels_test optimized_kernels_test \
+                  quantized_kernels_test xnnpack_backend_test extension_test llm_test embedding_test
+
+$(ARM64_BUILD)/build.ninja: CMakeLists.txt cmake/aarch64-linux-gnu.cmake | setup
+	cmake -G Ninja -S . -B $(ARM64_BUILD) -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
+	  -DCMAKE_BUILD_TYPE=Release -DTORCHEDGE_BUILD_PYBINDINGS=OFF
+
+build-arm64: setup $(ARM64_BUILD)/build.ninja
+	cmake --build $(ARM64_BUILD) -j $(JOBS) --target $(ARM64_TARGETS)
+
+# The ctest suite under QEMU (slow suites filtered: CMakeLists.txt, "Under
+# QEMU") and the models test-cpp exported, ARM64 against the host runtime:
+# those under 2 MB only (the transformers models take minutes each emulated).
+test-arm64: build-arm64 test-cpp
+	@rm -rf $(ARM64_BUILD)/test_models && mkdir -p $(ARM64_BUILD)/test_models
+	@find $(abspath $(BUILD))/test_models -name '*.pte' -size -2048k -exec ln -s {} $(ARM64_BUILD)/test_models/ \;
+	ctest --test-dir $(ARM64_BUILD) --output-on-failure -j $(JOBS)
+	$(PY) scripts/arm64_parity.py --host $(BUILD)/torchedge_run --arm64 $(ARM64_BUILD)/torchedge_run \
+	  --emulator "$(ARM64_EMULATOR)" $(ARM64_BUILD)/test_models
 
 # ---- fuzzing (fuzz/README.md): clang + libFuzzer + ASan/UBSan, its own build ----
 FUZZ_BUILD   := build-fuzz

@@ -18,6 +18,45 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
+# ARM64 cross build and QEMU tests (docs/arm64.md): the cross compiler and
+# qemu-user are ordinary packages; the arm64 libraries are unpacked into
+# .arm64-sysroot instead of installed, because Debian's libxnnpack and
+# libpthreadpool are not Multi-Arch (installing their arm64 builds removes
+# the amd64 ones) and libcpuinfo-dev's CMake files clash between the two.
+ARM64_DEB_PACKAGES=(g++-aarch64-linux-gnu qemu-user)
+ARM64_LIBS=(libxnnpack0 libxnnpack-dev libpthreadpool0 libpthreadpool-dev
+            libcpuinfo0 libcpuinfo-dev libgtest-dev)
+ARM64_SYSROOT=.arm64-sysroot
+missing=()
+for p in "${ARM64_DEB_PACKAGES[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ! -f "$ARM64_SYSROOT/.packages" ] || [ "$(cat "$ARM64_SYSROOT/.packages")" != "${ARM64_LIBS[*]}" ]; then
+  missing+=(arm64-libraries)
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  echo "setup: ARM64 cross build: ${missing[*]}"
+  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    $SUDO dpkg --add-architecture arm64
+  fi
+  $SUDO apt-get update -qq
+  pkgs=()
+  for p in "${ARM64_DEB_PACKAGES[@]}"; do
+    dpkg -s "$p" >/dev/null 2>&1 || pkgs+=("$p")
+  done
+  if [ ${#pkgs[@]} -gt 0 ]; then
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${pkgs[@]}" >/dev/null
+  fi
+  debs=$(mktemp -d)
+  (cd "$debs" && chmod 777 . && apt-get download -qq "${ARM64_LIBS[@]/%/:arm64}")
+  rm -rf "$ARM64_SYSROOT"
+  mkdir -p "$ARM64_SYSROOT"
+  for deb in "$debs"/*.deb; do dpkg-deb -x "$deb" "$ARM64_SYSROOT"; done
+  rm -rf "$debs"
+  echo "${ARM64_LIBS[*]}" > "$ARM64_SYSROOT/.packages"
+fi
+
 STAMP=.venv/.requirements.stamp
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv

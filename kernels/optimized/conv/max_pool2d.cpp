@@ -41,7 +41,7 @@ void max_pool2d_with_indices(const Pool2dShape& s, const T* x, T* y, int64_t* in
 #endif
   // Columns whose windows neither start in the left padding nor run past
   // the right edge: w0 = ow * sw - pw >= 0 and w0 + kw <= W.
-  const int64_t col_lo = (s.pad_w + s.stride_w - 1) / s.stride_w;
+  [[maybe_unused]] const int64_t col_lo = (s.pad_w + s.stride_w - 1) / s.stride_w;
   int64_t col_hi = s.in_w - s.kernel_w + s.pad_w < 0
                        ? 0
                        : (s.in_w - s.kernel_w + s.pad_w) / s.stride_w + 1;
@@ -57,8 +57,8 @@ void max_pool2d_with_indices(const Pool2dShape& s, const T* x, T* y, int64_t* in
         const int64_t h0 = oh * s.stride_h - s.pad_h;
         // The window rows inside the input (a window of padding rows only
         // has none: pool_one's rule then applies).
-        const int64_t i_begin = h0 < 0 ? -h0 : 0;
-        const int64_t i_end = h0 + s.kernel_h > s.in_h ? s.in_h - h0 : s.kernel_h;
+        [[maybe_unused]] const int64_t i_begin = h0 < 0 ? -h0 : 0;
+        [[maybe_unused]] const int64_t i_end = h0 + s.kernel_h > s.in_h ? s.in_h - h0 : s.kernel_h;
         int64_t ow = 0;
 #ifndef TORCHEDGE_NO_X86_SIMD
         if (simd && i_begin < i_end && col_hi - col_lo >= 8) {

@@ -2,9 +2,13 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#endif
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
 #endif
 
 namespace torchedge {
@@ -40,14 +44,35 @@ Isa probe() {
 Isa probe() { return Isa::kScalar; }
 #endif
 
-Isa apply_env_limit(Isa detected) {
+#if defined(__aarch64__) && defined(__linux__)
+ArmIsa probe_arm() {
+  // Bit numbers of the Linux arm64 ABI (asm/hwcap.h), spelled out so older
+  // headers build this too.
+  constexpr unsigned long kHwcapAsimd = 1ul << 1, kHwcapAsimdDp = 1ul << 20;
+  constexpr unsigned long kHwcap2I8mm = 1ul << 13;
+  const unsigned long hwcap = getauxval(AT_HWCAP), hwcap2 = getauxval(AT_HWCAP2);
+  if (!(hwcap & kHwcapAsimd)) return ArmIsa::kNone;
+  if (!(hwcap & kHwcapAsimdDp)) return ArmIsa::kNeon;
+  return (hwcap2 & kHwcap2I8mm) ? ArmIsa::kI8mm : ArmIsa::kDotProd;
+}
+#elif defined(__aarch64__)
+ArmIsa probe_arm() { return ArmIsa::kNeon; }  // Advanced SIMD is part of AArch64
+#else
+ArmIsa probe_arm() { return ArmIsa::kNone; }
+#endif
+
+// TORCHEDGE_ISA, if it names one of `names`' levels below `detected`, else
+// `detected` (never raised; an unknown value is ignored).
+template <typename Level, size_t N>
+Level apply_env_limit(Level detected, const std::pair<const char*, Level> (&names)[N]) {
   const char* env = std::getenv("TORCHEDGE_ISA");
   if (env == nullptr) return detected;
-  Isa wanted = detected;
-  if (std::strcmp(env, "scalar") == 0) wanted = Isa::kScalar;
-  else if (std::strcmp(env, "avx2") == 0) wanted = Isa::kAvx2;
-  else if (std::strcmp(env, "avx512") == 0) wanted = Isa::kAvx512;
-  return static_cast<int>(wanted) < static_cast<int>(detected) ? wanted : detected;
+  for (const auto& [name, level] : names) {
+    if (std::strcmp(env, name) == 0) {
+      return static_cast<int>(level) < static_cast<int>(detected) ? level : detected;
+    }
+  }
+  return detected;
 }
 
 }  // namespace
@@ -58,8 +83,34 @@ Isa detected_isa() {
 }
 
 Isa best_isa() {
-  static const Isa isa = apply_env_limit(detected_isa());
+  static const std::pair<const char*, Isa> names[] = {
+      {"scalar", Isa::kScalar}, {"avx2", Isa::kAvx2}, {"avx512", Isa::kAvx512}};
+  static const Isa isa = apply_env_limit(detected_isa(), names);
   return isa;
+}
+
+ArmIsa detected_arm_isa() {
+  static const ArmIsa isa = probe_arm();
+  return isa;
+}
+
+ArmIsa best_arm_isa() {
+  static const std::pair<const char*, ArmIsa> names[] = {{"scalar", ArmIsa::kNone},
+                                                         {"neon", ArmIsa::kNeon},
+                                                         {"dotprod", ArmIsa::kDotProd},
+                                                         {"i8mm", ArmIsa::kI8mm}};
+  static const ArmIsa isa = apply_env_limit(detected_arm_isa(), names);
+  return isa;
+}
+
+const char* arm_isa_name(ArmIsa isa) {
+  switch (isa) {
+    case ArmIsa::kNone: return "none";
+    case ArmIsa::kNeon: return "neon";
+    case ArmIsa::kDotProd: return "dotprod";
+    case ArmIsa::kI8mm: return "i8mm";
+  }
+  return "unknown";
 }
 
 const char* isa_name(Isa isa) {

@@ -26,5 +26,22 @@ const char* isa_name(Isa isa);
 /// What the CPU supports, ignoring TORCHEDGE_ISA (for reports and tests).
 Isa detected_isa();
 
+/// The 64-bit ARM levels, apart from Isa: on aarch64 best_isa() stays
+/// kScalar (the x86 kernels compile out) and the kernels that have a NEON
+/// path take it where best_arm_isa() allows. Detected on Linux from
+/// getauxval: HWCAP asimd, asimddp (kDotProd), HWCAP2 i8mm (kI8mm); each
+/// level needs the ones below it. kNone off aarch64. TORCHEDGE_ISA=scalar|
+/// neon|dotprod|i8mm lowers the choice as for Isa. Thread-safe.
+enum class ArmIsa { kNone = 0, kNeon = 1, kDotProd = 2, kI8mm = 3 };
+
+/// The widest ARM level the kernels may use here.
+ArmIsa best_arm_isa();
+
+/// What the CPU supports, ignoring TORCHEDGE_ISA.
+ArmIsa detected_arm_isa();
+
+/// "none", "neon", "dotprod" or "i8mm".
+const char* arm_isa_name(ArmIsa isa);
+
 }  // namespace optimized
 }  // namespace torchedge

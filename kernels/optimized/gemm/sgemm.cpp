@@ -4,6 +4,20 @@
 
 namespace torchedge {
 namespace optimized {
+namespace {
+
+// On aarch64 the baseline level (Isa::kScalar) runs the NEON micro-kernel,
+// unless TORCHEDGE_ISA=scalar asks for the portable one.
+bool baseline_is_neon() {
+#if defined(__aarch64__)
+  return best_arm_isa() >= ArmIsa::kNeon;
+#else
+  return false;
+#endif
+}
+
+}  // namespace
+
 
 Error sgemm_with_isa(KernelContext& ctx, const SgemmProblem& p, Isa isa) {
   TE_CHECK_OR_RETURN(p.m >= 0 && p.n >= 0 && p.k >= 0 && p.batch >= 0, Error::InvalidArgument,
@@ -31,6 +45,9 @@ Error sgemm_with_isa(KernelContext& ctx, const SgemmProblem& p, Isa isa) {
 #endif
     case Isa::kScalar: break;
   }
+#if defined(__aarch64__)
+  if (baseline_is_neon()) return detail::sgemm_neon(ctx, p);
+#endif
   return detail::sgemm_scalar(ctx, p);
 }
 
@@ -45,6 +62,9 @@ size_t sgemm_scratch_bytes(const SgemmProblem& p) {
 #endif
     case Isa::kScalar: break;
   }
+#if defined(__aarch64__)
+  if (baseline_is_neon()) return detail::sgemm_scratch_bytes_neon(p);
+#endif
   return detail::sgemm_scratch_bytes_scalar(p);
 }
 

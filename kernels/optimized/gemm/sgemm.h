@@ -127,6 +127,9 @@ Error sgemm_avx512(KernelContext& ctx, const SgemmProblem& p);
 size_t sgemm_scratch_bytes_scalar(const SgemmProblem& p);
 size_t sgemm_scratch_bytes_avx2(const SgemmProblem& p);
 size_t sgemm_scratch_bytes_avx512(const SgemmProblem& p);
+// aarch64 only: Isa::kScalar's kernel there when best_arm_isa() allows NEON.
+Error sgemm_neon(KernelContext& ctx, const SgemmProblem& p);
+size_t sgemm_scratch_bytes_neon(const SgemmProblem& p);
 }  // namespace detail
 
 }  // namespace optimized

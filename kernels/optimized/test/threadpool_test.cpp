@@ -90,5 +90,30 @@ TEST(CpuFeatures, EnvironmentOnlyLowers) {
   EXPECT_STREQ(optimized::isa_name(Isa::kAvx2), "avx2");
 }
 
+// QEMU_CPU names the emulated core under qemu-aarch64 (the ARM64 ctest run
+// sets it): cortex-a53 is plain NEON, max has dot-product and i8mm.
+TEST(CpuFeatures, ArmLevelsFollowTheCpuAndTheEnvironment) {
+  using optimized::ArmIsa;
+  const ArmIsa best = optimized::best_arm_isa(), detected = optimized::detected_arm_isa();
+  EXPECT_LE(static_cast<int>(best), static_cast<int>(detected));
+#if defined(__aarch64__)
+  EXPECT_GE(static_cast<int>(detected), static_cast<int>(ArmIsa::kNeon));
+  const char* cpu = std::getenv("QEMU_CPU");
+  if (cpu != nullptr && std::string(cpu) == "cortex-a53") {
+    EXPECT_EQ(detected, ArmIsa::kNeon);
+  }
+  if (cpu != nullptr && std::string(cpu) == "max") {
+    EXPECT_EQ(detected, ArmIsa::kI8mm);
+  }
+#else
+  EXPECT_EQ(detected, ArmIsa::kNone);
+#endif
+  const char* env = std::getenv("TORCHEDGE_ISA");
+  if (env != nullptr && std::string(env) == "scalar") {
+    EXPECT_EQ(best, ArmIsa::kNone);
+  }
+  EXPECT_STREQ(optimized::arm_isa_name(ArmIsa::kDotProd), "dotprod");
+}
+
 }  // namespace
 }  // namespace torchedge

@@ -14,6 +14,7 @@ namespace torchedge {
 namespace quantized {
 namespace {
 
+#if defined(TORCHEDGE_QUANTIZED_X86)
 // Strips per int8_conv_avx2 call: enough to read each weight block once
 // for 8 strips, few enough that their packed blocks and sums stay in L2.
 constexpr int64_t kMaxChunkStrips = kInt8ConvMaxChunkStrips;
@@ -48,6 +49,7 @@ Split split_of(const Int8ConvProblem& p) {
   s.workers = std::max<int64_t>(1, std::min<int64_t>(s.total, threads));
   return s;
 }
+#endif  // TORCHEDGE_QUANTIZED_X86
 
 Error check_tensors(const Int8ConvArgs& a, const char* op) {
   const Tensor& in = *a.input;

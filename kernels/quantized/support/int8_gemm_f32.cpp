@@ -13,6 +13,7 @@ constexpr int64_t kStrip = kInt8GemmStrip;  // columns per packed weight strip (
 
 int64_t strips_of(int64_t n) { return (n + kStrip - 1) / kStrip; }
 
+#if defined(TORCHEDGE_QUANTIZED_X86)
 // One worker per thread (never more than there are strips): each owns a
 // scratch slot, so slots are indexed by work item, not by thread id.
 int64_t workers_for(int64_t n) {
@@ -20,6 +21,7 @@ int64_t workers_for(int64_t n) {
 }
 
 size_t round_up_64(size_t bytes) { return (bytes + 63) & ~size_t{63}; }
+#endif  // TORCHEDGE_QUANTIZED_X86
 
 }  // namespace
 

@@ -10,15 +10,13 @@ namespace torchedge {
 namespace quantized {
 namespace {
 
-bool cpu_has_avx512_vnni() {
 #if defined(TORCHEDGE_QUANTIZED_X86)
+bool cpu_has_avx512_vnni() {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
   return (ecx >> 11) & 1;  // AVX512_VNNI
-#else
-  return false;
-#endif
 }
+#endif
 
 QuantIsa choose() {
 #if defined(TORCHEDGE_QUANTIZED_X86)

@@ -1,0 +1,64 @@
+// The AArch64 NEON SGEMM micro-kernel: a 6 x 16 tile (24 accumulator
+// registers, 4 for the B row, 2 for the A column, of the 32 vector
+// registers) over sgemm_driver.h, so blocking, packing, threading and the
+// 16-wide prepacked weight strips are the x86 kernels' own. Compiled on
+// aarch64 only (CMakeLists.txt) and entered when best_arm_isa() allows NEON
+// (sgemm.cpp).
+#include <arm_neon.h>
+
+#include "kernels/optimized/gemm/sgemm_driver.h"
+
+namespace torchedge {
+namespace optimized {
+namespace {
+
+struct NeonKernel {
+  static constexpr int kMr = 6;
+  static constexpr int kNr = 16;
+  static constexpr int64_t kKc = 256;
+  static constexpr int64_t kMc = 120;
+  static constexpr int64_t kNc = 1024;
+
+  static void micro(int64_t kc, const float* pa, const float* pb, float* c, int64_t ldc,
+                    bool accumulate) {
+    float32x4_t acc[kMr][4];
+    for (int i = 0; i < kMr; ++i) {
+      for (int j = 0; j < 4; ++j) acc[i][j] = vdupq_n_f32(0.0f);
+    }
+    for (int64_t k = 0; k < kc; ++k) {
+      const float32x4_t a03 = vld1q_f32(pa + k * kMr);
+      const float32x2_t a45 = vld1_f32(pa + k * kMr + 4);
+      const float* b = pb + k * kNr;
+      for (int j = 0; j < 4; ++j) {
+        const float32x4_t bj = vld1q_f32(b + 4 * j);
+        acc[0][j] = vfmaq_laneq_f32(acc[0][j], bj, a03, 0);
+        acc[1][j] = vfmaq_laneq_f32(acc[1][j], bj, a03, 1);
+        acc[2][j] = vfmaq_laneq_f32(acc[2][j], bj, a03, 2);
+        acc[3][j] = vfmaq_laneq_f32(acc[3][j], bj, a03, 3);
+        acc[4][j] = vfmaq_lane_f32(acc[4][j], bj, a45, 0);
+        acc[5][j] = vfmaq_lane_f32(acc[5][j], bj, a45, 1);
+      }
+    }
+    for (int i = 0; i < kMr; ++i) {
+      float* row = c + i * ldc;
+      for (int j = 0; j < 4; ++j) {
+        const float32x4_t v = accumulate ? vaddq_f32(vld1q_f32(row + 4 * j), acc[i][j]) : acc[i][j];
+        vst1q_f32(row + 4 * j, v);
+      }
+    }
+  }
+};
+
+}  // namespace
+
+namespace detail {
+Error sgemm_neon(KernelContext& ctx, const SgemmProblem& p) {
+  return sgemm_driver::run<NeonKernel>(ctx, p);
+}
+size_t sgemm_scratch_bytes_neon(const SgemmProblem& p) {
+  return sgemm_driver::scratch_bytes<NeonKernel>(p);
+}
+}  // namespace detail
+
+}  // namespace optimized
+}  // namespace torchedge
