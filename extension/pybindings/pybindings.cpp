@@ -36,6 +36,7 @@ void bind_llm_runner(py::module_& m);  // extension/pybindings/llm_runner_bindin
 void bind_embedding(py::module_& m);  // extension/pybindings/embedding_bindings.cpp
 void bind_devtools(py::module_& m);  // extension/pybindings/devtools_bindings.cpp
 EventTracer* event_tracer_from(py::handle object);  // devtools_bindings.cpp
+void raise_if_error(Error err);  // TorchEdgeRuntimeError for the other binding files
 
 namespace {
 
@@ -206,6 +207,8 @@ class PyProgram {
 };
 
 }  // namespace
+
+void raise_if_error(Error err) { check(err); }
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "torchedge C++ runtime bindings";

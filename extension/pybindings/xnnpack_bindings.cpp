@@ -19,11 +19,14 @@
 #include <vector>
 
 #include "backends/xnnpack/xnnpack_backend.h"
+#include "kernels/optimized/threadpool/threadpool.h"
 #include "runtime/backend/backend_interface.h"
 #include "runtime/core/error_message.h"
 
 namespace py = pybind11;
 using namespace torchedge;
+
+void raise_if_error(Error err);  // pybindings.cpp: TorchEdgeRuntimeError
 
 namespace {
 
@@ -108,8 +111,12 @@ py::tuple run_blob(py::bytes blob_bytes, const py::list& inputs,
 }  // namespace
 
 void bind_xnnpack(py::module_& m) {
-  m.def("set_num_threads", [](size_t n) { set_xnnpack_num_threads(n); }, py::arg("num_threads"),
-        "Threads for XNNPACK delegates of programs loaded from now on (default 1).");
+  // The shared pool's setter (set_xnnpack_num_threads is its void alias):
+  // a change while a method executes is InvalidState, raised here.
+  m.def("set_num_threads", [](size_t n) { raise_if_error(set_num_threads(n)); },
+        py::arg("num_threads"),
+        "Threads of the shared pool (optimized kernels, XNNPACK delegates loaded from now on); "
+        "raises while a method executes.");
   m.def("get_num_threads", &xnnpack_num_threads);
   m.def("xnnpack_live_delegates", &xnnpack_live_delegates);
   m.def("_xnnpack_run_blob", &run_blob, py::arg("blob"), py::arg("inputs"),
