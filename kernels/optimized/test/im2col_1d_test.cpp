@@ -61,7 +61,7 @@ void expect_same_panels(const Geometry& g, std::mt19937& rng) {
 }
 
 TEST(Im2col1d, MatchesScalarPacker) {
-#ifdef TORCHEDGE_NO_X86_SIMD
+#if defined(TORCHEDGE_NO_X86_SIMD) || !(defined(__x86_64__) || defined(_M_X64))
   GTEST_SKIP() << "x86 only";
 #else
   if (best_isa() < Isa::kAvx2) GTEST_SKIP() << "the 1-d packer needs AVX2";
@@ -101,7 +101,7 @@ TEST(Im2col1d, MatchesScalarPacker) {
 }
 
 TEST(Conv1dSmallK, SameBitsAsTheGemm) {
-#ifdef TORCHEDGE_NO_X86_SIMD
+#if defined(TORCHEDGE_NO_X86_SIMD) || !(defined(__x86_64__) || defined(_M_X64))
   GTEST_SKIP() << "x86 only";
 #else
   if (best_isa() != Isa::kAvx512) GTEST_SKIP() << "needs an AVX-512 CPU";
