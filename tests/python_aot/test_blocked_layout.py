@@ -452,3 +452,58 @@ def test_the_output_threshold_and_non_finite_filters(monkeypatch):
     assert targets.count("torchedge::conv2d_blocked") == 8
     assert "torchedge::conv2d_winograd_blocked" not in _targets(
         _rewritten(SharedFilters(), x, winograd=False))
+
+
+# -- 1-d convolutions --------------------------------------------------------------------
+
+
+class FeatureExtractor(torch.nn.Module):
+    """wav2vec2's conv feature extractor in small: a stride-5 stem on the
+    raw signal (1 channel: stride 5 stays a plain convolution) and group
+    norm, then 1-d convolutions of kernels 3 and 2, strides 2 and 1, with a
+    GELU after each (the chain's joints), 40 channels (padding lanes
+    through the GELUs), ending in a transpose to [N, L, C]."""
+
+    def __init__(self, channels: int = 40) -> None:
+        super().__init__()
+        self.stem = torch.nn.Conv1d(1, channels, 10, 5, bias=False)
+        self.norm = torch.nn.GroupNorm(channels, channels)
+        self.convs = torch.nn.ModuleList([
+            torch.nn.Conv1d(channels, channels, 3, 2, bias=False),
+            torch.nn.Conv1d(channels, channels, 3, 1, 1),
+            torch.nn.Conv1d(channels, channels, 2, 2, bias=False)])
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.nn.functional.gelu(self.norm(self.stem(x.unsqueeze(1))))
+        for conv in self.convs:
+            y = torch.nn.functional.gelu(conv(y))
+        return y.transpose(1, 2)
+
+
+@pytest.fixture(scope="module")
+def feature_extractor():
+    torch.manual_seed(7)
+    module = FeatureExtractor().eval()
+    inputs = (torch.randn(2, 803),)
+    edge, pte = _lower(module, inputs)
+    return module, inputs, edge, pte
+
+
+def test_the_1d_chain_runs_blocked_through_its_gelus(feature_extractor):
+    _, _, _, pte = feature_extractor
+    assert _calls(pte, CONV) == 3
+    assert _calls(pte, TO) == 1 and _calls(pte, FROM) == 1  # one change in, one out
+    assert _calls(pte, "aten::convolution.out") == 1        # the stride-5 stem
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("kernels", ["portable", "optimized"])
+def test_the_1d_chain_matches_eager(feature_extractor, kernels, threads):
+    _expect_matches_eager(feature_extractor, kernels, threads)
+
+
+def test_a_single_1d_convolution_stays_plain():
+    torch.manual_seed(8)
+    module = torch.nn.Sequential(torch.nn.Conv1d(32, 32, 3), torch.nn.GELU()).eval()
+    _, pte = _lower(module, (torch.randn(1, 32, 50),))
+    assert not any("blocked" in op for op in pte.operators["forward"])

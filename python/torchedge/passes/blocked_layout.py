@@ -40,6 +40,19 @@ WINOGRAD_MIN_OUTPUT in both dims becomes torchedge::conv2d_winograd_blocked
 `<weight>_winograd_blocked` (the filters Winograd-transformed and packed:
 16/9 of their bytes), with the same bias, residual, padding and clamp.
 
+1-d convolutions (aten.convolution on [N, C, L], the feature extractors of
+wav2vec2 and Whisper) run as the 2-d ones with H = 1: a value entering a
+group is unsqueezed to [N, C, 1, L] before its to_blocked, one leaving is
+squeezed back after its from_blocked, filters [Cout, Cin, K] are packed as
+[Cout, Cin, 1, K], strides and paddings become [1, s] and [0, p]. Their
+chains are joined by GELU / SiLU (transformers' conv stacks put one after
+every convolution): an elementwise activation between members runs on the
+blocked tensor as it is (its padding lanes hold f(0), which the next
+convolution's zero filters ignore and a from_blocked's slice cuts). A
+group of 1-d convolutions needs MIN_CONVOLUTIONS_1D of them and at most one
+layout change per convolution: a feature extractor's layers are 5-50x a
+ResNet layer's work per element moved by a layout change.
+
 The pass runs at to_pte time on a copy of each method
 (PteOptions.blocked_convolutions), after the activation fusion and before
 the NCHW Winograd filter transform (winograd_filters.py, which then sees
@@ -78,6 +91,7 @@ aten = torch.ops.aten
 
 MIN_CONVOLUTIONS = 4
 MIN_CONVOLUTIONS_PER_CHANGE = 4
+MIN_CONVOLUTIONS_1D = 2
 BLOCK = conv2d_blocked_op.BLOCK
 # The smallest output map (min(OH, OW)) on which a blocked 3x3 stride-1
 # convolution runs as conv2d_winograd_blocked. 14 takes ResNet's 56, 28 and
@@ -89,12 +103,16 @@ BLOCK = conv2d_blocked_op.BLOCK
 # 54 MB file; 42 ms without the Winograd layers).
 WINOGRAD_MIN_OUTPUT = 14
 
-CONV, DEPTHWISE, POOL = "conv", "depthwise", "pool"
+CONV, DEPTHWISE, POOL, ELEMENTWISE = "conv", "depthwise", "pool", "elementwise"
+# Elementwise activations that run on a blocked tensor as they are (no
+# other argument than the tensor; keyword arguments such as GELU's
+# `approximate` are kept).
+_ELEMENTWISE = {aten.gelu.default, aten.silu.default}
 
 
 class Member(NamedTuple):
     """A node the pass can run blocked: what it is and what it reads."""
-    kind: str                  # CONV, DEPTHWISE or POOL
+    kind: str                  # CONV, DEPTHWISE, POOL or ELEMENTWISE
     x: torch.fx.Node           # the input
     channels: int              # output channels (before padding to whole blocks)
     weight: Any = None         # CONV / DEPTHWISE: the filters' placeholder
@@ -104,6 +122,7 @@ class Member(NamedTuple):
     padding: Any = None
     lo: float = -math.inf
     hi: float = math.inf
+    one_d: bool = False        # a [N, C, L] value (run as [N, C, 1, L])
 
     def reads(self) -> tuple:
         return (self.x,) if self.residual is None else (self.x, self.residual)
@@ -114,11 +133,13 @@ def _padded(channels: int) -> int:
 
 
 def _match_convolution(node: torch.fx.Node, constants: dict, biases: dict) -> Optional[Member]:
-    conv = conv_nodes.convolution(node)
+    one_d = conv_nodes.static_float32(node, 3)
+    conv = conv_nodes.convolution(node, dims=3 if one_d else 4)
     if conv is None or conv.weight not in constants or not conv_nodes.ones(conv.dilation):
         return None
     x, bias, residual = conv.x, conv.bias, conv.residual
-    if not conv_nodes.static_float32(x, 4):
+    dims = 3 if one_d else 4
+    if not conv_nodes.static_float32(x, dims):
         return None
     weight = constants[conv.weight]
     cout, cin = weight.shape[0], conv_nodes.value(x).shape[1]
@@ -136,10 +157,24 @@ def _match_convolution(node: torch.fx.Node, constants: dict, biases: dict) -> Op
     if bias is not None and (not conv_nodes.static_float32(bias, 1) or bias.op != "placeholder"
                              or (cout % BLOCK and bias not in biases)):
         return None
-    if residual is not None and not conv_nodes.static_float32(residual, 4):
+    if residual is not None and not conv_nodes.static_float32(residual, dims):
         return None
-    return Member(kind, x, cout, conv.weight, bias, residual, conv.stride, conv.padding, conv.lo,
-                  conv.hi)
+    stride, padding = conv.stride, conv.padding
+    if one_d:
+        stride, padding = [1, stride[0]], [0, padding[0]]
+    return Member(kind, x, cout, conv.weight, bias, residual, stride, padding, conv.lo,
+                  conv.hi, one_d)
+
+
+def _match_elementwise(node: torch.fx.Node) -> Optional[Member]:
+    """A GELU / SiLU on a static float32 [N, C, H, W] or [N, C, L]."""
+    if node.op != "call_function" or node.target not in _ELEMENTWISE or len(node.args) != 1:
+        return None
+    x = node.args[0]
+    one_d = conv_nodes.static_float32(x, 3)
+    if not one_d and not conv_nodes.static_float32(x, 4):
+        return None
+    return Member(ELEMENTWISE, x, conv_nodes.value(x).shape[1], one_d=one_d)
 
 
 def _match_pool(node: torch.fx.Node) -> Optional[Member]:
@@ -206,27 +241,34 @@ def _layout_changes(group: list, matches: dict) -> int:
 def _selected(matches: dict) -> list[list[torch.fx.Node]]:
     selected = []
     for group in _groups(matches):
-        convolutions = sum(matches[node].kind != POOL for node in group)
-        if convolutions >= MIN_CONVOLUTIONS and \
-                _layout_changes(group, matches) * MIN_CONVOLUTIONS_PER_CHANGE <= convolutions:
+        convolutions = sum(matches[node].kind in (CONV, DEPTHWISE) for node in group)
+        changes = _layout_changes(group, matches)
+        if all(matches[node].one_d for node in group):
+            chosen = convolutions >= MIN_CONVOLUTIONS_1D and changes <= convolutions
+        else:
+            chosen = convolutions >= MIN_CONVOLUTIONS and \
+                changes * MIN_CONVOLUTIONS_PER_CHANGE <= convolutions
+        if chosen:
             selected.append(group)
     return selected
 
 
 def _matches(ep: ExportedProgram, keep: frozenset[str]) -> tuple[dict, dict, dict]:
-    """(node -> Member, stored 4-d constants, stored 1-d constants)."""
-    constants = stored_constants(ep, keep, dims=4)
+    """(node -> Member, stored 4-d and 3-d constants, stored 1-d constants)."""
+    constants = {**stored_constants(ep, keep, dims=4), **stored_constants(ep, keep, dims=3)}
     biases = stored_constants(ep, keep, dims=1)
     matches = {node: m for node in ep.graph.nodes
-               if (m := _match_convolution(node, constants, biases) or _match_pool(node))
-               is not None}
+               if (m := _match_convolution(node, constants, biases) or _match_pool(node)
+                   or _match_elementwise(node)) is not None}
+    # A 1-d and a 2-d value never meet in one group (an op between them
+    # changes the rank: it is not a member), so the rank is per group.
     return matches, constants, biases
 
 
 def count_blocked_candidates(ep: ExportedProgram, keep: frozenset[str] = frozenset()) -> int:
     """How many convolutions could be blocked, chained or not (before the
     activation fusion joins the chains)."""
-    return sum(m.kind != POOL for m in _matches(ep, keep)[0].values())
+    return sum(m.kind in (CONV, DEPTHWISE) for m in _matches(ep, keep)[0].values())
 
 
 def use_blocked_layout(ep: ExportedProgram, keep: frozenset[str] = frozenset(),
@@ -248,20 +290,32 @@ def use_blocked_layout(ep: ExportedProgram, keep: frozenset[str] = frozenset(),
     blocked = {node: matches[node] for group in groups for node in group}
     to_blocked: dict[torch.fx.Node, torch.fx.Node] = {}
 
+    def as_4d(source: torch.fx.Node, anchor: torch.fx.Node) -> torch.fx.Node:
+        """`source` itself, or a [N, C, L] one unsqueezed to [N, C, 1, L]."""
+        if conv_nodes.value(source).dim() == 4:
+            return source
+        with graph.inserting_after(anchor):
+            return graph.call_function(aten.unsqueeze_copy.default, (source, 2))
+
+    plain_inputs: dict[torch.fx.Node, torch.fx.Node] = {}
+
+    def plain_value(source: torch.fx.Node) -> torch.fx.Node:
+        """A plain NCHW input read as it is (a stem's): 4-d."""
+        if source not in plain_inputs:
+            plain_inputs[source] = as_4d(source, _anchor(graph, source))
+        return plain_inputs[source]
+
     def blocked_value(source: torch.fx.Node) -> torch.fx.Node:
         if source in blocked:
             return source
         if source not in to_blocked:
-            # After the value (or after all placeholders, for an input).
-            anchor = source if source.op != "placeholder" else \
-                [n for n in graph.nodes if n.op == "placeholder"][-1]
             channels = conv_nodes.value(source).shape[1]
-            with graph.inserting_after(anchor):
-                padded = source
-                if channels % BLOCK:
+            padded = as_4d(source, _anchor(graph, source))
+            if channels % BLOCK:
+                with graph.inserting_after(padded):
                     padded = graph.call_function(
                         aten.constant_pad_nd.default,
-                        (source, [0, 0, 0, 0, 0, _padded(channels) - channels], 0.0))
+                        (padded, [0, 0, 0, 0, 0, _padded(channels) - channels], 0.0))
             with graph.inserting_after(padded):
                 to_blocked[source] = graph.call_function(TO_BLOCKED, (padded,))
         return to_blocked[source]
@@ -274,6 +328,8 @@ def use_blocked_layout(ep: ExportedProgram, keep: frozenset[str] = frozenset(),
         if member.kind == POOL:
             node.target = MAX_POOL2D_BLOCKED
             node.args = (blocked_value(node.args[0]),) + tuple(node.args[1:])
+        elif member.kind == ELEMENTWISE:
+            node.args = (blocked_value(member.x),)
         elif member.kind == DEPTHWISE:
             node.target = DEPTHWISE_BLOCKED
             node.args = (blocked_value(member.x), stored.depthwise_weight(member.weight),
@@ -281,7 +337,7 @@ def use_blocked_layout(ep: ExportedProgram, keep: frozenset[str] = frozenset(),
                          member.padding, member.lo, member.hi)
             rewritten += 1
         else:
-            x = member.x if _plain(member, matches) else blocked_value(member.x)
+            x = plain_value(member.x) if _plain(member, matches) else blocked_value(member.x)
             residual = None if member.residual is None else blocked_value(member.residual)
             bias = stored.bias(member.bias, member.channels)
             if winograd and _winograd(node, member, matches, constants):
@@ -301,12 +357,28 @@ def use_blocked_layout(ep: ExportedProgram, keep: frozenset[str] = frozenset(),
                 with graph.inserting_after(back):
                     back = graph.call_function(aten.slice_copy.Tensor,
                                                (back, 1, 0, member.channels))
+            if member.one_d:
+                with graph.inserting_after(back):
+                    back = graph.call_function(aten.squeeze_copy.dims, (back, [2]))
             for user in nchw_users:
                 user.replace_input_with(node, back)
     graph.lint()
     drop_unused_constants(ep)  # also recompiles
     refresh_fake_tensors(ep.graph_module)
     return rewritten
+
+
+def _filters_2d(weight: torch.Tensor) -> torch.Tensor:
+    """[Cout, Cin, KH, KW] filters as they are, 1-d [Cout, Cin, K] ones as
+    [Cout, Cin, 1, K]."""
+    return weight if weight.dim() == 4 else weight.unsqueeze(2)
+
+
+def _anchor(graph: torch.fx.Graph, source: torch.fx.Node) -> torch.fx.Node:
+    """Where a value's layout change goes: after the value, or after all
+    placeholders for an input."""
+    return source if source.op != "placeholder" else \
+        [n for n in graph.nodes if n.op == "placeholder"][-1]
 
 
 class _StoredOperands:
@@ -326,7 +398,7 @@ class _StoredOperands:
 
     def weight(self, node: torch.fx.Node) -> torch.fx.Node:
         return self._lift((CONV, node), f"{node.name}_blocked",
-                          lambda: conv2d_blocked_op.pack_weight(self._constants[node]))
+                          lambda: conv2d_blocked_op.pack_weight(_filters_2d(self._constants[node])))
 
     def winograd_weight(self, node: torch.fx.Node) -> torch.fx.Node:
         return self._lift(("winograd", node), f"{node.name}_winograd_blocked",
@@ -335,7 +407,8 @@ class _StoredOperands:
 
     def depthwise_weight(self, node: torch.fx.Node) -> torch.fx.Node:
         return self._lift((DEPTHWISE, node), f"{node.name}_blocked",
-                          lambda: conv2d_blocked_op.pack_depthwise_weight(self._constants[node]))
+                          lambda: conv2d_blocked_op.pack_depthwise_weight(
+                              _filters_2d(self._constants[node])))
 
     def bias(self, node: Optional[torch.fx.Node], channels: int) -> Optional[torch.fx.Node]:
         if node is None or channels % BLOCK == 0:

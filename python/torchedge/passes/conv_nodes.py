@@ -58,10 +58,10 @@ def ones(values: Any) -> bool:
         and all(v == 1 for v in values)
 
 
-def convolution(node: torch.fx.Node) -> Optional[Convolution]:
-    """The arguments of a not transposed 2-d float32 convolution with a
-    static output, in any of the three forms, else None."""
-    if node.op != "call_function" or node.kwargs or not static_float32(node, 4):
+def convolution(node: torch.fx.Node, dims: int = 4) -> Optional[Convolution]:
+    """The arguments of a not transposed float32 convolution with a static
+    `dims`-d output (4: 2-d, 3: 1-d), in any of the three forms, else None."""
+    if node.op != "call_function" or node.kwargs or not static_float32(node, dims):
         return None
     args = node.args
     if node.target == aten.convolution.default and len(args) == 9:
