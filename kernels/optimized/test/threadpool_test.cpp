@@ -4,6 +4,12 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <thread>
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <vector>
 
 #include "kernels/optimized/cpu/cpu_features.h"
@@ -77,6 +83,119 @@ TEST(Threadpool, NestedParallelForRunsInline) {
     }
   });
   EXPECT_EQ(sum.load(), 8 * 4950);
+}
+
+// WorkPool (work_pool.h): thousands of back-to-back jobs of every size (the
+// claim protocol's races between a job's end and the next one's start), a
+// concurrent caller refused rather than queued, workers that really take
+// part, and a job that finishes while every worker is kept away.
+TEST(WorkPool, BackToBackJobsRunEveryItemOnce) {
+  for (size_t threads : {2, 3, 5}) {
+    WorkPool* pool = WorkPool::create(threads);
+    ASSERT_NE(pool, nullptr);
+    EXPECT_EQ(pool->threads(), threads);
+    std::vector<std::atomic<int>> hits(64);
+    struct Job {
+      std::vector<std::atomic<int>>* hits;
+      static void run(void* self, size_t i) { (*static_cast<Job*>(self)->hits)[i].fetch_add(1); }
+    } job{&hits};
+    for (int round = 0; round < 3000; ++round) {
+      const size_t count = static_cast<size_t>(round % 65);
+      for (auto& h : hits) h.store(0);
+      ASSERT_TRUE(pool->try_run(&Job::run, &job, count));
+      for (size_t i = 0; i < hits.size(); ++i) {
+        ASSERT_EQ(hits[i].load(), i < count ? 1 : 0) << "round " << round << " item " << i;
+      }
+    }
+    delete pool;
+  }
+}
+
+TEST(WorkPool, WorkersTakePartAndASecondCallerIsRefused) {
+  WorkPool* pool = WorkPool::create(2);
+  ASSERT_NE(pool, nullptr);
+  // Item 0 holds its thread until item 1 has run on another one: only a
+  // worker can run item 1 while the caller (or the worker) sits in item 0.
+  struct Job {
+    WorkPool* pool;
+    std::atomic<bool> second_ran{false};
+    std::atomic<int> refused{0};
+    static void run(void* self, size_t i) {
+      Job* job = static_cast<Job*>(self);
+      if (i == 1) {
+        // A nested caller's job while this one holds the pool: refused.
+        job->refused += !job->pool->try_run([](void*, size_t) {}, nullptr, 1);
+        job->second_ran = true;
+        return;
+      }
+      while (!job->second_ran.load()) {
+      }
+    }
+  } job;
+  job.pool = pool;
+  ASSERT_TRUE(pool->try_run(&Job::run, &job, 2));
+  EXPECT_TRUE(job.second_ran.load());
+  EXPECT_EQ(job.refused.load(), 1);
+  delete pool;
+}
+
+// Every other thread of the process held in a signal handler stands for
+// workers the OS has not scheduled: the job must finish on its caller
+// alone (pthreadpool waited for every worker to check in, so this hung).
+std::atomic<bool> g_hold{false};
+std::atomic<int> g_held{0};
+void hold_thread(int) {
+  g_held.fetch_add(1);
+  while (g_hold.load()) {
+  }
+}
+
+TEST(WorkPool, AJobFinishesWhileEveryWorkerIsDescheduled) {
+  WorkPool* pool = WorkPool::create(3);
+  ASSERT_NE(pool, nullptr);
+  struct sigaction action = {}, old = {};
+  action.sa_handler = &hold_thread;
+  ASSERT_EQ(sigaction(SIGUSR1, &action, &old), 0);
+  g_hold = true;
+  int others = 0;
+  const pid_t self = static_cast<pid_t>(syscall(SYS_gettid));
+  if (DIR* tasks = opendir("/proc/self/task")) {
+    while (dirent* entry = readdir(tasks)) {
+      const pid_t tid = static_cast<pid_t>(atoi(entry->d_name));
+      if (tid > 0 && tid != self) others += syscall(SYS_tgkill, getpid(), tid, SIGUSR1) == 0;
+    }
+    closedir(tasks);
+  }
+  ASSERT_GE(others, 2);  // the two workers at least
+  while (g_held.load() < others) {
+  }
+  std::atomic<int> ran{0};
+  struct Job {
+    std::atomic<int>* ran;
+    static void run(void* self, size_t) { static_cast<Job*>(self)->ran->fetch_add(1); }
+  } job{&ran};
+  for (int round = 0; round < 100; ++round) ASSERT_TRUE(pool->try_run(&Job::run, &job, 8));
+  EXPECT_EQ(ran.load(), 800);
+  g_hold = false;
+  sigaction(SIGUSR1, &old, nullptr);
+  delete pool;
+}
+
+TEST(Threadpool, ConcurrentParallelForsBothFinish) {
+  ThreadsGuard guard(2);
+  std::atomic<int64_t> sums[2] = {{0}, {0}};
+  auto work = [&](int which) {
+    for (int round = 0; round < 200; ++round) {
+      parallel_for(0, 1000, 10, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) sums[which].fetch_add(i);
+      });
+    }
+  };
+  std::thread other(work, 1);
+  work(0);
+  other.join();
+  EXPECT_EQ(sums[0].load(), 200 * 499500);
+  EXPECT_EQ(sums[1].load(), 200 * 499500);
 }
 
 TEST(CpuFeatures, EnvironmentOnlyLowers) {

@@ -5,27 +5,6 @@
 #include "runtime/core/error_message.h"
 #include "runtime/core/execution_gate.h"
 
-// pthreadpool comes uninstrumented from Debian, so ThreadSanitizer cannot
-// see that handing a task to the workers and waiting for them orders memory;
-// these annotations state the edges pthreadpool provides (make tsan).
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define TORCHEDGE_TSAN 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__)
-#define TORCHEDGE_TSAN 1
-#endif
-#if defined(TORCHEDGE_TSAN)
-extern "C" void __tsan_acquire(void* addr);
-extern "C" void __tsan_release(void* addr);
-#define TE_TSAN_ACQUIRE(p) __tsan_acquire(p)
-#define TE_TSAN_RELEASE(p) __tsan_release(p)
-#else
-#define TE_TSAN_ACQUIRE(p) (void)(p)
-#define TE_TSAN_RELEASE(p) (void)(p)
-#endif
-
 namespace torchedge {
 namespace {
 
@@ -33,7 +12,8 @@ namespace {
 // running parallel_for) has acquired it. A few distinct pools alive at once
 // is plenty, so a fixed table keeps this file free of heap containers.
 struct PoolSlot {
-  pthreadpool_t pool = nullptr;
+  pthreadpool_t pool = nullptr;  // XNNPACK's workers
+  WorkPool* work = nullptr;      // parallel_for's
   size_t users = 0;
 };
 constexpr size_t kMaxPools = 8;
@@ -52,11 +32,19 @@ PoolSlot* slot_of(pthreadpool_t pool) {
   return nullptr;
 }
 
-// Drops one user of `pool`; destroys it when none remain. Caller holds g_mutex.
-void unref_locked(pthreadpool_t pool) {
-  PoolSlot* s = slot_of(pool);
+PoolSlot* slot_of_work(WorkPool* work) {
+  for (PoolSlot& s : g_slots) {
+    if (s.work == work) return &s;
+  }
+  return nullptr;
+}
+
+// Drops one user of a slot; destroys its pools when none remain. Caller
+// holds g_mutex.
+void unref_locked(PoolSlot* s) {
   if (s == nullptr || --s->users != 0) return;
   pthreadpool_destroy(s->pool);
+  delete s->work;
   *s = PoolSlot{};
 }
 
@@ -64,13 +52,11 @@ struct RegionTask {
   void (*task)(void*, size_t);
   void* context;
   static void run(void* self, size_t index) {
-    TE_TSAN_ACQUIRE(self);
     const RegionTask* t = static_cast<const RegionTask*>(self);
     const bool was = t_in_parallel_region;
     t_in_parallel_region = true;
     t->task(t->context, index);
     t_in_parallel_region = was;
-    TE_TSAN_RELEASE(self);
   }
 };
 
@@ -96,18 +82,20 @@ Error set_num_threads(size_t n) {
     TE_CHECK_OR_RETURN(free_slot != nullptr, Error::OutOfResources,
                        "set_num_threads: more than %zu thread pools in use at once", kMaxPools);
     pool = pthreadpool_create(n);
-    TE_CHECK_OR_RETURN(pool != nullptr, Error::OutOfResources,
+    WorkPool* work = pool != nullptr ? WorkPool::create(n) : nullptr;
+    if (work == nullptr && pool != nullptr) pthreadpool_destroy(pool);
+    TE_CHECK_OR_RETURN(work != nullptr, Error::OutOfResources,
                        "set_num_threads: could not start a pool of %zu threads", n);
-    *free_slot = PoolSlot{pool, 1};
+    *free_slot = PoolSlot{pool, work, 1};
   }
   if (!try_begin_setting_change()) {
-    if (pool != nullptr) unref_locked(pool);
+    if (pool != nullptr) unref_locked(slot_of(pool));
     record_error_message(
         "set_num_threads(%zu): method executions in flight; change the thread count between runs",
         n);
     return Error::InvalidState;
   }
-  if (g_current != nullptr) unref_locked(g_current);
+  if (g_current != nullptr) unref_locked(slot_of(g_current));
   g_current = pool;
   g_threads = n;
   end_setting_change();
@@ -135,16 +123,28 @@ pthreadpool_t acquire_pool() {
 void release_pool(pthreadpool_t pool) {
   if (pool == nullptr) return;
   std::lock_guard<std::mutex> lock(g_mutex);
-  unref_locked(pool);
+  unref_locked(slot_of(pool));
+}
+
+WorkPool* acquire_work_pool() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (g_current == nullptr) return nullptr;
+  PoolSlot* s = slot_of(g_current);
+  ++s->users;
+  return s->work;
+}
+
+void release_work_pool(WorkPool* pool) {
+  if (pool == nullptr) return;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  unref_locked(slot_of_work(pool));
 }
 
 bool in_parallel_region() { return t_in_parallel_region; }
 
-void run_on_pool(pthreadpool_t pool, void (*task)(void*, size_t), void* context, size_t count) {
+bool run_on_pool(WorkPool* pool, void (*task)(void*, size_t), void* context, size_t count) {
   RegionTask region{task, context};
-  TE_TSAN_RELEASE(&region);
-  pthreadpool_parallelize_1d(pool, &RegionTask::run, &region, count, 0);
-  TE_TSAN_ACQUIRE(&region);
+  return pool->try_run(&RegionTask::run, &region, count);
 }
 
 }  // namespace threadpool_detail

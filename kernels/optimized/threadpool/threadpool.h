@@ -1,7 +1,10 @@
 // torchedge/kernels/optimized/threadpool/threadpool.h
 //
-// The process-wide thread pool shared by the optimized kernels and the
-// XNNPACK delegate (one setting, one set of worker threads).
+// The process-wide thread setting shared by the optimized kernels and the
+// XNNPACK delegate: one count, two sets of workers. parallel_for runs on a
+// WorkPool (work_pool.h: items claimed one by one, so a worker the OS has
+// not scheduled delays nothing); the XNNPACK delegate runs on a pthreadpool
+// of the same size, which XNNPACK's API requires.
 //
 //   set_num_threads(n)      threads for kernels and for delegates initialized
 //                           afterwards (default 1; 0 is read as 1).
@@ -16,7 +19,10 @@
 //                           and the caller's. Runs fn(b, e) inline when the
 //                           setting is 1, the range is at most one grain, or
 //                           the caller is already inside a parallel_for
-//                           (nested calls never deadlock; they run serially).
+//                           (nested calls never deadlock; they run serially)
+//                           or another thread's parallel_for holds the pool
+//                           (concurrent methods: each runs on its own thread
+//                           rather than queueing).
 //                           Never allocates on the heap. Returns when every
 //                           chunk is done.
 //   parallel_for_slots(b, e, grain, slots, fn)
@@ -29,8 +35,8 @@
 // Thread-safety: the setting is guarded by a mutex. set_num_threads() while
 // any Method::execute() is in flight (any thread) fails with InvalidState
 // and keeps the old setting (runtime/core/execution_gate.h): change threads
-// between runs. Two threads running parallel_for at once on one pool are
-// serialized by pthreadpool.
+// between runs. Two threads running parallel_for at once: the first gets the
+// pool, the second runs its whole range inline.
 #pragma once
 
 #include <atomic>
@@ -39,6 +45,7 @@
 
 #include <pthreadpool.h>
 
+#include "kernels/optimized/threadpool/work_pool.h"
 #include "runtime/core/error.h"
 #include "runtime/core/result.h"
 
@@ -65,12 +72,18 @@ namespace threadpool_detail {
 pthreadpool_t acquire_pool();
 void release_pool(pthreadpool_t pool);
 
+/// A reference-counted handle on the current setting's WorkPool (nullptr
+/// for 1 thread); pair with release_work_pool().
+WorkPool* acquire_work_pool();
+void release_work_pool(WorkPool* pool);
+
 /// Whether the calling thread is inside a parallel_for chunk.
 bool in_parallel_region();
 
 /// Runs task(context, i) for i in [0, count) on `pool`, marking every
-/// participating thread as inside a parallel region.
-void run_on_pool(pthreadpool_t pool, void (*task)(void*, size_t), void* context, size_t count);
+/// participating thread as inside a parallel region. False, having run
+/// nothing, when another thread's job holds the pool.
+bool run_on_pool(WorkPool* pool, void (*task)(void*, size_t), void* context, size_t count);
 
 template <typename F>
 struct ChunkTask {
@@ -100,22 +113,24 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& fn) {
     fn(begin, end);
     return;
   }
-  pthreadpool_t pool = threadpool_detail::acquire_pool();
+  WorkPool* pool = threadpool_detail::acquire_work_pool();
   if (pool == nullptr) {
     fn(begin, end);
     return;
   }
   // A few chunks per thread balance uneven chunks without tiny tasks.
-  const int64_t threads = static_cast<int64_t>(pthreadpool_get_threads_count(pool));
+  const int64_t threads = static_cast<int64_t>(pool->threads());
   int64_t chunks = (range + grain - 1) / grain;
   if (chunks > 4 * threads) chunks = 4 * threads;
   int64_t chunk = (range + chunks - 1) / chunks;
   if (chunk < grain) chunk = grain;
   chunks = (range + chunk - 1) / chunk;
   threadpool_detail::ChunkTask<F> task{&fn, begin, end, chunk};
-  threadpool_detail::run_on_pool(pool, &threadpool_detail::ChunkTask<F>::run, &task,
-                                 static_cast<size_t>(chunks));
-  threadpool_detail::release_pool(pool);
+  if (!threadpool_detail::run_on_pool(pool, &threadpool_detail::ChunkTask<F>::run, &task,
+                                      static_cast<size_t>(chunks))) {
+    fn(begin, end);  // another thread's parallel_for holds the pool
+  }
+  threadpool_detail::release_work_pool(pool);
 }
 
 /// `slots` must be at least min(num_threads(), number of chunks): the most
