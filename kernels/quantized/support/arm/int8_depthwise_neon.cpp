@@ -47,7 +47,7 @@ void widen_plane(const Int8DepthwiseProblem& p, int64_t plane, int16_t* buf) {
 
 // 8 sums of a 3x3 undilated filter, its weights in registers.
 template <int kStrideW>
-inline void sums_3x3(const int16_t* at, int64_t wp, const int16x4_t (&w)[9], int32x4_t& lo,
+inline void sums_3x3(const int16_t* at, int64_t wp, const int16x8_t (&w)[9], int32x4_t& lo,
                      int32x4_t& hi) {
 #pragma GCC unroll 3
   for (int kh = 0; kh < 3; ++kh) {
@@ -55,8 +55,9 @@ inline void sums_3x3(const int16_t* at, int64_t wp, const int16x4_t (&w)[9], int
     for (int kw = 0; kw < 3; ++kw) {
       const int16_t* tap = at + kh * wp + kw;
       const int16x8_t v = kStrideW == 1 ? vld1q_s16(tap) : vld2q_s16(tap).val[0];
-      lo = vmlal_s16(lo, vget_low_s16(v), w[kh * 3 + kw]);
-      hi = vmlal_s16(hi, vget_high_s16(v), w[kh * 3 + kw]);
+      // smlal / smlal2 on the two halves in place (no moves of the high half).
+      lo = vmlal_s16(lo, vget_low_s16(v), vget_low_s16(w[kh * 3 + kw]));
+      hi = vmlal_high_s16(hi, v, w[kh * 3 + kw]);
     }
   }
 }
@@ -68,8 +69,8 @@ void plane_rows(const Int8DepthwiseProblem& p, int64_t c, const int16_t* buf, in
   const ChannelRequant rq(p.in_scale, p.w_scales[c], p.bias != nullptr ? p.bias + c : nullptr,
                           p.inv_out_scale, p.out_zero_point, p.quant_min, p.quant_max);
   const bool is_3x3 = p.kernel_h == 3 && p.kernel_w == 3 && p.dilation_h == 1 && p.dilation_w == 1;
-  int16x4_t w3[9];
-  for (int t = 0; t < 9; ++t) w3[t] = vdup_n_s16(is_3x3 ? w[t] : 0);
+  int16x8_t w3[9];
+  for (int t = 0; t < 9; ++t) w3[t] = vdupq_n_s16(is_3x3 ? w[t] : 0);
   for (int64_t oh = 0; oh < p.out_height; ++oh) {
     const int16_t* rows = buf + oh * p.stride_h * wp;
     int8_t* dst = out + oh * p.out_width;
