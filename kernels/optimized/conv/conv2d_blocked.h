@@ -69,7 +69,7 @@ Error conv2d_blocked_avx512(KernelContext& ctx, const Conv2dShape& s, const floa
 Error conv2d_blocked_avx2(KernelContext& ctx, const Conv2dShape& s, const float* x,
                           const float* w, const float* bias, const float* residual, float* y,
                           const Conv2dClamp& clamp);
-// AArch64 builds only (conv2d_blocked_neon.cpp).
+// AArch64 builds only (blocked_conv_neon.cpp).
 Error conv2d_blocked_neon(KernelContext& ctx, const Conv2dShape& s, const float* x,
                           const float* w, const float* bias, const float* residual, float* y,
                           const Conv2dClamp& clamp);

@@ -8,15 +8,16 @@
 // lanes, 5 pixels): 20 accumulators + 4 weights + 5 input vectors of the 32
 // q registers: each pixel's 4 consecutive input channels are one load and
 // each FMA takes its multiplier from a lane of it (S::kLaneFma, fmla by
-// element), 95 instructions per 80 FMAs; with broadcasts and 6 pixels GCC
-// spilled 2 of 24 accumulators (1.6 instructions per FMA, counted under
-// QEMU's plugin). The blocks of a 64-channel group run one after another
-// (their input pixels are then in L1). The AVX-512 tile (conv2d_blocked_tile_avx512.h) is different: it
-// holds all four blocks of a group at once.
+// element), 105 instructions per 80 FMAs in the inner loop; with broadcasts
+// and 6 pixels GCC spilled 2 of 24 accumulators (1.6 instructions per FMA,
+// counted with QEMU's plugin). The blocks of a 64-channel group run one
+// after another (their input pixels are then in L1). The AVX-512 tile
+// (conv2d_blocked_tile_avx512.h) is different: it holds all four blocks of
+// a group at once.
 //
 // Include ONLY from one ISA's translation unit, after its simd_<isa>.h; the
 // tile lives in an anonymous namespace, so each includer gets its own copy
-// (conv2d_blocked_<isa>.cpp: the direct convolution; winograd_blocked_<isa>.cpp:
+// (blocked_conv_avx2.cpp, blocked_conv_neon.cpp: the direct convolution and
 // the Winograd GEMMs).
 #pragma once
 
@@ -33,7 +34,8 @@ struct BlockTile {
   static constexpr int kMaxPixels = kMaxP;
   static constexpr bool kBlocksInSequence = true;
 
-  static void compute(int pixels, int blocks, int stride, const conv2d_blocked_driver::BlockedTile& a) {
+  static void compute(int pixels, int blocks, int stride,
+                      const conv2d_blocked_driver::BlockedTile& a) {
     const bool plain = a.plain_channels != 0;  // pixels `stride` floats apart
     for (int b = 0; b < blocks; ++b) {
       if (plain) {
@@ -103,18 +105,28 @@ struct BlockTile {
     store<kP>(a, b, y, acc);
   }
 
-  template <int kP, int kStep>
-  __attribute__((always_inline)) static inline void fma_channel(const float* x, const float* wp,
-                                                                V (&acc)[kP][kParts]) {
+  // One input channel: acc[p][h] += w[h] * mul(p), w the channel's 16
+  // weights at wp, mul(p) pixel p's input value in every lane.
+  template <int kP, typename Mul>
+  __attribute__((always_inline)) static inline void fma_weights(const float* wp,
+                                                                V (&acc)[kP][kParts],
+                                                                const Mul& mul) {
     V w[kParts];
 #pragma GCC unroll 4
     for (int h = 0; h < kParts; ++h) w[h] = S::load(wp + h * S::kLanes);
 #pragma GCC unroll 8
     for (int p = 0; p < kP; ++p) {
-      const V v = S::broadcast(x + p * kStep);
 #pragma GCC unroll 4
-      for (int h = 0; h < kParts; ++h) acc[p][h] = S::fma(v, w[h], acc[p][h]);
+      for (int h = 0; h < kParts; ++h) acc[p][h] = mul(p, w[h], acc[p][h]);
     }
+  }
+
+  // Pixel p's value broadcast from x + p * kStep.
+  template <int kP, int kStep>
+  __attribute__((always_inline)) static inline void fma_channel(const float* x, const float* wp,
+                                                                V (&acc)[kP][kParts]) {
+    fma_weights<kP>(wp, acc,
+                    [x](int p, V w, V a) { return S::fma(S::broadcast(x + p * kStep), w, a); });
   }
 
   // Four consecutive input channels: one vector per pixel, each channel's
@@ -137,24 +149,19 @@ struct BlockTile {
     fma_lane<3, kP>(xq, wp + 192, acc);
   }
 
+  // Channel kLane of the quad: pixel p's multiplier is lane kLane of xq[p].
   template <int kLane, int kP>
   __attribute__((always_inline)) static inline void fma_lane(const V (&xq)[kP], const float* wp,
                                                              V (&acc)[kP][kParts]) {
-    V w[kParts];
-#pragma GCC unroll 4
-    for (int h = 0; h < kParts; ++h) w[h] = S::load(wp + h * S::kLanes);
-#pragma GCC unroll 8
-    for (int p = 0; p < kP; ++p) {
-#pragma GCC unroll 4
-      for (int h = 0; h < kParts; ++h) acc[p][h] = S::template fma_lane<kLane>(w[h], xq[p], acc[p][h]);
-    }
+    fma_weights<kP>(wp, acc,
+                    [&xq](int p, V w, V a) { return S::template fma_lane<kLane>(w, xq[p], a); });
   }
 
   // Partial sums back to y, or (the last chunk) bias and clamp (the
   // residual started the first chunk's accumulators: see conv2d_blocked.h).
   template <int kP>
-  __attribute__((always_inline)) static inline void store(const conv2d_blocked_driver::BlockedTile& a,
-                                                          int b, float* y, V (&acc)[kP][kParts]) {
+  __attribute__((always_inline)) static inline void store(
+      const conv2d_blocked_driver::BlockedTile& a, int b, float* y, V (&acc)[kP][kParts]) {
     if (!a.finish) {
 #pragma GCC unroll 8
       for (int p = 0; p < kP; ++p) {

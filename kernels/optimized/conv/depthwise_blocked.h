@@ -78,7 +78,7 @@ Error conv2d_depthwise_blocked_avx512(const DepthwiseBlockedShape& s, const floa
 Error conv2d_depthwise_blocked_avx2(const DepthwiseBlockedShape& s, const float* x,
                                     const float* w, const float* bias, float* y,
                                     const Conv2dClamp& clamp);
-// AArch64 builds only (depthwise_blocked_neon.cpp).
+// AArch64 builds only (blocked_conv_neon.cpp).
 Error conv2d_depthwise_blocked_neon(const DepthwiseBlockedShape& s, const float* x,
                                     const float* w, const float* bias, float* y,
                                     const Conv2dClamp& clamp);

@@ -57,7 +57,7 @@ Error conv2d_winograd_blocked_avx512(KernelContext& ctx, const Conv2dShape& s, c
 Error conv2d_winograd_blocked_avx2(KernelContext& ctx, const Conv2dShape& s, const float* x,
                                    const float* u, const float* bias, const float* residual,
                                    float* y, const Conv2dClamp& clamp);
-// AArch64 builds only (winograd_blocked_neon.cpp).
+// AArch64 builds only (blocked_conv_neon.cpp).
 Error conv2d_winograd_blocked_neon(KernelContext& ctx, const Conv2dShape& s, const float* x,
                                    const float* u, const float* bias, const float* residual,
                                    float* y, const Conv2dClamp& clamp);

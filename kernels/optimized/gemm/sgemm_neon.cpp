@@ -45,24 +45,14 @@ struct NeonKernel {
     for (int i = 0; i < kMr; ++i) store_row(c + i * ldc, acc[i], accumulate);
   }
 
-  // gemv_strips (sgemm_driver.h): one row of A over `strips` (1..4)
+  // gemv_strips (sgemm_driver.h): one row of A over kStrips (1..4)
   // prepacked 16-wide strips, k in order from zero with the same fused
   // multiply-adds as micro's one-row sums (bit-identical). A 1-row GEMM
   // (MobileNetV2's 1 x 1000 x 1280 head) otherwise ran the 6-row tile with
   // 5 rows of padding: 2.85M -> 0.6M instructions under QEMU.
-  static void gemv_strips(int strips, int64_t kc, const float* a, const float* pb,
-                          int64_t strip_stride, float* c, bool accumulate) {
-    switch (strips) {
-      case 1: return gemv_n<1>(kc, a, pb, strip_stride, c, accumulate);
-      case 2: return gemv_n<2>(kc, a, pb, strip_stride, c, accumulate);
-      case 3: return gemv_n<3>(kc, a, pb, strip_stride, c, accumulate);
-      default: return gemv_n<4>(kc, a, pb, strip_stride, c, accumulate);
-    }
-  }
-
   template <int kStrips>
-  static void gemv_n(int64_t kc, const float* a, const float* pb, int64_t strip_stride, float* c,
-                     bool accumulate) {
+  static void gemv_strips(int64_t kc, const float* a, const float* pb, int64_t strip_stride,
+                          float* c, bool accumulate) {
     float32x4_t acc[kStrips][4];
     for (int s = 0; s < kStrips; ++s) {
       for (int j = 0; j < 4; ++j) acc[s][j] = vdupq_n_f32(0.0f);

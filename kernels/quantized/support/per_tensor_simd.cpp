@@ -15,25 +15,23 @@ namespace torchedge {
 namespace quantized {
 namespace {
 
+#if defined(TORCHEDGE_QUANTIZED_X86) || defined(TORCHEDGE_QUANTIZED_ARM)
+// This build's vector bodies: AVX2 on x86-64, NEON on AArch64.
+bool simd_here() {
 #if defined(TORCHEDGE_QUANTIZED_X86)
-bool simd_here() { return quant_isa() >= QuantIsa::kAvx2; }
+  return quant_isa() >= QuantIsa::kAvx2;
+#else
+  return optimized::best_arm_isa() >= optimized::ArmIsa::kNeon;
+#endif
+}
+
 template <typename Q>
 size_t quantize_body(const float* in, Q* out, size_t count, const QuantizeParams<float>& p) {
+#if defined(TORCHEDGE_QUANTIZED_X86)
   return quantize_per_tensor_avx2(in, out, count, p);
-}
-template <typename Q>
-size_t dequantize_body(const Q* in, float* out, size_t count, float scale, float zero_point) {
-  return dequantize_per_tensor_avx2(in, out, count, scale, zero_point);
-}
-#elif defined(TORCHEDGE_QUANTIZED_ARM)
-bool simd_here() { return optimized::best_arm_isa() >= optimized::ArmIsa::kNeon; }
-template <typename Q>
-size_t quantize_body(const float* in, Q* out, size_t count, const QuantizeParams<float>& p) {
+#else
   return quantize_per_tensor_neon(in, out, count, p);
-}
-template <typename Q>
-size_t dequantize_body(const Q* in, float* out, size_t count, float scale, float zero_point) {
-  return dequantize_per_tensor_neon(in, out, count, scale, zero_point);
+#endif
 }
 #endif
 
@@ -60,8 +58,13 @@ template <typename Q>
 bool dequantize_simd(const Q* in, float* out, size_t count, double scale, double zero_point) {
 #if defined(TORCHEDGE_QUANTIZED_X86) || defined(TORCHEDGE_QUANTIZED_ARM)
   if (!simd_here()) return false;
-  const size_t done = dequantize_body(in, out, count, static_cast<float>(scale),
-                                      static_cast<float>(zero_point));
+#if defined(TORCHEDGE_QUANTIZED_X86)
+  const size_t done = dequantize_per_tensor_avx2(in, out, count, static_cast<float>(scale),
+                                                 static_cast<float>(zero_point));
+#else
+  const size_t done = dequantize_per_tensor_neon(in, out, count, static_cast<float>(scale),
+                                                 static_cast<float>(zero_point));
+#endif
   dequantize_run_in_out_dtype<Q, float>(in + done, out + done, count - done, scale, zero_point);
   return true;
 #else

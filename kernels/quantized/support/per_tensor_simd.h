@@ -65,16 +65,14 @@ size_t dequantize_per_tensor_avx2(const uint8_t* in, float* out, size_t count, f
 #endif
 
 #if defined(TORCHEDGE_QUANTIZED_ARM)
-/// The same on AArch64 NEON (support/arm/per_tensor_neon.cpp), 16 elements
-/// per step: count - count % 16 converted. Only call when best_arm_isa() >=
-/// kNeon, with quantize's range as for AVX2.
-size_t quantize_per_tensor_neon(const float* in, int8_t* out, size_t count,
+/// The same on AArch64 NEON (support/arm/per_tensor_neon.cpp; Q int8_t or
+/// uint8_t), 16 elements per step: count - count % 16 converted. Only call
+/// when best_arm_isa() >= kNeon, with quantize's range as for AVX2.
+template <typename Q>
+size_t quantize_per_tensor_neon(const float* in, Q* out, size_t count,
                                 const QuantizeParams<float>& p);
-size_t quantize_per_tensor_neon(const float* in, uint8_t* out, size_t count,
-                                const QuantizeParams<float>& p);
-size_t dequantize_per_tensor_neon(const int8_t* in, float* out, size_t count, float scale,
-                                  float zero_point);
-size_t dequantize_per_tensor_neon(const uint8_t* in, float* out, size_t count, float scale,
+template <typename Q>
+size_t dequantize_per_tensor_neon(const Q* in, float* out, size_t count, float scale,
                                   float zero_point);
 #endif
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "kernels/optimized/threadpool/threadpool.h"
 #include "kernels/quantized/support/arm/requantize_neon.h"
@@ -129,6 +130,13 @@ void gather_strip(const Int8ConvProblem& p, const Int8ConvSource& src, int64_t g
   (void)k_total;
 }
 
+// Rows kRow... of pixel group j: each row's 4 weights are lane kRow of w.
+template <int... kRow>
+inline void dot_rows(int32x4_t (&acc)[kRows][4], int j, int8x16_t x, int8x16_t w,
+                     std::integer_sequence<int, kRow...>) {
+  ((acc[kRow][j] = vdotq_laneq_s32(acc[kRow][j], x, w, kRow)), ...);
+}
+
 // 6 rows x 16 pixels of sums over kq quads: rows 0-3 take their weights from
 // lanes of one 16-byte load, rows 4-5 from an 8-byte one.
 void panel_sums(const int8_t* xs, const int8_t* wp, int64_t kq, int32x4_t (&acc)[kRows][4]) {
@@ -141,10 +149,7 @@ void panel_sums(const int8_t* xs, const int8_t* wp, int64_t kq, int32x4_t (&acc)
 #pragma GCC unroll 4
     for (int j = 0; j < 4; ++j) {
       const int8x16_t x = vld1q_s8(xs + 16 * j);
-      acc[0][j] = vdotq_laneq_s32(acc[0][j], x, w03, 0);
-      acc[1][j] = vdotq_laneq_s32(acc[1][j], x, w03, 1);
-      acc[2][j] = vdotq_laneq_s32(acc[2][j], x, w03, 2);
-      acc[3][j] = vdotq_laneq_s32(acc[3][j], x, w03, 3);
+      dot_rows(acc, j, x, w03, std::make_integer_sequence<int, 4>());
       acc[4][j] = vdotq_lane_s32(acc[4][j], x, w45, 0);
       acc[5][j] = vdotq_lane_s32(acc[5][j], x, w45, 1);
     }

@@ -18,15 +18,20 @@ inline int32x4_t quantize4(const float* in, const QuantizeParams<float>& p) {
   return vcvtq_s32_f32(vminq_f32(vmaxq_f32(r, vdupq_n_f32(p.quant_min)), vdupq_n_f32(p.quant_max)));
 }
 
-// 16 values in [quant_min, quant_max] (inside Q's range) as 16 bytes.
-inline int16x8_t narrow8(int32x4_t a, int32x4_t b) { return vcombine_s16(vmovn_s32(a), vmovn_s32(b)); }
+// 8 values in [quant_min, quant_max] (inside Q's range) as int16.
+inline int16x8_t narrow8(int32x4_t a, int32x4_t b) {
+  return vcombine_s16(vmovn_s32(a), vmovn_s32(b));
+}
 
 inline float32x4_t dequantize4(int32x4_t q, float scale, float zero_point) {
   return vmulq_f32(vsubq_f32(vcvtq_f32_s32(q), vdupq_n_f32(zero_point)), vdupq_n_f32(scale));
 }
 
+}  // namespace
+
 template <typename Q>
-size_t quantize_body(const float* in, Q* out, size_t count, const QuantizeParams<float>& p) {
+size_t quantize_per_tensor_neon(const float* in, Q* out, size_t count,
+                                const QuantizeParams<float>& p) {
   const size_t whole = count - count % 16;
   for (size_t i = 0; i < whole; i += 16) {
     const int16x8_t lo = narrow8(quantize4(in + i, p), quantize4(in + i + 4, p));
@@ -36,6 +41,8 @@ size_t quantize_body(const float* in, Q* out, size_t count, const QuantizeParams
   }
   return whole;
 }
+
+namespace {
 
 // The 16 bytes at `in` widened to 4 x int32.
 inline void widen16(const int8_t* in, int32x4_t (&q)[4]) {
@@ -53,8 +60,11 @@ inline void widen16(const uint8_t* in, int32x4_t (&q)[4]) {
   q[3] = vreinterpretq_s32_u32(vmovl_high_u16(hi));
 }
 
+}  // namespace
+
 template <typename Q>
-size_t dequantize_body(const Q* in, float* out, size_t count, float scale, float zero_point) {
+size_t dequantize_per_tensor_neon(const Q* in, float* out, size_t count, float scale,
+                                  float zero_point) {
   const size_t whole = count - count % 16;
   for (size_t i = 0; i < whole; i += 16) {
     int32x4_t q[4];
@@ -64,24 +74,12 @@ size_t dequantize_body(const Q* in, float* out, size_t count, float scale, float
   return whole;
 }
 
-}  // namespace
-
-size_t quantize_per_tensor_neon(const float* in, int8_t* out, size_t count,
-                                const QuantizeParams<float>& p) {
-  return quantize_body(in, out, count, p);
-}
-size_t quantize_per_tensor_neon(const float* in, uint8_t* out, size_t count,
-                                const QuantizeParams<float>& p) {
-  return quantize_body(in, out, count, p);
-}
-size_t dequantize_per_tensor_neon(const int8_t* in, float* out, size_t count, float scale,
-                                  float zero_point) {
-  return dequantize_body(in, out, count, scale, zero_point);
-}
-size_t dequantize_per_tensor_neon(const uint8_t* in, float* out, size_t count, float scale,
-                                  float zero_point) {
-  return dequantize_body(in, out, count, scale, zero_point);
-}
+template size_t quantize_per_tensor_neon(const float*, int8_t*, size_t,
+                                         const QuantizeParams<float>&);
+template size_t quantize_per_tensor_neon(const float*, uint8_t*, size_t,
+                                         const QuantizeParams<float>&);
+template size_t dequantize_per_tensor_neon(const int8_t*, float*, size_t, float, float);
+template size_t dequantize_per_tensor_neon(const uint8_t*, float*, size_t, float, float);
 
 }  // namespace quantized
 }  // namespace torchedge
