@@ -12,8 +12,10 @@ namespace torchedge {
 #if defined(__aarch64__)
 // `volatile` and the memory clobber keep the compiler from moving work of
 // the measured region across a marker.
-inline void insn_count_begin() { __asm__ volatile(".inst 0xd28fc03f" ::: "memory"); }  // movz xzr, #0x7e01
-inline void insn_count_end() { __asm__ volatile(".inst 0xd28fc05f" ::: "memory"); }    // movz xzr, #0x7e02
+// movz xzr, #0x7e01
+inline void insn_count_begin() { __asm__ volatile(".inst 0xd28fc03f" ::: "memory"); }
+// movz xzr, #0x7e02
+inline void insn_count_end() { __asm__ volatile(".inst 0xd28fc05f" ::: "memory"); }
 #else
 inline void insn_count_begin() {}
 inline void insn_count_end() {}

@@ -114,7 +114,8 @@ static void on_block(unsigned int vcpu_index, void* userdata) {
 }
 
 static int by_count_descending(const void* a, const void* b) {
-  const uint64_t x = ((const struct SymbolCount*)a)->count, y = ((const struct SymbolCount*)b)->count;
+  const uint64_t x = ((const struct SymbolCount*)a)->count;
+  const uint64_t y = ((const struct SymbolCount*)b)->count;
   return x < y ? 1 : x > y ? -1 : 0;
 }
 
@@ -178,8 +179,9 @@ static void on_plugin_exit(qemu_plugin_id_t id, void* userdata) {
     return;
   }
   char line[1024];
-  snprintf(line, sizeof line, "insn_count total=%" PRIu64 " marked=%" PRIu64 " regions=%" PRIu64 "\n",
-           executed, marked, regions);
+  snprintf(line, sizeof line,
+           "insn_count total=%" PRIu64 " marked=%" PRIu64 " regions=%" PRIu64 "\n", executed,
+           marked, regions);
   emit(f, line);
   if (top_functions > 0) {
     qsort(symbols, kSymbolSlots, sizeof symbols[0], by_count_descending);
@@ -201,8 +203,8 @@ INSN_COUNT_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t
     } else if (strncmp(arg, "functions=", 10) == 0 && atoi(arg + 10) >= 0) {
       top_functions = atoi(arg + 10);
     } else {
-      fprintf(stderr, "qemu_insn_count: unknown option '%s' (expected outfile=PATH or functions=N)\n",
-              arg);
+      fprintf(stderr,
+              "qemu_insn_count: unknown option '%s' (expected outfile=PATH or functions=N)\n", arg);
       return -1;
     }
   }

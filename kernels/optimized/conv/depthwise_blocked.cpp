@@ -18,7 +18,9 @@ Error conv2d_depthwise_blocked(const DepthwiseBlockedShape& s, const float* x, c
   if (isa == Isa::kAvx2) return detail::conv2d_depthwise_blocked_avx2(s, x, w, bias, y, clamp);
 #endif
 #if defined(__aarch64__)
-  if (best_arm_isa() >= ArmIsa::kNeon) return detail::conv2d_depthwise_blocked_neon(s, x, w, bias, y, clamp);
+  if (best_arm_isa() >= ArmIsa::kNeon) {
+    return detail::conv2d_depthwise_blocked_neon(s, x, w, bias, y, clamp);
+  }
 #endif
   (void)s, (void)x, (void)w, (void)bias, (void)y, (void)clamp;
   return Error::NotSupported;
