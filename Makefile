@@ -68,7 +68,8 @@ ARM64_LIBDIR   := $(abspath .arm64-sysroot)/usr/lib/aarch64-linux-gnu
 ARM64_EMULATOR := qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib:$(ARM64_LIBDIR)
 ARM64_TARGETS  := torchedge_run core_test executor_test flat_tensor_test etdump_test \
                   portable_kernels_test prim_kernels_test optimized_kernels_test \
-                  quantized_kernels_test xnnpack_backend_test extension_test llm_test embedding_test
+                  quantized_kernels_test xnnpack_backend_test extension_test llm_test embedding_test \
+                  qemu_insn_count insn_count_selftest
 
 $(ARM64_BUILD)/build.ninja: CMakeLists.txt cmake/aarch64-linux-gnu.cmake | setup
 	cmake -G Ninja -S . -B $(ARM64_BUILD) -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \

@@ -17,7 +17,9 @@
 // shape. Inputs not supplied are generated (floats uniform in [-1, 1),
 // integers in [0, 4), bools random). Prints each output's shape, dtype and
 // summary, the latency (min/median over --iterations runs after one warm-up)
-// and the planned memory. --save-outputs writes output i's raw bytes (in
+// and the planned memory. On aarch64 each timed run sits between the markers
+// of the QEMU instruction-count plugin (insn_markers.h; scripts/arm64_insn_count.py).
+// --save-outputs writes output i's raw bytes (in
 // its dim order) to PREFIX<i>.bin. Exits non-zero with the runtime's message on any
 // error. --threads N sets the shared thread pool of the optimized kernels and
 // XNNPACK delegates (default 1). --kernels picks the CPU kernel library
@@ -58,6 +60,7 @@
 
 #include "backends/xnnpack/xnnpack_backend.h"
 #include "devtools/etdump/etdump_tracer.h"
+#include "extension/runner/insn_markers.h"
 #include "devtools/etdump/instruction_timer.h"
 #include "extension/data_loader/buffer_data_loader.h"
 #include "extension/module/data_file.h"
@@ -473,7 +476,9 @@ int main(int argc, char** argv) {
   std::vector<double> ms;
   for (int i = 0; i < o.iterations; ++i) {
     const uint64_t t0 = platform_now_ns();
+    insn_count_begin();  // each timed run is one region of the QEMU instruction count
     outputs = module.execute(o.method, inputs);
+    insn_count_end();
     const uint64_t t1 = platform_now_ns();
     if (!outputs.ok()) fail("executing", outputs.error());
     ms.push_back(static_cast<double>(t1 - t0) / 1e6);

@@ -15,9 +15,14 @@
 // product and partial sum, so y differs by float rounding only and the
 // output differs by at most one quantization step, only where the
 // reference's y * (1 / out_scale) lies within that rounding of a .5 tie.
-// AVX2: int16 madd with 4 rows per weight pass; portable scalar otherwise.
-// Scratch (temp allocator): 2 * M * K bytes.
+// AVX2: int16 madd with 4 rows per weight pass; AArch64 with dot-product:
+// sdot on the raw activations (support/int8_gemm_dot.h); portable scalar
+// otherwise.
+// Scratch (temp allocator): 2 * M * K bytes (the dot-product path: the
+// packed activations and N column sums).
+#include "kernels/optimized/cpu/cpu_features.h"
 #include "kernels/quantized/support/int8_gemm.h"
+#include "kernels/quantized/support/int8_gemm_dot.h"
 #include "kernels/quantized/support/quant_args.h"
 #include "runtime/kernel/kernel_context.h"
 
@@ -80,15 +85,7 @@ Error quantized_linear_out(KernelContext& ctx, Span<EValue*> args) {
   sizes[in->dim() - 1] = n;
   TE_RETURN_IF_ERROR(resize_to(*out, {sizes, static_cast<size_t>(in->dim())}));
   if (m == 0 || n == 0) return Error::Ok;
-  const size_t count = static_cast<size_t>(m * k);
-  int16_t* shifted = static_cast<int16_t*>(ctx.allocate_temp(count * sizeof(int16_t) + 2, 64));
-  TE_CHECK_OR_RETURN(shifted != nullptr, Error::MemoryAllocationFailed,
-                     "%s: needs %zu bytes of kernel scratch (temp allocator)", kOp,
-                     count * sizeof(int16_t));
-  const int8_t* xq = in->data_as<int8_t>();
-  for (size_t i = 0; i < count; ++i) shifted[i] = static_cast<int16_t>(xq[i] - in_zp);
   quantized::Int8GemmProblem p;
-  p.x = shifted;
   p.w = w->data_as<int8_t>();
   p.w_scales = w_scales->data_as<float>();
   p.bias = bias != nullptr ? bias->data_as<float>() : nullptr;
@@ -101,6 +98,25 @@ Error quantized_linear_out(KernelContext& ctx, Span<EValue*> args) {
   p.quant_min = static_cast<float>(qmin);
   p.quant_max = static_cast<float>(qmax);
   p.out = out->mutable_data_as<int8_t>();
+  const int8_t* xq = in->data_as<int8_t>();
+#if defined(TORCHEDGE_QUANTIZED_ARM)
+  if (optimized::best_arm_isa() >= optimized::ArmIsa::kDotProd) {
+    // The raw activations (support/int8_gemm_dot.h): no int16 copy.
+    const size_t bytes = quantized::int8_gemm_dot_scratch_bytes(m, n, k);
+    void* scratch = ctx.allocate_temp(bytes, 64);
+    TE_CHECK_OR_RETURN(scratch != nullptr, Error::MemoryAllocationFailed,
+                       "%s: needs %zu bytes of kernel scratch (temp allocator)", kOp, bytes);
+    quantized::run_int8_gemm_dot(p, xq, static_cast<int32_t>(in_zp), scratch);
+    return Error::Ok;
+  }
+#endif
+  const size_t count = static_cast<size_t>(m * k);
+  int16_t* shifted = static_cast<int16_t*>(ctx.allocate_temp(count * sizeof(int16_t) + 2, 64));
+  TE_CHECK_OR_RETURN(shifted != nullptr, Error::MemoryAllocationFailed,
+                     "%s: needs %zu bytes of kernel scratch (temp allocator)", kOp,
+                     count * sizeof(int16_t));
+  for (size_t i = 0; i < count; ++i) shifted[i] = static_cast<int16_t>(xq[i] - in_zp);
+  p.x = shifted;
   quantized::run_int8_gemm_requant(p);
   return Error::Ok;
 }

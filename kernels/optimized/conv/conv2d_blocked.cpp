@@ -16,6 +16,11 @@ Error conv2d_blocked(KernelContext& ctx, const Conv2dShape& s, const float* x, c
   }
   if (isa == Isa::kAvx2) return detail::conv2d_blocked_avx2(ctx, s, x, w, bias, residual, y, clamp);
 #endif
+#if defined(__aarch64__)
+  if (best_arm_isa() >= ArmIsa::kNeon) {
+    return detail::conv2d_blocked_neon(ctx, s, x, w, bias, residual, y, clamp);
+  }
+#endif
   (void)ctx, (void)s, (void)x, (void)w, (void)bias, (void)residual, (void)y, (void)clamp;
   return Error::NotSupported;
 }

@@ -40,8 +40,8 @@
 //
 // Returns MemoryAllocationFailed when ctx's temp allocator cannot hold the
 // padded input copy (the output is then untouched: the caller falls back to
-// the portable kernel) and NotSupported where no SIMD build applies (a CPU
-// below AVX2, or a non-x86 build).
+// the portable kernel) and NotSupported where no SIMD build applies (an x86
+// CPU below AVX2, an ARM one without NEON, or another architecture).
 #pragma once
 
 #include <cstdint>
@@ -67,6 +67,10 @@ Error conv2d_blocked_avx512(KernelContext& ctx, const Conv2dShape& s, const floa
                             const float* w, const float* bias, const float* residual, float* y,
                             const Conv2dClamp& clamp);
 Error conv2d_blocked_avx2(KernelContext& ctx, const Conv2dShape& s, const float* x,
+                          const float* w, const float* bias, const float* residual, float* y,
+                          const Conv2dClamp& clamp);
+// AArch64 builds only (blocked_conv_neon.cpp).
+Error conv2d_blocked_neon(KernelContext& ctx, const Conv2dShape& s, const float* x,
                           const float* w, const float* bias, const float* residual, float* y,
                           const Conv2dClamp& clamp);
 }  // namespace detail

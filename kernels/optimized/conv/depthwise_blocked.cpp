@@ -17,6 +17,11 @@ Error conv2d_depthwise_blocked(const DepthwiseBlockedShape& s, const float* x, c
   if (isa == Isa::kAvx512) return detail::conv2d_depthwise_blocked_avx512(s, x, w, bias, y, clamp);
   if (isa == Isa::kAvx2) return detail::conv2d_depthwise_blocked_avx2(s, x, w, bias, y, clamp);
 #endif
+#if defined(__aarch64__)
+  if (best_arm_isa() >= ArmIsa::kNeon) {
+    return detail::conv2d_depthwise_blocked_neon(s, x, w, bias, y, clamp);
+  }
+#endif
   (void)s, (void)x, (void)w, (void)bias, (void)y, (void)clamp;
   return Error::NotSupported;
 }
@@ -26,7 +31,7 @@ Error conv2d_depthwise_through_blocked(KernelContext& ctx, const Conv2dShape& s,
                                        const Conv2dClamp& clamp) {
   if (s.in_channels % kConvBlock != 0 || s.out_channels != s.in_channels ||
       s.groups != s.in_channels || s.dilation_h != 1 || s.dilation_w != 1 ||
-      best_isa() < Isa::kAvx2) {
+      !has_simd()) {
     return Error::NotSupported;
   }
   const int64_t blocks = s.in_channels / kConvBlock, taps = s.kernel_h * s.kernel_w;

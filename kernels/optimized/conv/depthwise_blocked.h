@@ -24,7 +24,8 @@
 // weights, so the input is read where it lies: no padded copy (border
 // pixels take a checked path), no scratch, no layout change around the
 // layer. The tiles keep up to 16 output pixels of one row in zmm
-// registers (AVX2: 8, each in two ymm halves one after the other) and, for
+// registers (AVX2: 8, each in two ymm halves one after the other; NEON: 16,
+// each in four q-register quarters) and, for
 // 3- and 5-wide filters at stride 1 or 2, load each input pixel of a kernel
 // row once for all the taps that read it (depthwise_blocked_driver.h).
 // MobileNetV2's layers, 1 thread: 1.2-3x the NCHW depthwise loops
@@ -33,8 +34,8 @@
 // Threads take (image, channel block, band of output rows) units. The
 // output is the same bits at any thread count.
 //
-// Returns NotSupported where no SIMD build applies (a CPU below AVX2, a
-// non-x86 build, or TORCHEDGE_ISA=scalar): the op then runs the portable
+// Returns NotSupported where no SIMD build applies (an x86 CPU below AVX2,
+// an ARM one without NEON, another architecture, or TORCHEDGE_ISA=scalar): the op then runs the portable
 // kernel. The caller checks the shape (out_h, out_w >= 1 as above, strides
 // >= 1, paddings >= 0); y must not overlap x, w or bias.
 #pragma once
@@ -63,8 +64,8 @@ Error conv2d_depthwise_blocked(const DepthwiseBlockedShape& s, const float* x, c
 // from_blocked in ctx's temp memory (input, output and the repacked
 // filters). Why: conv2d_depthwise's per-plane loops are fast only for 3x3
 // (the AVX2 plane3x3); MobileNetV3 / EfficientNet's 5x5 layers ran there at
-// ~0.5 GMAC/s (576 @7 5x5: ~1 ms). NotSupported for other shapes or below
-// AVX2, MemoryAllocationFailed when the temp memory is short (y untouched
+// ~0.5 GMAC/s (576 @7 5x5: ~1 ms). NotSupported for other shapes or without
+// SIMD (has_simd()), MemoryAllocationFailed when the temp memory is short (y untouched
 // then: the caller runs its own loops).
 Error conv2d_depthwise_through_blocked(KernelContext& ctx, const Conv2dShape& s, const float* x,
                                        const float* w, const float* bias, float* y,
@@ -75,6 +76,10 @@ Error conv2d_depthwise_blocked_avx512(const DepthwiseBlockedShape& s, const floa
                                       const float* w, const float* bias, float* y,
                                       const Conv2dClamp& clamp);
 Error conv2d_depthwise_blocked_avx2(const DepthwiseBlockedShape& s, const float* x,
+                                    const float* w, const float* bias, float* y,
+                                    const Conv2dClamp& clamp);
+// AArch64 builds only (blocked_conv_neon.cpp).
+Error conv2d_depthwise_blocked_neon(const DepthwiseBlockedShape& s, const float* x,
                                     const float* w, const float* bias, float* y,
                                     const Conv2dClamp& clamp);
 }  // namespace detail

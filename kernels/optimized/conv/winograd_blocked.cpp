@@ -18,6 +18,11 @@ Error conv2d_winograd_blocked(KernelContext& ctx, const Conv2dShape& s, const fl
     return detail::conv2d_winograd_blocked_avx2(ctx, s, x, u, bias, residual, y, clamp);
   }
 #endif
+#if defined(__aarch64__)
+  if (best_arm_isa() >= ArmIsa::kNeon) {
+    return detail::conv2d_winograd_blocked_neon(ctx, s, x, u, bias, residual, y, clamp);
+  }
+#endif
   (void)ctx, (void)s, (void)x, (void)u, (void)bias, (void)residual, (void)y, (void)clamp;
   return Error::NotSupported;
 }

@@ -29,8 +29,8 @@
 //
 // Returns NotSupported (output partly written) when the transformed input
 // holds an infinity or NaN: the transforms would spread it to outputs the
-// direct sums keep finite (inf - inf); also where no SIMD build applies (a
-// CPU below AVX2, a non-x86 build). MemoryAllocationFailed (output
+// direct sums keep finite (inf - inf); also where no SIMD build applies (an
+// x86 CPU below AVX2, an ARM one without NEON, another architecture). MemoryAllocationFailed (output
 // untouched) when ctx's temp allocator cannot hold the bands' scratch. The
 // caller then computes the convolution another way (the portable kernel).
 #pragma once
@@ -55,6 +55,10 @@ Error conv2d_winograd_blocked_avx512(KernelContext& ctx, const Conv2dShape& s, c
                                      const float* u, const float* bias, const float* residual,
                                      float* y, const Conv2dClamp& clamp);
 Error conv2d_winograd_blocked_avx2(KernelContext& ctx, const Conv2dShape& s, const float* x,
+                                   const float* u, const float* bias, const float* residual,
+                                   float* y, const Conv2dClamp& clamp);
+// AArch64 builds only (blocked_conv_neon.cpp).
+Error conv2d_winograd_blocked_neon(KernelContext& ctx, const Conv2dShape& s, const float* x,
                                    const float* u, const float* bias, const float* residual,
                                    float* y, const Conv2dClamp& clamp);
 }  // namespace detail

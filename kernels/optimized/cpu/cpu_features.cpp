@@ -103,6 +103,10 @@ ArmIsa best_arm_isa() {
   return isa;
 }
 
+bool has_simd() {
+  return best_isa() >= Isa::kAvx2 || best_arm_isa() >= ArmIsa::kNeon;
+}
+
 const char* arm_isa_name(ArmIsa isa) {
   switch (isa) {
     case ArmIsa::kNone: return "none";

@@ -43,5 +43,10 @@ ArmIsa detected_arm_isa();
 /// "none", "neon", "dotprod" or "i8mm".
 const char* arm_isa_name(ArmIsa isa);
 
+/// Whether the SIMD kernels of this build may run: best_isa() at AVX2 or
+/// above on x86, best_arm_isa() at NEON or above on aarch64 (the float32
+/// SIMD kernels need no more than these baselines).
+bool has_simd();
+
 }  // namespace optimized
 }  // namespace torchedge

@@ -203,23 +203,13 @@ struct Avx2Kernel {
     for (int i = 0; i < kRows; ++i) store_row(c, ldc, i, acc[i][0], acc[i][1], accumulate, epi);
   }
 
-  // gemv_strips (sgemm_driver.h): `strips` (1..4) prepacked strips at
+  // gemv_strips (sgemm_driver.h): kStrips (1..4) prepacked strips at
   // once, one accumulator pair each, k in order from zero as micro_r sums
   // a one-row tile (so the results are bit-identical to it); the strips'
   // independent chains hide the FMA latency and their streams overlap.
-  static void gemv_strips(int strips, int64_t kc, const float* a, const float* pb,
-                          int64_t strip_stride, float* c, bool accumulate) {
-    switch (strips) {
-      case 1: return gemv_n<1>(kc, a, pb, strip_stride, c, accumulate);
-      case 2: return gemv_n<2>(kc, a, pb, strip_stride, c, accumulate);
-      case 3: return gemv_n<3>(kc, a, pb, strip_stride, c, accumulate);
-      default: return gemv_n<4>(kc, a, pb, strip_stride, c, accumulate);
-    }
-  }
-
   template <int kStrips>
-  static inline void gemv_n(int64_t kc, const float* a, const float* pb, int64_t strip_stride,
-                            float* c, bool accumulate) {
+  static inline void gemv_strips(int64_t kc, const float* a, const float* pb,
+                                 int64_t strip_stride, float* c, bool accumulate) {
     __m256 acc[kStrips][2];
 #pragma GCC unroll 4
     for (int s = 0; s < kStrips; ++s) acc[s][0] = acc[s][1] = _mm256_setzero_ps();

@@ -134,12 +134,20 @@ TE_SGEMM_OPTIONAL_MEMBER(HasPackBCols, pack_b_cols)
 //     c[j] = clamp(alpha * c[j] + row_bias (+ col_bias[j] if not null), lo, hi)
 //     for j < cols, NaN kept.
 TE_SGEMM_OPTIONAL_MEMBER(HasBiasClampRow, bias_clamp_row)
-//   static void gemv_strips(int strips, int64_t kc, const float* a, const float* pb,
+//   template <int kStrips>
+//   static void gemv_strips(int64_t kc, const float* a, const float* pb,
 //                           int64_t strip_stride, float* c, bool accumulate);
 //     one row: c[s * kNr + j] (+)= sum over k < kc of a[k] * pb[s * strip_stride
-//     + k * kNr + j] for strips s < `strips` (1..4), pb 64-byte aligned, summed
+//     + k * kNr + j] for strips s < kStrips (1..4), pb 64-byte aligned, summed
 //     as micro_rows sums a one-row tile (bit-identical results).
-TE_SGEMM_OPTIONAL_MEMBER(HasGemvStrips, gemv_strips)
+template <typename K, typename = void>
+struct HasGemvStrips {
+  static constexpr bool value = false;
+};
+template <typename K>
+struct HasGemvStrips<K, decltype(void(&K::template gemv_strips<1>))> {
+  static constexpr bool value = true;
+};
 TE_SGEMM_OPTIONAL_MEMBER(HasWideDirectA, micro_strips_direct_a)
 #undef TE_SGEMM_OPTIONAL_MEMBER
 
@@ -553,8 +561,14 @@ void run_gemv(const SgemmProblem& p, const Item& it, int64_t m, int64_t n_begin,
       const int strips = static_cast<int>((cols + K::kNr - 1) / K::kNr);
       if (p.k == 0) std::memset(sums, 0, sizeof(sums));  // zeros, then the epilogue
       for (int64_t k0 = 0; k0 < p.k; k0 += kc_block) {
-        K::gemv_strips(strips, min64(kc_block, p.k - k0), a + k0, prepacked_block<K>(p, n0, k0),
-                       p.k * K::kNr, sums, k0 > 0);
+        const int64_t kc = min64(kc_block, p.k - k0);
+        const float* pb = prepacked_block<K>(p, n0, k0);
+        switch (strips) {
+          case 1: K::template gemv_strips<1>(kc, a + k0, pb, p.k * K::kNr, sums, k0 > 0); break;
+          case 2: K::template gemv_strips<2>(kc, a + k0, pb, p.k * K::kNr, sums, k0 > 0); break;
+          case 3: K::template gemv_strips<3>(kc, a + k0, pb, p.k * K::kNr, sums, k0 > 0); break;
+          default: K::template gemv_strips<4>(kc, a + k0, pb, p.k * K::kNr, sums, k0 > 0); break;
+        }
       }
       std::memcpy(c + n0, sums, sizeof(float) * static_cast<size_t>(cols));
     }

@@ -160,7 +160,7 @@ Error run_kernel(const Case& c, Operands& r) {
                                              c.bias ? r.bias.data() : nullptr, r.y.data(), clamp);
 }
 
-bool simd() { return optimized::best_isa() != optimized::Isa::kScalar; }
+bool simd() { return optimized::has_simd(); }
 
 std::string describe(const Case& c) {
   return testing::PrintToString(std::vector<int>{c.n, c.cb, c.h, c.w, c.kh, c.kw, c.sh, c.sw,

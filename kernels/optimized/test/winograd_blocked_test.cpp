@@ -120,7 +120,7 @@ Error run_kernel(const Case& c, Operands& r, size_t temp_bytes = size_t{16} << 2
                                  c.residual ? r.rb.data() : nullptr, r.y.data(), clamp);
 }
 
-bool simd() { return best_isa() != Isa::kScalar; }
+bool simd() { return has_simd(); }
 
 TEST(WinogradBlocked, MatchesDirectSumsAtOneAndTwoThreads) {
   for (size_t threads : {size_t{1}, size_t{2}}) {

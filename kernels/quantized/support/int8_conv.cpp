@@ -6,6 +6,8 @@
 
 #include "kernels/optimized/threadpool/threadpool.h"
 #include "kernels/portable/support/kernel_args.h"
+#include "kernels/optimized/cpu/cpu_features.h"
+#include "kernels/quantized/support/int8_conv_dot.h"
 #include "kernels/quantized/support/int8_gemm.h"
 #include "kernels/quantized/support/quant_args.h"
 #include "kernels/quantized/support/quant_isa.h"
@@ -192,7 +194,7 @@ void int8_conv_scalar(const Int8ConvProblem& p, int64_t n, int64_t g, int64_t m_
   }
 }
 
-#if defined(TORCHEDGE_QUANTIZED_X86)
+#if defined(TORCHEDGE_QUANTIZED_X86) || defined(TORCHEDGE_QUANTIZED_ARM)
 bool int8_conv_is_flat(const Int8ConvProblem& p) {
   return p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1 &&
          p.pad_h == 0 && p.pad_w == 0;
@@ -319,7 +321,31 @@ void prepare_operands(const Int8ConvProblem& p, int64_t n, SimdPath path, void* 
 }  // namespace
 #endif
 
+#if defined(TORCHEDGE_QUANTIZED_ARM)
+namespace {
+bool use_dot_product() { return optimized::best_arm_isa() >= optimized::ArmIsa::kDotProd; }
+
+// Image by image: every plane's convolution (int8_conv_dot.h), then its
+// residual add, plane by plane.
+void run_int8_conv_arm(const Int8ConvProblem& p, void* scratch) {
+  for (int64_t n = 0; n < p.batch; ++n) {
+    run_int8_conv_dot(p, n, scratch);
+    if (p.residual == nullptr) continue;
+    parallel_for(0, p.out_channels, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t m = begin; m < end; ++m) {
+        const int64_t offset = (n * p.out_channels + m) * p.pixels();
+        add_residual(p, offset, p.out + offset);
+      }
+    });
+  }
+}
+}  // namespace
+#endif
+
 size_t int8_conv_scratch_bytes(const Int8ConvProblem& p) {
+#if defined(TORCHEDGE_QUANTIZED_ARM)
+  if (use_dot_product()) return int8_conv_dot_scratch_bytes(p);
+#endif
 #if defined(TORCHEDGE_QUANTIZED_X86)
   if (quant_isa() != QuantIsa::kScalar) {
     const Split s = split_of(p);
@@ -333,6 +359,9 @@ size_t int8_conv_scratch_bytes(const Int8ConvProblem& p) {
 
 void run_int8_conv(const Int8ConvProblem& p, void* scratch) {
   if (p.batch == 0 || p.out_channels == 0 || p.pixels() == 0) return;
+#if defined(TORCHEDGE_QUANTIZED_ARM)
+  if (use_dot_product()) return run_int8_conv_arm(p, scratch);
+#endif
 #if defined(TORCHEDGE_QUANTIZED_X86)
   if (quant_isa() != QuantIsa::kScalar) {
     // The shared weight data (once) and per image the padded copy, in one

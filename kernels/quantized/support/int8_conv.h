@@ -163,6 +163,9 @@ inline size_t int8_conv_widened_bytes(const Int8ConvProblem& p) {
 constexpr int64_t kInt8ConvBlockPairs = 192;
 /// Strips per int8_conv_avx2 call at most.
 constexpr int64_t kInt8ConvMaxChunkStrips = 8;
+#endif
+
+#if defined(TORCHEDGE_QUANTIZED_X86) || defined(TORCHEDGE_QUANTIZED_ARM)
 
 /// Where the AVX2 packer reads one image's input planes: either the input
 /// itself (a 1x1, stride 1, unpadded conv: the plane is the B matrix, row
@@ -192,6 +195,9 @@ void int8_conv_pad_image(const Int8ConvProblem& p, int64_t n, int64_t c_begin, i
 
 /// The source that reads the padded copy at `buffer`.
 Int8ConvSource int8_conv_padded_source(const Int8ConvProblem& p, const int8_t* buffer);
+#endif
+
+#if defined(TORCHEDGE_QUANTIZED_X86)
 
 /// Panels [panel_begin, panel_end) (over all groups) of the weights,
 /// sign-extended to int16 (same layout), into `widened`

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/optimized/cpu/cpu_features.h"
 #include "kernels/optimized/threadpool/threadpool.h"
 #include "kernels/portable/support/kernel_args.h"
 #include "kernels/quantized/support/affine.h"
@@ -71,6 +72,12 @@ Loops loops_of(const Int8DepthwiseProblem& p, Int8DepthwisePath path) {
       return p.taps() <= kInt8DepthwiseChannelsMaxTaps ? Loops::kChannels : Loops::kPlanes;
     case Int8DepthwisePath::kPlanesU8:
       return int8_depthwise_u8_applies(p) ? Loops::kPlanesU8 : Loops::kPlanes;
+  }
+#endif
+#if defined(TORCHEDGE_QUANTIZED_ARM)
+  // Every path is the NEON planes on AArch64 (int8_depthwise_neon).
+  if (optimized::best_arm_isa() >= optimized::ArmIsa::kNeon && int8_depthwise_neon_applies(p)) {
+    return Loops::kPlanes;
   }
 #endif
   (void)p;
@@ -303,6 +310,11 @@ size_t int8_depthwise_scratch_bytes(const Int8DepthwiseProblem& p, Int8Depthwise
     }
   }
 #endif
+#if defined(TORCHEDGE_QUANTIZED_ARM)
+  if (loops_of(p, path) == Loops::kPlanes) {
+    return static_cast<size_t>(workers_of(p)) * int8_depthwise_neon_worker_bytes(p);
+  }
+#endif
   (void)path;
   return 0;
 }
@@ -345,6 +357,13 @@ void run_int8_depthwise(const Int8DepthwiseProblem& p, void* scratch, Int8Depthw
       if (loops == Loops::kPlanes) {
         const size_t bytes = int8_depthwise_avx2_worker_bytes(p);
         int8_depthwise_avx2(p, b, e, static_cast<char*>(scratch) + slot * bytes);
+        continue;
+      }
+#endif
+#if defined(TORCHEDGE_QUANTIZED_ARM)
+      if (loops == Loops::kPlanes) {
+        const size_t bytes = int8_depthwise_neon_worker_bytes(p);
+        int8_depthwise_neon(p, b, e, static_cast<char*>(scratch) + slot * bytes);
         continue;
       }
 #endif

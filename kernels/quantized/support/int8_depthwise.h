@@ -133,6 +133,18 @@ bool int8_depthwise_u8_wins(const Int8DepthwiseProblem& p);
 void int8_depthwise_scalar(const Int8DepthwiseProblem& p, int64_t plane_begin,
                            int64_t plane_end);
 
+#if defined(TORCHEDGE_QUANTIZED_ARM)
+/// AArch64 NEON per-plane loops (support/arm/int8_depthwise_neon.cpp: the
+/// plane widened to int16 x - zx with zero borders, 8 output pixels per
+/// step, the scalar path's sums and requantization bit for bit), taken by
+/// every path when best_arm_isa() >= kNeon and the stride along the width
+/// is 1 or 2. Planes [plane_begin, plane_end); scratch:
+/// int8_depthwise_neon_worker_bytes(p) bytes, 64-byte aligned.
+bool int8_depthwise_neon_applies(const Int8DepthwiseProblem& p);
+size_t int8_depthwise_neon_worker_bytes(const Int8DepthwiseProblem& p);
+void int8_depthwise_neon(const Int8DepthwiseProblem& p, int64_t plane_begin, int64_t plane_end,
+                         void* scratch);
+#endif
 /// Whether |y * inv_out_scale| < 2^14 for every sum channel c can produce
 /// (|acc| <= 255 * sum |w|, with a wide margin) and y is never NaN: then
 /// the SIMD paths may requantize in integers (cvtps2dq rounds half to even,

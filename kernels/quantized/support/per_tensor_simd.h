@@ -20,7 +20,8 @@
 // float32 operation in the same order (no FMA), so no input can differ.
 //
 // Each function returns false, and writes nothing, when it has no fast path
-// here (no AVX2 on this CPU, TORCHEDGE_ISA=scalar, a non-x86 build, or, for
+// here (no AVX2 or NEON on this CPU, TORCHEDGE_ISA=scalar, another
+// architecture, or, for
 // quantize, quant_min/quant_max not an ordered range inside Q's range); the
 // caller then runs the scalar loop. Pointers are not owned; `in` and `out`
 // hold `count` elements each and must not overlap.
@@ -60,6 +61,18 @@ size_t quantize_per_tensor_avx2(const float* in, uint8_t* out, size_t count,
 size_t dequantize_per_tensor_avx2(const int8_t* in, float* out, size_t count, float scale,
                                   float zero_point);
 size_t dequantize_per_tensor_avx2(const uint8_t* in, float* out, size_t count, float scale,
+                                  float zero_point);
+#endif
+
+#if defined(TORCHEDGE_QUANTIZED_ARM)
+/// The same on AArch64 NEON (support/arm/per_tensor_neon.cpp; Q int8_t or
+/// uint8_t), 16 elements per step: count - count % 16 converted. Only call
+/// when best_arm_isa() >= kNeon, with quantize's range as for AVX2.
+template <typename Q>
+size_t quantize_per_tensor_neon(const float* in, Q* out, size_t count,
+                                const QuantizeParams<float>& p);
+template <typename Q>
+size_t dequantize_per_tensor_neon(const Q* in, float* out, size_t count, float scale,
                                   float zero_point);
 #endif
 

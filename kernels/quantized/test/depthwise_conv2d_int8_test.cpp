@@ -10,6 +10,7 @@
 // (with 7-bit weights) the u8 per-plane loops, forced through
 // Int8DepthwisePath::kChannels / kPlanesU8 whatever the size rules say,
 // against the scalar path bit for bit (output and scratch guarded).
+#include "kernels/optimized/cpu/cpu_features.h"
 #include "kernels/optimized/threadpool/threadpool.h"
 #include "kernels/quantized/support/affine.h"
 #include "kernels/quantized/support/int8_depthwise.h"
@@ -567,8 +568,13 @@ TEST(DepthwiseConv2dInt8, ScratchComesFromTheTempAllocator) {
   const Data d = make_data(k, 4);
   Tensors t(k, d, 8, 20);
   const Error e = dw_args(k, d, t).run(native::depthwise_conv2d_int8_out, /*with_temp=*/false);
-  // The scalar path needs none; the AVX2 path reports the missing scratch.
+  // The scalar path needs none; the AVX2 and NEON paths report the missing
+  // scratch.
+#if defined(TORCHEDGE_QUANTIZED_ARM)
+  const bool simd = optimized::best_arm_isa() >= optimized::ArmIsa::kNeon;
+#else
   const bool simd = quantized::quant_isa() != quantized::QuantIsa::kScalar;
+#endif
   EXPECT_EQ(e, simd ? Error::MemoryAllocationFailed : Error::Ok);
   // So do the channels-last loops (a small map with many channels).
   const DwCase kc{1, 64, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, -128, 127, false};

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/optimized/cpu/cpu_features.h"
 #include "kernels/quantized/support/dequantize_loops.h"
 #include "kernels/quantized/support/per_tensor_simd.h"
 #include "kernels/quantized/support/quant_isa.h"
@@ -25,10 +26,16 @@ namespace {
 
 using quantized::QuantizeParams;
 
-bool have_simd() { return quantized::quant_isa() >= quantized::QuantIsa::kAvx2; }
+bool have_simd() {
+#if defined(TORCHEDGE_QUANTIZED_ARM)
+  return optimized::best_arm_isa() >= optimized::ArmIsa::kNeon;
+#else
+  return quantized::quant_isa() >= quantized::QuantIsa::kAvx2;
+#endif
+}
 
 std::string no_simd() {
-  return std::string("no AVX2 path on this CPU / TORCHEDGE_ISA (quant_isa: ") +
+  return std::string("no AVX2 / NEON path on this CPU / TORCHEDGE_ISA (quant_isa: ") +
          quantized::quant_isa_name(quantized::quant_isa()) + ")";
 }
 

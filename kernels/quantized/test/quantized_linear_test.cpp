@@ -2,7 +2,9 @@
 // path gives the same bytes as the scalar path (same exact int32 sums), and
 // the result is within one quantization step of the unfused float
 // reference dequantize -> linear -> quantize (as eager computes it).
+#include "kernels/optimized/cpu/cpu_features.h"
 #include "kernels/quantized/support/int8_gemm.h"
+#include "kernels/quantized/support/int8_gemm_dot.h"
 #include "kernels/quantized/support/quant_isa.h"
 #include "kernels/quantized/test/quant_test_harness.h"
 
@@ -76,6 +78,48 @@ TEST(QuantizedLinear, Avx2EqualsScalarBitForBit) {
   p.out = b.data();
   quantized::int8_gemm_requant_avx2(p, 0, n);
   EXPECT_EQ(a, b);
+#endif
+}
+
+// The AArch64 sdot path (support/int8_gemm_dot.h) against the scalar loops
+// on the same sums: raw activations with their zero point, row and column
+// counts off the 8 x 8 tile and K off the 16-byte chunk, bias or none.
+TEST(QuantizedLinear, DotProductEqualsScalarBitForBit) {
+#if defined(TORCHEDGE_QUANTIZED_ARM)
+  if (optimized::best_arm_isa() < optimized::ArmIsa::kDotProd) {
+    GTEST_SKIP() << "no dot-product here";
+  }
+  struct Shape {
+    int64_t m, k, n;
+    bool bias;
+  };
+  const Shape shapes[] = {{1, 7, 3, false}, {6, 77, 13, true}, {9, 16, 8, true},
+                          {17, 33, 17, false}, {32, 384, 40, true}};
+  int seed = 0;
+  for (const Shape& sh : shapes) {
+    std::mt19937 gen(++seed);
+    std::uniform_int_distribution<int> i8(-128, 127);
+    const int32_t zx = i8(gen);
+    std::vector<int8_t> xq(sh.m * sh.k), w(sh.n * sh.k);
+    for (int8_t& v : xq) v = static_cast<int8_t>(i8(gen));
+    for (int8_t& v : w) v = static_cast<int8_t>(i8(gen));
+    std::vector<int16_t> x(xq.size());
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int16_t>(xq[i] - zx);
+    const std::vector<float> ws = random_floats(sh.n, 0.0005f, 0.002f, seed);
+    const std::vector<float> bias = random_floats(sh.n, -2.0f, 2.0f, seed + 100);
+    std::vector<int8_t> a(sh.m * sh.n), b(sh.m * sh.n, 77);
+    quantized::Int8GemmProblem p{x.data(), w.data(), ws.data(), sh.bias ? bias.data() : nullptr,
+                                 sh.m, sh.n, sh.k, 0.02f, 2.5f, 3.0f, -128.0f, 127.0f, a.data()};
+    quantized::int8_gemm_requant_scalar(p, 0, sh.n);
+    std::vector<uint8_t> scratch(quantized::int8_gemm_dot_scratch_bytes(sh.m, sh.n, sh.k) + 64);
+    void* aligned = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) &
+                                            ~uintptr_t{63});
+    p.out = b.data();
+    quantized::run_int8_gemm_dot(p, xq.data(), zx, aligned);
+    EXPECT_EQ(a, b) << sh.m << " x " << sh.k << " x " << sh.n;
+  }
+#else
+  GTEST_SKIP() << "AArch64 builds only";
 #endif
 }
 

@@ -1,0 +1,41 @@
+// torchedge/kernels/optimized/conv/simd_avx2.h
+//
+// The AVX2 vector operations the ISA-generic convolution loops are written
+// in (conv2d_blocked_tile.h, depthwise_blocked_driver.h): 8 float lanes.
+// simd_neon.h is the same interface for AArch64 NEON (4 lanes).
+//
+// Include ONLY from AVX2 translation units (compiled with -mavx2 -mfma);
+// the struct lives in an anonymous namespace, so each includer gets its own
+// copy (the rule of gemm/sgemm_driver.h).
+#pragma once
+
+#include <immintrin.h>
+
+namespace torchedge {
+namespace optimized {
+namespace {
+
+struct Avx2 {
+  using V = __m256;
+  static constexpr int kLanes = 8;
+  static V load(const float* p) { return _mm256_loadu_ps(p); }
+  static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
+  static V zero() { return _mm256_setzero_ps(); }
+  static V set1(float v) { return _mm256_set1_ps(v); }
+  static V broadcast(const float* p) { return _mm256_broadcast_ss(p); }
+  /// a * b + c, one rounding.
+  static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+  static constexpr bool kLaneFma = false;  // no FMA by element: broadcasts
+  static V add(V a, V b) { return _mm256_add_ps(a, b); }
+  // min(a, b) / max(a, b) return b when either is NaN: callers pass the
+  // value second so a NaN stays NaN.
+  static V min(V a, V b) { return _mm256_min_ps(a, b); }
+  static V max(V a, V b) { return _mm256_max_ps(a, b); }
+  // Keeps a loaded vector in a register: GCC otherwise folds the load into
+  // each FMA that uses it (three loads of every input pixel in a 3-wide row).
+  static void in_register(V& v) { asm("" : "+x"(v)); }
+};
+
+}  // namespace
+}  // namespace optimized
+}  // namespace torchedge

@@ -1,0 +1,39 @@
+// torchedge/kernels/optimized/conv/simd_neon.h
+//
+// simd_avx2.h's vector interface for AArch64 NEON: 4 float lanes (one q
+// register), FMA (fmla), min/max that return NaN when either operand is NaN
+// (fmin / fmax), so the AVX2 callers' NaN-keeping argument order holds here
+// too. NEON is part of the AArch64 base ISA: include from *_neon.cpp files
+// (built on aarch64 only) and enter when best_arm_isa() >= kNeon. Anonymous
+// namespace, as in simd_avx2.h.
+#pragma once
+
+#include <arm_neon.h>
+
+namespace torchedge {
+namespace optimized {
+namespace {
+
+struct Neon {
+  using V = float32x4_t;
+  static constexpr int kLanes = 4;
+  static V load(const float* p) { return vld1q_f32(p); }
+  static void store(float* p, V v) { vst1q_f32(p, v); }
+  static V zero() { return vdupq_n_f32(0.0f); }
+  static V set1(float v) { return vdupq_n_f32(v); }
+  static V broadcast(const float* p) { return vld1q_dup_f32(p); }
+  /// a * b + c, one rounding.
+  static V fma(V a, V b, V c) { return vfmaq_f32(c, a, b); }
+  /// a * lane kLane of x + c, one rounding (fmla by element).
+  static constexpr bool kLaneFma = true;
+  template <int kLane>
+  static V fma_lane(V a, V x, V c) { return vfmaq_laneq_f32(c, a, x, kLane); }
+  static V add(V a, V b) { return vaddq_f32(a, b); }
+  static V min(V a, V b) { return vminq_f32(a, b); }
+  static V max(V a, V b) { return vmaxq_f32(a, b); }
+  static void in_register(V& v) { asm("" : "+w"(v)); }
+};
+
+}  // namespace
+}  // namespace optimized
+}  // namespace torchedge

@@ -1,0 +1,142 @@
+// run_int8_gemm_dot (support/int8_gemm_dot.h): quantized_linear's int8 GEMM
+// on AArch64's dot-product instructions. Compiled with
+// -march=armv8.2-a+dotprod; entered only when best_arm_isa() >= kDotProd.
+#include <arm_neon.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/optimized/threadpool/threadpool.h"
+#include "kernels/quantized/support/arm/requantize_neon.h"
+#include "kernels/quantized/support/int8_gemm_dot.h"
+
+namespace torchedge {
+namespace quantized {
+namespace {
+
+constexpr int64_t kRowBlock = 8;   // two groups of 4 rows (one int32x4 each)
+constexpr int64_t kColTile = 8;
+constexpr int64_t kChunk = 16;     // k per step: 4 quads
+constexpr int64_t kChunkBytes = kRowBlock * kChunk;
+
+size_t round_up_64(size_t bytes) { return (bytes + 63) & ~size_t{63}; }
+int64_t chunks_of(int64_t k) { return (k + kChunk - 1) / kChunk; }
+int64_t row_blocks_of(int64_t m) { return (m + kRowBlock - 1) / kRowBlock; }
+
+// xq [m, k] -> [row block][chunk][group][quad][4 rows][4 k]: each 16-byte
+// load of the kernel is 4 rows x one quad.
+void pack_rows(const int8_t* xq, int64_t m, int64_t k, int8_t* packed) {
+  const int64_t chunks = chunks_of(k);
+  std::memset(packed, 0, static_cast<size_t>(row_blocks_of(m) * chunks * kChunkBytes));
+  for (int64_t row = 0; row < m; ++row) {
+    const int64_t block = row / kRowBlock, group = (row % kRowBlock) / 4, r = row % 4;
+    const int8_t* src = xq + row * k;
+    int8_t* dst = packed + block * chunks * kChunkBytes + group * 64 + r * 4;
+    for (int64_t k0 = 0; k0 < k; k0 += 4) {
+      const int64_t c = k0 / kChunk, quad = (k0 % kChunk) / 4;
+      std::memcpy(dst + c * kChunkBytes + quad * 16, src + k0,
+                  static_cast<size_t>(std::min<int64_t>(4, k - k0)));
+    }
+  }
+}
+
+// 16 weight bytes of column n at k0 (zeros past k: the last row's load must
+// not run past the tensor).
+inline int8x16_t weight_chunk(const int8_t* w, int64_t k, int64_t k0) {
+  if (k0 + kChunk <= k) return vld1q_s8(w + k0);
+  int8_t tail[kChunk] = {};
+  std::memcpy(tail, w + k0, static_cast<size_t>(k - k0));
+  return vld1q_s8(tail);
+}
+
+// corrections[n] = zx * sum_k w[n, k].
+void column_sums(const Int8GemmProblem& p, int32_t zx, int32_t* corrections) {
+  const int8x16_t ones = vdupq_n_s8(1);
+  for (int64_t n = 0; n < p.n; ++n) {
+    const int8_t* w = p.w + n * p.k;
+    int32x4_t s = vdupq_n_s32(0);
+    for (int64_t k0 = 0; k0 < p.k; k0 += kChunk) s = vdotq_s32(s, weight_chunk(w, p.k, k0), ones);
+    corrections[n] = zx * vaddvq_s32(s);
+  }
+}
+
+// Rows [block * 8, +8) x columns [n0, n0 + kCols) of sums.
+template <int kCols>
+void tile_sums(const Int8GemmProblem& p, const int8_t* xs, int64_t n0, int32x4_t (&acc)[kCols][2]) {
+  for (int c = 0; c < kCols; ++c) acc[c][0] = acc[c][1] = vdupq_n_s32(0);
+  const int64_t chunks = chunks_of(p.k);
+  for (int64_t c = 0; c < chunks; ++c, xs += kChunkBytes) {
+    int8x16_t x[2][4];
+    for (int g = 0; g < 2; ++g) {
+      for (int q = 0; q < 4; ++q) x[g][q] = vld1q_s8(xs + g * 64 + q * 16);
+    }
+#pragma GCC unroll 8
+    for (int col = 0; col < kCols; ++col) {
+      const int8x16_t w = weight_chunk(p.w + (n0 + col) * p.k, p.k, c * kChunk);
+#pragma GCC unroll 2
+      for (int g = 0; g < 2; ++g) {
+        acc[col][g] = vdotq_laneq_s32(acc[col][g], x[g][0], w, 0);
+        acc[col][g] = vdotq_laneq_s32(acc[col][g], x[g][1], w, 1);
+        acc[col][g] = vdotq_laneq_s32(acc[col][g], x[g][2], w, 2);
+        acc[col][g] = vdotq_laneq_s32(acc[col][g], x[g][3], w, 3);
+      }
+    }
+  }
+}
+
+template <int kCols>
+void tile(const Int8GemmProblem& p, const int8_t* packed, const int32_t* corrections,
+          int64_t block, int64_t n0) {
+  int32x4_t acc[kCols][2];
+  tile_sums<kCols>(p, packed + block * chunks_of(p.k) * kChunkBytes, n0, acc);
+  for (int col = 0; col < kCols; ++col) {
+    const int64_t n = n0 + col;
+    const ChannelRequant rq(p.in_scale, p.w_scales[n], p.bias != nullptr ? p.bias + n : nullptr,
+                            p.inv_out_scale, p.out_zero_point, p.quant_min, p.quant_max);
+    const int32x4_t corr = vdupq_n_s32(corrections[n]);
+    for (int g = 0; g < 2; ++g) {
+      int32_t q[4];
+      vst1q_s32(q, rq(vsubq_s32(acc[col][g], corr)));
+      for (int r = 0; r < 4; ++r) {
+        const int64_t row = block * kRowBlock + g * 4 + r;
+        if (row < p.m) p.out[row * p.n + n] = static_cast<int8_t>(q[r]);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+size_t int8_gemm_dot_scratch_bytes(int64_t m, int64_t n, int64_t k) {
+  return round_up_64(static_cast<size_t>(row_blocks_of(m) * chunks_of(k) * kChunkBytes)) +
+         round_up_64(sizeof(int32_t) * static_cast<size_t>(n));
+}
+
+void run_int8_gemm_dot(const Int8GemmProblem& p, const int8_t* xq, int32_t x_zero_point,
+                       void* scratch) {
+  int8_t* packed = static_cast<int8_t*>(scratch);
+  int32_t* corrections = reinterpret_cast<int32_t*>(
+      static_cast<char*>(scratch) +
+      round_up_64(static_cast<size_t>(row_blocks_of(p.m) * chunks_of(p.k) * kChunkBytes)));
+  pack_rows(xq, p.m, p.k, packed);
+  column_sums(p, x_zero_point, corrections);
+  const int64_t col_tiles = (p.n + kColTile - 1) / kColTile, blocks = row_blocks_of(p.m);
+  // ~256K multiply-adds per chunk of column tiles at least.
+  const int64_t per_tile = std::max<int64_t>(1, blocks * kRowBlock * kColTile * p.k);
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 18) / per_tile);
+  parallel_for(0, col_tiles, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t n0 = t * kColTile;
+      for (int64_t block = 0; block < blocks; ++block) {
+        if (n0 + kColTile <= p.n) {
+          tile<kColTile>(p, packed, corrections, block, n0);
+        } else {
+          for (int64_t n = n0; n < p.n; ++n) tile<1>(p, packed, corrections, block, n);
+        }
+      }
+    }
+  });
+}
+
+}  // namespace quantized
+}  // namespace torchedge

@@ -1,0 +1,53 @@
+// torchedge/kernels/quantized/support/arm/requantize_neon.h
+//
+// requantize() of support/int8_gemm.h on 4 int32 sums of one output
+// channel at a time, for the AArch64 int8 kernels: the same float
+// operations in the same order (convert, * (in_scale * w_scale), + bias,
+// * inv_out_scale, round half to even, + zero point, clamp), so every level
+// agrees with the scalar path bit for bit. frintn rounds half to even like
+// round_half_even(); fmax / fmin keep a NaN (from a NaN bias), which the
+// conversion turns into 0 as to_quant's out-of-range value becomes 0 in
+// int8. Include from support/arm/*.cpp only (anonymous namespace).
+#pragma once
+
+#include <arm_neon.h>
+
+#include <cstdint>
+
+namespace torchedge {
+namespace quantized {
+namespace {
+
+struct ChannelRequant {
+  float32x4_t scale, bias, inv, zero_point, lo, hi;
+  bool has_bias;
+
+  ChannelRequant(float in_scale, float w_scale, const float* bias_or_null, float inv_out_scale,
+                 float out_zero_point, float quant_min, float quant_max)
+      : scale(vdupq_n_f32(in_scale * w_scale)),
+        bias(vdupq_n_f32(bias_or_null != nullptr ? *bias_or_null : 0.0f)),
+        inv(vdupq_n_f32(inv_out_scale)),
+        zero_point(vdupq_n_f32(out_zero_point)),
+        lo(vdupq_n_f32(quant_min)),
+        hi(vdupq_n_f32(quant_max)),
+        has_bias(bias_or_null != nullptr) {}
+
+  /// 4 sums -> 4 int32 in [quant_min, quant_max] (0 for NaN).
+  int32x4_t operator()(int32x4_t acc) const {
+    float32x4_t y = vmulq_f32(vcvtq_f32_s32(acc), scale);
+    if (has_bias) y = vaddq_f32(y, bias);
+    const float32x4_t r = vaddq_f32(vrndnq_f32(vmulq_f32(y, inv)), zero_point);
+    return vcvtq_s32_f32(vminq_f32(vmaxq_f32(r, lo), hi));
+  }
+};
+
+/// 16 requantized values (in range) narrowed to int8.
+inline int8x16_t narrow_16(int32x4_t a, int32x4_t b, int32x4_t c, int32x4_t d) {
+  const int16x8_t lo = vcombine_s16(vmovn_s32(a), vmovn_s32(b));
+  const int16x8_t hi = vcombine_s16(vmovn_s32(c), vmovn_s32(d));
+  return vcombine_s8(vmovn_s16(lo), vmovn_s16(hi));
+}
+
+}  // namespace
+}  // namespace quantized
+}  // namespace torchedge

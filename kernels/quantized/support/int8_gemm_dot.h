@@ -1,0 +1,37 @@
+// torchedge/kernels/quantized/support/int8_gemm_dot.h
+//
+// torchedge::quantized_linear's int8 GEMM (support/int8_gemm.h's sums and
+// requantize(), bit for bit) on AArch64's dot-product instructions: built
+// on aarch64 only (support/arm/int8_gemm_dotprod.cpp, compiled for
+// armv8.2-a+dotprod) and entered when best_arm_isa() >= kDotProd.
+//
+// The raw int8 activations xq [M, K] are packed once per call into 8-row
+// blocks of 16-k chunks ([M / 8][K / 16][2 x 4 rows][4 quads] rows x 4 k,
+// zeros past M and K); the weights [N, K] are read as they are. A tile of
+// 8 rows x 8 columns holds 16 int32x4 sums (4 rows of one column each):
+// per 16 k, 8 activation loads, 8 weight loads (one column's 16 bytes = 4
+// quads) and 64 sdot by element (vdotq_laneq_s32, the weight quad in a
+// lane). sum_k (xq - zx) w = sum_k xq w - zx sum_k w[n] (the column sums
+// computed once per call), exact in int32; then requantize() on 4 lanes
+// (arm/requantize_neon.h).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/quantized/support/int8_gemm.h"
+
+namespace torchedge {
+namespace quantized {
+
+/// Scratch bytes of run_int8_gemm_dot for an [m, k] x [n, k] product.
+size_t int8_gemm_dot_scratch_bytes(int64_t m, int64_t n, int64_t k);
+
+/// p's output from the raw activations xq [p.m, p.k] and their zero point
+/// (p.x is not read), over the shared thread pool. scratch:
+/// int8_gemm_dot_scratch_bytes(p.m, p.n, p.k) bytes, 64-byte aligned.
+void run_int8_gemm_dot(const Int8GemmProblem& p, const int8_t* xq, int32_t x_zero_point,
+                       void* scratch);
+
+}  // namespace quantized
+}  // namespace torchedge
