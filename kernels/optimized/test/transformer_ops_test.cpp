@@ -185,7 +185,8 @@ TEST(TransformerVecMath, UnaryTailsAgainstScalar) {
       {"silu", &VecKernels::silu},       {"relu", &VecKernels::relu}};
   for (Isa isa : runnable_isas()) {
     const VecKernels& k = vec_kernels(isa);
-    for (const auto& [name, loop] : loops) {
+    for (const auto& [name, member] : loops) {
+      const auto loop = member;  // a lambda may not capture a structured binding (clang 14)
       for (int64_t n = 0; n <= 40; ++n) {
         // 0.5: whole vectors inside erf's polynomial range; 4: both branches.
         for (auto [scale, specials] : {std::pair{0.5f, false}, {4.0f, true}}) {
