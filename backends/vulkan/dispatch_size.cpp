@@ -31,13 +31,16 @@ Error dispatch_size(const OpInfo& op, uint32_t index, const VkPhysicalDeviceLimi
     case Shader::Reduce: linear(uint64_t{p[0]} * p[2], 64, limits, g); break;
     case Shader::Norm: linear(p[0], 64, limits, g); break;
     case Shader::Matmul:
-      g[0] = ceil_div(p[1], 16);
-      g[1] = ceil_div(p[0], 16);
+      // 8 x 8 invocations of 4 x 4 outputs each (shaders/matmul.comp).
+      g[0] = ceil_div(p[1], 32);
+      g[1] = ceil_div(p[0], 32);
       g[2] = p[3] * p[4];
       break;
     case Shader::Conv2d:
-      g[0] = ceil_div(uint64_t{p[5]} * p[6], 64);
-      g[1] = p[4];
+      // Blocks of 4 outputs of a row, for 4 channels when the group's
+      // output channels come in fours (shaders/conv2d.comp).
+      g[0] = ceil_div(uint64_t{p[5]} * ceil_div(p[6], 4), 64);
+      g[1] = (p[4] / p[15]) % 4 == 0 ? p[4] / 4 : p[4];
       g[2] = p[0];
       break;
     case Shader::Pool2d:

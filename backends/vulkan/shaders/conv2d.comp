@@ -1,10 +1,14 @@
 #version 450
 // Direct NCHW 2-D convolution (groups cover depthwise, 1x1 covers
 // pointwise; conv1d arrives as H = 1), bias and a fused activation.
-// Invocation = one output element: x over OH*OW, y over Cout, z over N.
 //   p: N, Cin, H, W, Cout, OH, OW, KH, KW, stride_h, stride_w, pad_h, pad_w,
 //      dil_h, dil_w, groups, has_bias, act, act_a (f32), act_b (f32)
 // Weights: [Cout, Cin / groups, KH, KW].
+//
+// Each invocation computes 4 adjacent outputs of a row for CB output
+// channels (CB = 4 when the group's output channels come in fours, else
+// 1): every input value loaded serves CB channels, every weight 4 outputs.
+// x: OH * ceil(OW / 4) row blocks, y: Cout / CB, z: N.
 #extension GL_GOOGLE_include_directive : require
 layout(local_size_x = 64) in;
 #include "common.glsl"
@@ -12,33 +16,46 @@ layout(local_size_x = 64) in;
 
 void main() {
   uint Cin = p[1], H = p[2], W = p[3], Cout = p[4], OH = p[5], OW = p[6];
-  uint KH = p[7], KW = p[8];
-  uint pos = gl_GlobalInvocationID.x;
-  if (pos >= OH * OW) return;
-  uint co = gl_WorkGroupID.y;
-  uint n = gl_WorkGroupID.z;
-  uint oy = pos / OW;
-  uint ox = pos % OW;
+  uint KH = p[7], KW = p[8], SW = p[10], DH = p[13], DW = p[14];
   uint group_in = Cin / p[15];
   uint group_out = Cout / p[15];
-  uint ci0 = (co / group_out) * group_in;
+  uint CB = (group_out % 4u == 0u) ? 4u : 1u;
+  uint blocks_w = (OW + 3u) / 4u;
+  uint pos = gl_GlobalInvocationID.x;
+  if (pos >= OH * blocks_w) return;
+  uint oy = pos / blocks_w;
+  uint ox0 = (pos % blocks_w) * 4u;
+  uint co0 = gl_WorkGroupID.y * CB;
+  uint n = gl_WorkGroupID.z;
+  uint ci0 = (co0 / group_out) * group_in;
   int iy0 = int(oy * p[9]) - int(p[11]);
-  int ix0 = int(ox * p[10]) - int(p[12]);
-  float acc = 0.0;
+  int ix0 = int(ox0 * SW) - int(p[12]);
+  vec4 acc[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
   for (uint ci = 0u; ci < group_in; ++ci) {
     uint in_plane = (n * Cin + ci0 + ci) * H;
-    uint w_base = (co * group_in + ci) * KH * KW;
     for (uint ky = 0u; ky < KH; ++ky) {
-      int iy = iy0 + int(ky * p[13]);
+      int iy = iy0 + int(ky * DH);
       if (iy < 0 || iy >= int(H)) continue;
       uint in_row = (in_plane + uint(iy)) * W;
       for (uint kx = 0u; kx < KW; ++kx) {
-        int ix = ix0 + int(kx * p[14]);
-        if (ix < 0 || ix >= int(W)) continue;
-        acc += in0[in_row + uint(ix)] * in1[w_base + ky * KW + kx];
+        vec4 iv;
+        for (uint q = 0u; q < 4u; ++q) {
+          int ix = ix0 + int(q * SW + kx * DW);
+          iv[q] = (ix >= 0 && ix < int(W)) ? in0[in_row + uint(ix)] : 0.0;
+        }
+        uint w_at = ((co0 * group_in + ci) * KH + ky) * KW + kx;
+        for (uint j = 0u; j < CB; ++j) {
+          acc[j] += in1[w_at + j * group_in * KH * KW] * iv;
+        }
       }
     }
   }
-  if (p[16] != 0u) acc += in2[co];
-  out_data[(n * Cout + co) * OH * OW + pos] = activate(p[17], acc, pf(18), pf(19));
+  for (uint j = 0u; j < CB; ++j) {
+    uint co = co0 + j;
+    float bias = p[16] != 0u ? in2[co] : 0.0;
+    uint out_row = ((n * Cout + co) * OH + oy) * OW;
+    for (uint q = 0u; q < 4u; ++q) {
+      if (ox0 + q < OW) out_data[out_row + ox0 + q] = activate(p[17], acc[j][q] + bias, pf(18), pf(19));
+    }
+  }
 }
