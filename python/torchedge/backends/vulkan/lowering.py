@@ -240,7 +240,7 @@ class Lowering:
     def binary(self, node: torch.fx.Node, code: Binary, args: dict) -> int:
         out = self.result(node)
         shape = _shape(node)
-        a, b = args["self"], args["other"]
+        a, b = args["self"], args["other"] if "other" in args else args["exponent"]
         alpha = args.get("alpha", 1)
         alpha = 1.0 if alpha is None else float(alpha)
         a_shape = _shape(a) if isinstance(a, torch.fx.Node) else ()
@@ -520,6 +520,8 @@ EMITTERS: dict[Any, Callable] = {
     aten.mm.default: _mm,
     aten.bmm.default: _bmm,
     aten.mean.dim: _reduce(1),
+    aten.mean.default: _reduce(1),
+    aten.sum.default: _reduce(0),
     aten.sum.dim_IntList: _reduce(0),
     aten.amax.default: _reduce(2),
     aten._softmax.default: _softmax(0),

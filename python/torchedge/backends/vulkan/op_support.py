@@ -9,7 +9,6 @@ emitter of each operator named here.
 
 from __future__ import annotations
 
-import math
 import operator
 from typing import Any, Callable, Optional
 
@@ -128,12 +127,6 @@ def _div(node, args) -> Optional[str]:
     return _binary(node, args)
 
 
-def _pow_scalar(node, args) -> Optional[str]:
-    if args["exponent"] not in (0.5, 1, 2, 3, -0.5, -1) and not isinstance(args["exponent"], int):
-        return None  # pow(x, a) for x >= 0 domains; GLSL pow is undefined below 0
-    return None
-
-
 def _number(name: str) -> Check:
     def check(node, args):
         value = args.get(name)
@@ -233,6 +226,7 @@ RULES: dict[Any, Check] = {
     aten.leaky_relu.default: _ok, aten.sin.default: _ok, aten.cos.default: _ok,
     aten.erf.default: _ok, aten.reciprocal.default: _ok,
     aten.mean.dim: _reduce_dims, aten.sum.dim_IntList: _reduce_dims, aten.amax.default: _reduce_dims,
+    aten.mean.default: _reduce_dims, aten.sum.default: _reduce_dims,
     aten._softmax.default: _softmax, aten._log_softmax.default: _softmax,
     aten.native_layer_norm.default: _layer_norm,
     aten.max_pool2d_with_indices.default: _max_pool, aten.avg_pool2d.default: _avg_pool,
@@ -268,7 +262,3 @@ def check_node(node: torch.fx.Node) -> Optional[str]:
     else:
         problem = _tensors_ok(node, args) or _output_ok(node)
     return problem or rule(node, args)
-
-
-def is_finite_number(x: Any) -> bool:
-    return isinstance(x, (int, float)) and math.isfinite(x)
