@@ -37,11 +37,14 @@ Error dispatch_size(const OpInfo& op, uint32_t index, const VkPhysicalDeviceLimi
       g[2] = p[3] * p[4];
       break;
     case Shader::Conv2d:
+    {
       // Blocks of 4 outputs of a row, for 4 channels when the group's
-      // output channels come in fours (shaders/conv2d.comp).
-      g[0] = ceil_div(uint64_t{p[5]} * ceil_div(p[6], 4), 64);
-      g[1] = (p[4] / p[15]) % 4 == 0 ? p[4] / 4 : p[4];
+      // output channels come in fours (shaders/conv2d.comp), one 1-D job
+      // per batch element.
+      const uint64_t channel_blocks = (p[4] / p[15]) % 4 == 0 ? p[4] / 4 : p[4];
+      linear(channel_blocks * p[5] * ceil_div(p[6], 4), 64, limits, g);
       g[2] = p[0];
+    }
       break;
     case Shader::Pool2d:
       g[0] = ceil_div(uint64_t{p[3]} * p[4], 64);

@@ -24,21 +24,23 @@ void main() {
   uint b_base = b0 * p[9] + b1 * p[10];
   uint a_m = p[7], a_k = p[8], b_k = p[11], b_n = p[12];
   // Rows/cols past the edge re-read the last valid one (results dropped).
-  uint r[4], c[4];
-  for (uint i = 0u; i < 4u; ++i) {
-    r[i] = a_base + min(row0 + i, M - 1u) * a_m;
-    c[i] = b_base + min(col0 + i, N - 1u) * b_n;
-  }
-  vec4 acc[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
+  // Named scalars, not arrays: a CPU implementation (lavapipe) turns
+  // dynamically indexed local arrays into per-lane memory.
+  uint r0 = a_base + min(row0, M - 1u) * a_m, r1 = a_base + min(row0 + 1u, M - 1u) * a_m;
+  uint r2 = a_base + min(row0 + 2u, M - 1u) * a_m, r3 = a_base + min(row0 + 3u, M - 1u) * a_m;
+  uint c0 = b_base + min(col0, N - 1u) * b_n, c1 = b_base + min(col0 + 1u, N - 1u) * b_n;
+  uint c2 = b_base + min(col0 + 2u, N - 1u) * b_n, c3 = b_base + min(col0 + 3u, N - 1u) * b_n;
+  vec4 acc0 = vec4(0.0), acc1 = vec4(0.0), acc2 = vec4(0.0), acc3 = vec4(0.0);
   for (uint k = 0u; k < K; ++k) {
     uint ak = k * a_k;
     uint bk = k * b_k;
-    vec4 bv = vec4(in1[c[0] + bk], in1[c[1] + bk], in1[c[2] + bk], in1[c[3] + bk]);
-    acc[0] += in0[r[0] + ak] * bv;
-    acc[1] += in0[r[1] + ak] * bv;
-    acc[2] += in0[r[2] + ak] * bv;
-    acc[3] += in0[r[3] + ak] * bv;
+    vec4 bv = vec4(in1[c0 + bk], in1[c1 + bk], in1[c2 + bk], in1[c3 + bk]);
+    acc0 += in0[r0 + ak] * bv;
+    acc1 += in0[r1 + ak] * bv;
+    acc2 += in0[r2 + ak] * bv;
+    acc3 += in0[r3 + ak] * bv;
   }
+  vec4 acc[4] = vec4[4](acc0, acc1, acc2, acc3);
   uint out_base = (b0 * B1 + b1) * M * N;
   for (uint i = 0u; i < 4u; ++i) {
     uint row = row0 + i;

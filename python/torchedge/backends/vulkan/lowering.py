@@ -280,6 +280,15 @@ def _convolution(low: Lowering, node, args, activation) -> int:
     bias = args["bias"]
     out = low.result(out_node)
     code, a, b = _act(activation)
+    if (kh, kw, sh, sw, ph, pw, int(args["groups"])) == (1, 1, 1, 1, 0, 0, 1):
+        # Pointwise: per batch element, out[Cout, HW] = W[Cout, Cin] @ x[Cin, HW]
+        # (+ bias per row), already NCHW: the matmul shader runs it faster.
+        hw = oh * ow
+        low.op(Shader.MATMUL, [out, low.tensor(w), low.tensor(x),
+                               None if bias is None else low.tensor(bias)],
+               [os[1], hw, cin, 1, n, 0, 0, cin, 1, 0, cin * hw, hw, 1, 1, 0,
+                int(bias is not None), f32_bits(1.0), code, f32_bits(a), f32_bits(b)])
+        return out
     low.op(Shader.CONV2D, [out, low.tensor(x), low.tensor(w), None if bias is None else low.tensor(bias)],
            [n, cin, h, wd, os[1], oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, int(args["groups"]),
             int(bias is not None), code, f32_bits(a), f32_bits(b)])
