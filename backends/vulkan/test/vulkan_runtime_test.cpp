@@ -165,7 +165,9 @@ TEST_F(VulkanRuntime, TinyAllocatorFailsCleanly) {
     MemoryAllocator small(arena.data(), bytes);
     Result<DelegateHandle*> h = backend_->init({blob.data(), blob.size()}, {}, &small);
     EXPECT_FALSE(h.ok()) << bytes;
-    if (!h.ok()) EXPECT_EQ(h.error(), Error::MemoryAllocationFailed);
+    if (!h.ok()) {
+      EXPECT_EQ(h.error(), Error::MemoryAllocationFailed);
+    }
   }
 }
 
