@@ -5,6 +5,7 @@ becomes one or more shader dispatches. Reshapes that keep the element
 order become aliases (no dispatch); permutes, expands, slices, selects,
 concatenation and splits become strided copies; a relu/clamp/... right
 after a convolution or matrix product (and nowhere else) is fused into it.
+Data-movement operators are in movement.py, stride helpers in shapes.py.
 """
 
 from __future__ import annotations
@@ -18,34 +19,13 @@ import torch
 from torchedge.backends.backend_details import DelegateSubgraph
 from torchedge.backends.vulkan.blob_writer import (
     Binary, BlobWriter, MAX_DIMS, Shader, TensorKind, Unary, f32_bits)
+from torchedge.backends.vulkan.movement import MOVEMENT_EMITTERS
 from torchedge.backends.vulkan.op_support import arguments
 from torchedge.backends.vulkan.patterns import pattern_role
+from torchedge.backends.vulkan.shapes import broadcast_strides, contiguous_strides, pad6, shape_of
 
 aten = torch.ops.aten
 FLT_MAX = 3.4028234663852886e38
-
-
-def contiguous_strides(shape: Sequence[int]) -> list[int]:
-    strides, step = [], 1
-    for size in reversed(shape):
-        strides.insert(0, step)
-        step *= int(size)
-    return strides
-
-
-def _pad(values: Sequence[int], fill: int) -> list[int]:
-    return [fill] * (MAX_DIMS - len(values)) + [int(v) for v in values]
-
-
-def broadcast_strides(shape: Sequence[int], out_shape: Sequence[int]) -> list[int]:
-    """Strides that read a `shape` tensor at every index of `out_shape`."""
-    shape = [1] * (len(out_shape) - len(shape)) + list(shape)
-    strides = contiguous_strides(shape)
-    return [0 if s == 1 else st for s, st in zip(shape, strides)]
-
-
-def _shape(node: Any) -> tuple[int, ...]:
-    return tuple(int(d) for d in node.meta["val"].shape)
 
 
 def _pair(value: Any, default: int) -> tuple[int, int]:
@@ -127,7 +107,7 @@ class Lowering:
         """The tensor `node`'s value is written to (its output slot if it has one)."""
         if node in self.output_ids:
             return self.output_ids[node]
-        return self.writer.add_internal(_shape(node))
+        return self.writer.add_internal(shape_of(node))
 
     def tensor(self, value: Any) -> int:
         """The tensor holding `value` (a node, or a number used as a tensor)."""
@@ -142,7 +122,7 @@ class Lowering:
     def alias(self, node: torch.fx.Node, source: int) -> int:
         if node in self.output_ids:
             return self.copy_contiguous(node, source)
-        return self.writer.add_alias(source, _shape(node))
+        return self.writer.add_alias(source, shape_of(node))
 
     # ---- ops ---------------------------------------------------------------
     def op(self, shader: Shader, ids: Sequence[Optional[int]], params: Sequence[int]) -> None:
@@ -151,12 +131,12 @@ class Lowering:
     def copy(self, out: int, src: int, dims: Sequence[int], in_strides: Sequence[int],
              in_offset: int, out_strides: Sequence[int], out_offset: int) -> None:
         numel = math.prod(int(d) for d in dims)
-        self.op(Shader.COPY, [out, src], [numel, *_pad(dims, 1), *_pad(in_strides, 0), in_offset,
-                                          *_pad(out_strides, 0), out_offset])
+        self.op(Shader.COPY, [out, src], [numel, *pad6(dims, 1), *pad6(in_strides, 0), in_offset,
+                                          *pad6(out_strides, 0), out_offset])
 
     def copy_contiguous(self, node: torch.fx.Node, source: int) -> int:
         out = self.result(node)
-        shape = _shape(node)
+        shape = shape_of(node)
         strides = contiguous_strides(shape)
         self.copy(out, source, shape, strides, 0, strides, 0)
         return out
@@ -171,10 +151,10 @@ class Lowering:
         by_name = {n.name: n for n in graph.nodes if n.op == "placeholder"}
         for name in self.subgraph.inputs:
             node = by_name[name]
-            self.values[node] = self.writer.add_io(TensorKind.INPUT, _shape(node))
+            self.values[node] = self.writer.add_io(TensorKind.INPUT, shape_of(node))
         outputs = list(graph.output_node().args[0])
         for node in outputs:
-            self.output_ids[node] = self.writer.add_io(TensorKind.OUTPUT, _shape(node))
+            self.output_ids[node] = self.writer.add_io(TensorKind.OUTPUT, shape_of(node))
         fused: set[torch.fx.Node] = set()
         for node in graph.nodes:
             if node.op != "call_function" or node in fused:
@@ -198,7 +178,7 @@ class Lowering:
 
     def _copy_to_output(self, node: torch.fx.Node) -> None:
         out = self.output_ids[node]
-        shape = _shape(node)
+        shape = shape_of(node)
         strides = contiguous_strides(shape)
         self.copy(out, self.values[node], shape, strides, 0, strides, 0)
         self.writer.debug_handle_map[self.handle] = (node.name,)
@@ -239,16 +219,16 @@ class Lowering:
 
     def binary(self, node: torch.fx.Node, code: Binary, args: dict) -> int:
         out = self.result(node)
-        shape = _shape(node)
+        shape = shape_of(node)
         a, b = args["self"], args["other"] if "other" in args else args["exponent"]
         alpha = args.get("alpha", 1)
         alpha = 1.0 if alpha is None else float(alpha)
-        a_shape = _shape(a) if isinstance(a, torch.fx.Node) else ()
-        b_shape = _shape(b) if isinstance(b, torch.fx.Node) else ()
+        a_shape = shape_of(a) if isinstance(a, torch.fx.Node) else ()
+        b_shape = shape_of(b) if isinstance(b, torch.fx.Node) else ()
         self.op(Shader.BINARY, [out, self.tensor(a), self.tensor(b), None],
-                [int(code), max(1, math.prod(shape)), f32_bits(alpha), *_pad(shape, 1),
-                 *_pad(broadcast_strides(a_shape, shape), 0),
-                 *_pad(broadcast_strides(b_shape, shape), 0), *([0] * MAX_DIMS)])
+                [int(code), max(1, math.prod(shape)), f32_bits(alpha), *pad6(shape, 1),
+                 *pad6(broadcast_strides(a_shape, shape), 0),
+                 *pad6(broadcast_strides(b_shape, shape), 0), *([0] * MAX_DIMS)])
         return out
 
 
@@ -262,11 +242,11 @@ def _act(activation: Optional[torch.fx.Node]) -> tuple[int, float, float]:
 
 def _convolution(low: Lowering, node, args, activation) -> int:
     x, w = args["input"], args["weight"]
-    xs, ws = _shape(x), _shape(w)
+    xs, ws = shape_of(x), shape_of(w)
     one_d = len(xs) == 3
     n, cin, h, wd = (xs[0], xs[1], 1, xs[2]) if one_d else xs
     out_node = activation if activation is not None else node
-    os = _shape(node)
+    os = shape_of(node)
     oh, ow = (1, os[2]) if one_d else (os[2], os[3])
     kh, kw = (1, ws[2]) if one_d else (ws[2], ws[3])
     if one_d:
@@ -305,9 +285,9 @@ def _matmul(low: Lowering, out: int, a: int, b: int, bias: Optional[int], m: int
 
 
 def _addmm(low: Lowering, node, args, activation) -> int:
-    m, k = _shape(args["mat1"])
-    n = _shape(args["mat2"])[1]
-    bias_shape = _shape(args["self"])
+    m, k = shape_of(args["mat1"])
+    n = shape_of(args["mat2"])[1]
+    bias_shape = shape_of(args["self"])
     strides = broadcast_strides(bias_shape, (m, n))
     out = low.result(activation if activation is not None else node)
     _matmul(low, out, low.tensor(args["mat1"]), low.tensor(args["mat2"]), low.tensor(args["self"]),
@@ -316,8 +296,8 @@ def _addmm(low: Lowering, node, args, activation) -> int:
 
 
 def _mm(low: Lowering, node, args, activation) -> int:
-    m, k = _shape(args["self"])
-    n = _shape(args["mat2"])[1]
+    m, k = shape_of(args["self"])
+    n = shape_of(args["mat2"])[1]
     out = low.result(activation if activation is not None else node)
     _matmul(low, out, low.tensor(args["self"]), low.tensor(args["mat2"]), None, m, n, k, 1, (0, 0),
             1.0, activation)
@@ -325,8 +305,8 @@ def _mm(low: Lowering, node, args, activation) -> int:
 
 
 def _bmm(low: Lowering, node, args, activation) -> int:
-    batch, m, k = _shape(args["self"])
-    n = _shape(args["mat2"])[2]
+    batch, m, k = shape_of(args["self"])
+    n = shape_of(args["mat2"])[2]
     out = low.result(activation if activation is not None else node)
     _matmul(low, out, low.tensor(args["self"]), low.tensor(args["mat2"]), None, m, n, k, batch,
             (0, 0), 1.0, activation)
@@ -339,7 +319,7 @@ def _outer_inner(shape: Sequence[int], first: int, last: int) -> tuple[int, int,
 
 def _reduce(code: int) -> Callable:
     def emit(low: Lowering, node, args) -> int:
-        shape = _shape(args["self"])
+        shape = shape_of(args["self"])
         dims = args.get("dim")
         if dims is None or (isinstance(dims, (list, tuple)) and len(dims) == 0):
             dims = list(range(len(shape)))
@@ -353,7 +333,7 @@ def _reduce(code: int) -> Callable:
 
 def _softmax(log: int) -> Callable:
     def emit(low: Lowering, node, args) -> int:
-        shape = _shape(args["self"]) or (1,)
+        shape = shape_of(args["self"]) or (1,)
         dim = args["dim"] % len(shape)
         outer, size, inner = _outer_inner(shape, dim, dim)
         out = low.result(node)
@@ -364,7 +344,7 @@ def _softmax(log: int) -> Callable:
 
 
 def _layer_norm(low: Lowering, node, args) -> list:
-    shape = _shape(args["input"])
+    shape = shape_of(args["input"])
     cols = math.prod(args["normalized_shape"])
     rows = math.prod(shape) // cols
     first = next((u for u in node.users if u.args[1] == 0), None)
@@ -379,7 +359,7 @@ def _layer_norm(low: Lowering, node, args) -> list:
 
 def _pool(low: Lowering, node, x, out_shape, mode: int, kernel=(1, 1), stride=(1, 1),
           padding=(0, 0), dilation=(1, 1), count_include_pad=0, divisor=0, out=None) -> int:
-    n, c, h, w = _shape(x)
+    n, c, h, w = shape_of(x)
     out = low.result(node) if out is None else out
     low.op(Shader.POOL2D, [out, low.tensor(x)],
            [n * c, h, w, out_shape[2], out_shape[3], kernel[0], kernel[1], stride[0], stride[1],
@@ -403,123 +383,23 @@ def _avg_pool(low: Lowering, node, args) -> int:
     kernel = _pair(args["kernel_size"], 1)
     stride = _pair(args["stride"], 0)
     stride = kernel if stride == (0, 0) else stride
-    return _pool(low, node, args["self"], _shape(node), 1, kernel, stride,
+    return _pool(low, node, args["self"], shape_of(node), 1, kernel, stride,
                  _pair(args["padding"], 0), (1, 1), int(bool(args["count_include_pad"])),
                  int(args["divisor_override"] or 0))
 
 
 def _adaptive_avg(low: Lowering, node, args) -> int:
-    return _pool(low, node, args["self"], _shape(node), 2)
-
-
-def _permute(low: Lowering, node, args) -> int:
-    src = low.tensor(args["self"])
-    shape = _shape(args["self"])
-    strides = contiguous_strides(shape)
-    perm = [d % len(shape) for d in args["dims"]]
-    out_shape = _shape(node)
-    out = low.result(node)
-    low.copy(out, src, out_shape, [strides[p] for p in perm], 0, contiguous_strides(out_shape), 0)
-    return out
-
-
-def _transpose(low: Lowering, node, args) -> int:
-    rank = len(_shape(args["self"]))
-    perm = list(range(rank))
-    if rank >= 2:
-        d0 = args.get("dim0", 0) % rank
-        d1 = args.get("dim1", 1) % rank
-        perm[d0], perm[d1] = perm[d1], perm[d0]
-    return _permute(low, node, {"self": args["self"], "dims": perm})
-
-
-def _expand(low: Lowering, node, args) -> int:
-    out_shape = _shape(node)
-    out = low.result(node)
-    low.copy(out, low.tensor(args["self"]), out_shape,
-             broadcast_strides(_shape(args["self"]), out_shape), 0, contiguous_strides(out_shape), 0)
-    return out
-
-
-def _slice_start(start: Optional[int], size: int) -> int:
-    start = 0 if start is None else int(start)
-    start = start + size if start < 0 else start
-    return min(max(start, 0), size)
-
-
-def _slice_into(low: Lowering, src: int, shape, dim: int, start: int, step: int, out_shape,
-                out: int) -> None:
-    strides = contiguous_strides(shape)
-    in_strides = list(strides)
-    in_strides[dim] *= step
-    low.copy(out, src, out_shape, in_strides, start * strides[dim], contiguous_strides(out_shape), 0)
-
-
-def _slice(low: Lowering, node, args) -> int:
-    shape = _shape(args["self"])
-    dim = args["dim"] % len(shape)
-    out = low.result(node)
-    _slice_into(low, low.tensor(args["self"]), shape, dim, _slice_start(args["start"], shape[dim]),
-                int(args["step"] or 1), _shape(node), out)
-    return out
-
-
-def _select(low: Lowering, node, args) -> int:
-    shape = _shape(args["self"])
-    dim = args["dim"] % len(shape)
-    index = int(args["index"]) % shape[dim]
-    strides = contiguous_strides(shape)
-    in_strides = strides[:dim] + strides[dim + 1:]
-    out_shape = _shape(node)
-    out = low.result(node)
-    low.copy(out, low.tensor(args["self"]), out_shape, in_strides, index * strides[dim],
-             contiguous_strides(out_shape), 0)
-    return out
-
-
-def _cat(low: Lowering, node, args) -> int:
-    out_shape = _shape(node)
-    dim = args["dim"] % len(out_shape)
-    out = low.result(node)
-    out_strides = contiguous_strides(out_shape)
-    at = 0
-    for item in args["tensors"]:
-        shape = _shape(item)
-        if math.prod(shape) == 0:
-            continue
-        low.copy(out, low.tensor(item), shape, contiguous_strides(shape), 0, out_strides,
-                 at * out_strides[dim])
-        at += shape[dim]
-    return out
-
-
-def _split(low: Lowering, node, args) -> list:
-    shape = _shape(args["self"])
-    dim = args["dim"] % len(shape)
-    pieces = [tuple(v.shape) for v in node.meta["val"]]
-    by_index = {u.args[1]: u for u in node.users}
-    src = low.tensor(args["self"])
-    ids, at = [], 0
-    for i, piece in enumerate(pieces):
-        user = by_index.get(i)
-        if user is not None:
-            out = low.result(user)
-            _slice_into(low, src, shape, dim, at, 1, piece, out)
-            ids.append(out)
-        else:
-            ids.append(None)
-        at += piece[dim]
-    return ids
+    return _pool(low, node, args["self"], shape_of(node), 2)
 
 
 def _where(low: Lowering, node, args) -> int:
     out = low.result(node)
-    shape = _shape(node)
+    shape = shape_of(node)
     cond, a, b = args["condition"], args["self"], args["other"]
-    shapes = [_shape(v) if isinstance(v, torch.fx.Node) else () for v in (a, b, cond)]
+    shapes = [shape_of(v) if isinstance(v, torch.fx.Node) else () for v in (a, b, cond)]
     low.op(Shader.BINARY, [out, low.tensor(a), low.tensor(b), low.tensor(cond)],
-           [int(Binary.WHERE), max(1, math.prod(shape)), f32_bits(1.0), *_pad(shape, 1),
-            *[s for sh in shapes for s in _pad(broadcast_strides(sh, shape), 0)]])
+           [int(Binary.WHERE), max(1, math.prod(shape)), f32_bits(1.0), *pad6(shape, 1),
+            *[s for sh in shapes for s in pad6(broadcast_strides(sh, shape), 0)]])
     return out
 
 
@@ -539,15 +419,7 @@ EMITTERS: dict[Any, Callable] = {
     aten.max_pool2d_with_indices.default: _max_pool,
     aten.avg_pool2d.default: _avg_pool,
     aten._adaptive_avg_pool2d.default: _adaptive_avg,
-    aten.permute_copy.default: _permute,
-    aten.transpose_copy.int: _transpose,
-    aten.t_copy.default: _transpose,
-    aten.expand_copy.default: _expand,
-    aten.slice_copy.Tensor: _slice,
-    aten.select_copy.int: _select,
-    aten.cat.default: _cat,
-    aten.split_with_sizes_copy.default: _split,
-    aten.split_copy.Tensor: _split,
+    **MOVEMENT_EMITTERS,
     aten.where.self: _where,
 }
 

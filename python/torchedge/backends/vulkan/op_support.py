@@ -240,10 +240,6 @@ RULES: dict[Any, Check] = {
     aten.split_copy.Tensor: _split, aten.where.self: _where,
 }
 
-# Nodes that only feed the "safe softmax" pattern (see patterns.py) are
-# delegated with it and run as part of the softmax shader.
-PATTERN_ONLY = {aten.eq.Scalar, aten.logical_not.default, aten.any.dim, aten.full_like.default}
-
 
 def check_node(node: torch.fx.Node) -> Optional[str]:
     """None when `node` runs on the Vulkan delegate, else why not."""
