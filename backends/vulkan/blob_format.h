@@ -63,8 +63,9 @@ enum class Shader : uint32_t {
   Softmax = 6,  // ids: out, in
   Norm = 7,     // ids: out, in, weight (or kNoTensor), bias (or kNoTensor)
   Reduce = 8,   // ids: out, in
+  Resize = 9,   // ids: out, in
 };
-constexpr uint32_t kNumShaders = 9;
+constexpr uint32_t kNumShaders = 10;
 
 /// "No tensor" in an optional op slot (bias, norm weight).
 constexpr uint32_t kNoTensor = 0xFFFFFFFFu;

@@ -30,6 +30,7 @@ constexpr ShaderSignature kSignatures[kNumShaders] = {
     {"unary", 2, 4, 0},     {"binary", 4, 27, 1u << 3},    {"copy", 2, 21, 0},
     {"matmul", 4, 20, 1u << 3}, {"conv2d", 4, 20, 1u << 3}, {"pool2d", 2, 16, 0},
     {"softmax", 2, 4, 0},   {"norm", 4, 6, (1u << 2) | (1u << 3)}, {"reduce", 2, 4, 0},
+    {"resize", 2, 9, 0},
 };
 
 // Overflow-checked arithmetic in 64 bits: every bound below stays far under
@@ -260,6 +261,18 @@ Error check_op_params(const OpCheck& c, Shader shader) {
       return check_norm(c);
     case Shader::Reduce:
       return check_rows(c, true);
+    case Shader::Resize: {
+      // Source indices are clamped to [0, H - 1] x [0, W - 1] in the shader.
+      TE_RETURN_IF_ERROR(c.require(p[0] >= 1 && p[1] >= 1 && p[2] >= 1 && p[3] >= 1 && p[4] >= 1 &&
+                                       p[5] <= 1 && p[6] <= 1,
+                                   "sizes must be >= 1, mode and align_corners 0 or 1"));
+      uint64_t in = 0, out = 0;
+      TE_RETURN_IF_ERROR(c.product(0, 3, &in));
+      TE_RETURN_IF_ERROR(c.equals(1, in));
+      TE_RETURN_IF_ERROR(c.require(mul(uint64_t{p[0]} * p[3], p[4], &out) && out <= kMaxElements,
+                                   "output too large"));
+      return c.equals(0, out);
+    }
   }
   return c.require(false, "unknown shader");
 }

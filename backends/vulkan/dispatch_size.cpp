@@ -30,6 +30,7 @@ Error dispatch_size(const OpInfo& op, uint32_t index, const VkPhysicalDeviceLimi
     case Shader::Softmax:
     case Shader::Reduce: linear(uint64_t{p[0]} * p[2], 64, limits, g); break;
     case Shader::Norm: linear(p[0], 64, limits, g); break;
+    case Shader::Resize: linear(uint64_t{p[0]} * p[3] * p[4], 64, limits, g); break;
     case Shader::Matmul:
       // 8 x 8 invocations of 4 x 4 outputs each (shaders/matmul.comp).
       g[0] = ceil_div(p[1], 32);

@@ -39,8 +39,7 @@ EXPECTED_KEPT = {
     "bert_minilm": {"aten.embedding.default", "aten.unsqueeze_copy.default", "aten._to_copy.default"},
     "llama_decoder": {"aten.embedding.default"},
     "lstm_classifier": {"aten.embedding.default"},
-    "unet_small": {"aten.convolution.default", "aten.upsample_bilinear2d.vec",
-                   "aten.upsample_nearest2d.vec"},
+    "unet_small": {"aten.convolution.default"},  # transposed
 }
 
 
@@ -128,6 +127,11 @@ OPS = {
     "avg_pool_no_pad_count": (nn.AvgPool2d(3, stride=2, padding=1, count_include_pad=False),
                               (r(1, 3, 9, 10),)),
     "adaptive_avg_pool": (nn.AdaptiveAvgPool2d((3, 2)), (r(1, 4, 7, 5),)),
+    "upsample_nearest": (nn.Upsample(scale_factor=2, mode="nearest"), (r(1, 3, 5, 4),)),
+    "upsample_nearest_size": (nn.Upsample(size=(7, 9), mode="nearest"), (r(1, 2, 5, 4),)),
+    "upsample_bilinear": (nn.Upsample(scale_factor=2, mode="bilinear"), (r(1, 3, 5, 4),)),
+    "upsample_bilinear_align": (nn.Upsample(size=(9, 6), mode="bilinear", align_corners=True),
+                                (r(2, 3, 5, 4),)),
 }
 
 
@@ -142,15 +146,16 @@ def test_operator_matches_eager(name):
 
 
 class _Breaks(nn.Module):
-    """conv -> nearest upsampling (no shader: CPU) -> conv -> int64 argmax (CPU)."""
+    """conv -> transposed conv (no shader: CPU) -> conv -> int64 argmax (CPU)."""
 
     def __init__(self):
         super().__init__()
         self.a = nn.Conv2d(3, 8, 3, padding=1)
+        self.up = nn.ConvTranspose2d(8, 8, 2, stride=2)
         self.b = nn.Conv2d(8, 4, 3, padding=1)
 
     def forward(self, x):
-        y = F.interpolate(torch.relu(self.a(x)), scale_factor=2.0, mode="nearest")
+        y = self.up(torch.relu(self.a(x)))
         z = torch.sigmoid(self.b(y))
         return z, z.argmax(1)
 
@@ -161,12 +166,12 @@ def test_graph_breaks_run_correctly():
     edge, out, ref = run(module, x)
     report = edge.delegation_report
     kept = {d.operator: d.reason for d in report.rejected()}
-    assert "aten.upsample_nearest2d.vec" in kept and "no shader" in kept["aten.upsample_nearest2d.vec"]
+    assert "transposed convolution" in kept["aten.convolution.default"]
     assert "int64" in kept["aten.argmax.default"] or "no shader" in kept["aten.argmax.default"]
     assert delegates(edge) == 2
     torch.testing.assert_close(out[0], ref[0], **OP_TOLERANCE)
     assert torch.equal(out[1], ref[1])
-    assert "kept  aten.upsample_nearest2d.vec" in str(report)
+    assert "kept  aten.convolution.default" in str(report)
 
 
 def test_report_names_why_nodes_stay_on_the_cpu():

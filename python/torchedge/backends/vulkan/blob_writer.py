@@ -53,12 +53,13 @@ class Shader(enum.IntEnum):
     SOFTMAX = 6
     NORM = 7
     REDUCE = 8
+    RESIZE = 9
 
 
 # Parameter counts, as the runtime's blob reader expects them.
 PARAM_COUNTS = {Shader.UNARY: 4, Shader.BINARY: 27, Shader.COPY: 21, Shader.MATMUL: 20,
                 Shader.CONV2D: 20, Shader.POOL2D: 16, Shader.SOFTMAX: 4, Shader.NORM: 6,
-                Shader.REDUCE: 4}
+                Shader.REDUCE: 4, Shader.RESIZE: 9}
 
 
 class Unary(enum.IntEnum):

@@ -392,6 +392,27 @@ def _adaptive_avg(low: Lowering, node, args) -> int:
     return _pool(low, node, args["self"], shape_of(node), 2)
 
 
+def _resize(mode: int) -> Callable:
+    """upsample_nearest2d (mode 0) / upsample_bilinear2d (mode 1), PyTorch's scales."""
+    def emit(low: Lowering, node, args) -> int:
+        n, c, h, w = shape_of(args["input"])
+        oh, ow = shape_of(node)[2:]
+        align = mode == 1 and bool(args.get("align_corners"))
+        factors = args.get("scale_factors")
+
+        def scale(size: int, out_size: int, k: int) -> float:
+            if align:
+                return (size - 1) / (out_size - 1) if out_size > 1 else 0.0
+            return 1.0 / float(factors[k]) if factors else size / out_size
+
+        out = low.result(node)
+        low.op(Shader.RESIZE, [out, low.tensor(args["input"])],
+               [n * c, h, w, oh, ow, mode, int(align), f32_bits(scale(h, oh, 0)),
+                f32_bits(scale(w, ow, 1))])
+        return out
+    return emit
+
+
 def _where(low: Lowering, node, args) -> int:
     out = low.result(node)
     shape = shape_of(node)
@@ -419,6 +440,8 @@ EMITTERS: dict[Any, Callable] = {
     aten.max_pool2d_with_indices.default: _max_pool,
     aten.avg_pool2d.default: _avg_pool,
     aten._adaptive_avg_pool2d.default: _adaptive_avg,
+    aten.upsample_nearest2d.vec: _resize(0),
+    aten.upsample_bilinear2d.vec: _resize(1),
     **MOVEMENT_EMITTERS,
     aten.where.self: _where,
 }

@@ -181,6 +181,12 @@ def _adaptive(node, args) -> Optional[str]:
     return None if node.target is aten._adaptive_avg_pool2d.default else _only_item0_used(node)
 
 
+def _upsample(node, args) -> Optional[str]:
+    if len(value_of(args["input"]).shape) != 4:
+        return "only 4-D (N, C, H, W) input"
+    return None
+
+
 def _slice(node, args) -> Optional[str]:
     return None if (args.get("step") or 1) >= 1 else "slice step must be >= 1"
 
@@ -231,6 +237,7 @@ RULES: dict[Any, Check] = {
     aten.native_layer_norm.default: _layer_norm,
     aten.max_pool2d_with_indices.default: _max_pool, aten.avg_pool2d.default: _avg_pool,
     aten._adaptive_avg_pool2d.default: _adaptive,
+    aten.upsample_nearest2d.vec: _upsample, aten.upsample_bilinear2d.vec: _upsample,
     aten.view_copy.default: _ok, aten._unsafe_view.default: _ok, aten.squeeze_copy.dims: _ok,
     aten.squeeze_copy.dim: _ok, aten.squeeze_copy.default: _ok, aten.unsqueeze_copy.default: _ok,
     aten.alias_copy.default: _ok, aten.clone.default: _ok, aten._to_copy.default: _to_copy,
