@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 
 DEB_PACKAGES=(flatbuffers-compiler libflatbuffers-dev libgtest-dev ninja-build ccache binutils
               libxnnpack-dev libpthreadpool-dev libcpuinfo-dev
-              clang-14 libclang-rt-14-dev)  # clang: the fuzzers and their sanitizers
+              clang-14 libclang-rt-14-dev   # clang: the fuzzers and their sanitizers
+              libvulkan-dev mesa-vulkan-drivers glslc)  # Vulkan delegate; lavapipe runs its tests
 missing=()
 for p in "${DEB_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -6,6 +6,9 @@
 #include <new>
 
 #include "backends/xnnpack/xnnpack_backend.h"
+#if defined(TORCHEDGE_HAVE_VULKAN)
+#include "backends/vulkan/vulkan_backend.h"
+#endif
 #include "extension/data_loader/buffer_data_loader.h"
 #include "extension/data_loader/file_data_loader.h"
 #include "extension/data_loader/mmap_data_loader.h"
@@ -81,6 +84,10 @@ Error Module::load() {
   if (program_ != nullptr) return Error::Ok;
   TE_RETURN_IF_ERROR(register_kernel_library(options_.kernels));
   TE_RETURN_IF_ERROR(register_xnnpack_backend());
+#if defined(TORCHEDGE_HAVE_VULKAN)
+  // Registration only; the device is probed when a program needs it.
+  TE_RETURN_IF_ERROR(register_vulkan_backend());
+#endif
   if (loader_ != nullptr) {
     // The caller's loader.
   } else if (path_.empty()) {

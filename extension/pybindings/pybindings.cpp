@@ -31,6 +31,7 @@ namespace py = pybind11;
 using namespace torchedge;
 
 void bind_xnnpack(py::module_& m);  // extension/pybindings/xnnpack_bindings.cpp
+void bind_vulkan(py::module_& m);   // extension/pybindings/vulkan_bindings.cpp
 void bind_llm_tokenizer(py::module_& m);  // extension/pybindings/llm_tokenizer_bindings.cpp
 void bind_llm_runner(py::module_& m);  // extension/pybindings/llm_runner_bindings.cpp
 void bind_embedding(py::module_& m);  // extension/pybindings/embedding_bindings.cpp
@@ -286,6 +287,7 @@ PYBIND11_MODULE(_C, m) {
         "Links the delegation test backend (TorchEdgeTestBackend) into this process.");
   m.def("test_backend_live_delegates", &test_backend_live_delegates);
   bind_xnnpack(m);  // set_num_threads, ... (xnnpack_bindings.cpp)
+  bind_vulkan(m);   // vulkan_status, ... (vulkan_bindings.cpp)
   bind_llm_tokenizer(m);  // LlmTokenizer, LlmTokenDecoder, LlmSampler
   bind_llm_runner(m);     // LlmRunner: the generation loop
   bind_embedding(m);      // Embedder: sentence embeddings

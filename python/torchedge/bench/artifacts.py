@@ -107,6 +107,7 @@ def prepare_model(name: str, out_dir: Path, keys: set[str], env: Environment,
     step("pte", lambda: _save_pte(torchedge_lowering.lower_portable(spec.module, inputs),
                                   directory / "torchedge_portable.pte", art, "pte"))
     step("pte_xnnpack", lambda: _save_xnnpack(spec.module, inputs, directory, art))
+    step("pte_vulkan", lambda: _save_vulkan(spec.module, inputs, directory, art))
     step("pte_int8", lambda: _save_int8(spec.module, inputs, directory, art))
     step("pte_int8_w7", lambda: _save_int8(spec.module, inputs, directory, art, weight_bits=7))
     step("pte_int8_xnnpack", lambda: _save_int8_xnnpack(spec.module, inputs, directory, art))
@@ -165,6 +166,12 @@ def _save_xnnpack(module: torch.nn.Module, inputs: tuple, directory: Path, art: 
     pte, summary = torchedge_lowering.lower_xnnpack(module, inputs)
     art.notes["torchedge_xnnpack_delegation"] = summary
     _save_pte(pte, directory / "torchedge_xnnpack.pte", art, "pte_xnnpack")
+
+
+def _save_vulkan(module: torch.nn.Module, inputs: tuple, directory: Path, art: ModelArtifacts) -> None:
+    pte, summary = torchedge_lowering.lower_vulkan(module, inputs)
+    art.notes["torchedge_vulkan_delegation"] = summary
+    _save_pte(pte, directory / "torchedge_vulkan.pte", art, "pte_vulkan")
 
 
 def _save_int8(module: torch.nn.Module, inputs: tuple, directory: Path, art: ModelArtifacts,

@@ -142,6 +142,20 @@ OPTIONAL_CONFIGS = OPTIONAL_CONFIGS + (
            child_args=("--kernels", "optimized", "--etdump", "/dev/null")),
 )
 
+# Opt-in: the Vulkan GPU delegate (docs/vulkan.md); CPU kernels run what it
+# does not take. On a machine without a GPU the device is Mesa's lavapipe,
+# which runs the shaders on the CPU: those rows are CPU-emulated, not GPU
+# numbers (the report's Delegation section names the device). E.g.
+# make bench BENCH_ARGS="--models mobilenet_v2 --configs torchedge-optimized torchedge-vulkan".
+OPTIONAL_CONFIGS = OPTIONAL_CONFIGS + (
+    Config("torchedge-vulkan", "torchedge",
+           "torchedge, Vulkan delegate (on lavapipe: CPU-emulated, not GPU numbers)",
+           "pte_vulkan", "torchedge_cli", "native", threads_apply=False,
+           host="C++ CLI (build/torchedge_run), no Python; Vulkan driver",
+           child_args=("--kernels", "optimized")),
+)
+
+
 # The peers the ratio table compares the best torchedge configuration against.
 RATIO_PEERS: tuple[str, ...] = ("onnxruntime", "executorch-xnnpack", "eager",
                                  "onnxruntime-int8", "executorch-xnnpack-int8",

@@ -193,6 +193,13 @@ def markdown_report(data: dict[str, Any]) -> str:
         if ours:
             lines.append(f"- {model}: torchedge XNNPACK took {ours['delegated']} of {ours['nodes']} "
                          f"operator nodes; kept: {', '.join(ours['operators_kept']) or 'none'}")
+        vk = notes.get("torchedge_vulkan_delegation")
+        if vk:
+            emulated = " (lavapipe: the GPU is emulated on the CPU; these are not GPU numbers)" \
+                if vk.get("cpu_emulated") else ""
+            lines.append(f"- {model}: torchedge Vulkan on {vk['device']}{emulated} took "
+                         f"{vk['delegated']} of {vk['nodes']} operator nodes; kept: "
+                         f"{', '.join(vk['operators_kept']) or 'none'}")
         fused = notes.get("torchedge_int8_fusion")
         if fused:
             lines.append(f"- {model}: torchedge int8 fused {fused['conv2d_int8']} conv2d_int8, "

@@ -40,6 +40,28 @@ def lower_xnnpack(module: torch.nn.Module, inputs: tuple) -> tuple[PteProgram, d
     return edge.to_pte(), delegation_summary(edge)
 
 
+def lower_vulkan(module: torch.nn.Module, inputs: tuple) -> tuple[PteProgram, dict[str, Any]]:
+    """(program, delegation summary with the Vulkan device); NotAvailable
+    when this build has no Vulkan delegate or the machine no Vulkan device."""
+    from torchedge import _C
+
+    if not _C.vulkan_built():
+        raise NotAvailable("this build has no Vulkan delegate (TORCHEDGE_BUILD_VULKAN=OFF)")
+    try:
+        device = _C.vulkan_device()
+    except RuntimeError as e:
+        raise NotAvailable(f"no Vulkan device: {e}") from None
+    from torchedge.backends.vulkan import VulkanPartitioner
+
+    edge = torchedge.to_edge(torchedge.export_methods(module, inputs)).to_backend(VulkanPartitioner())
+    summary = delegation_summary(edge)
+    summary["device"] = device
+    # Mesa's lavapipe (llvmpipe) runs the shaders on the CPU: its timings
+    # are not GPU numbers, and the report says so.
+    summary["cpu_emulated"] = "llvmpipe" in device.lower()
+    return edge.to_pte(), summary
+
+
 def delegation_summary(edge: Any) -> dict[str, Any]:
     """How many operator nodes went to the delegate, and which operators stayed."""
     report = getattr(edge, "delegation_report", None)
