@@ -52,6 +52,7 @@ class Library:
     op_glob: str          # files that define kernels
     support_glob: str     # shared code compiled whenever the library is used
     dtypes_file: str = "" # TE_KERNEL_DTYPES table (proven dtypes), if any
+    requires: tuple[str, ...] = ()  # libraries whose support/ its kernels use
 
 
 LIBRARIES = {
@@ -64,7 +65,8 @@ LIBRARIES = {
                          "TE_QUANTIZED_KERNEL", "native", "kernels/quantized/op_*.cpp",
                          "kernels/quantized/support/*.cpp"),
     "cortex_m": Library("cortex_m", "kernels/cortex_m/cortex_m_kernels.inc", "TE_CORTEX_M_KERNEL",
-                        "cortex_m", "kernels/cortex_m/op_*.cpp", "kernels/cortex_m/support/*.cpp"),
+                        "cortex_m", "kernels/cortex_m/op_*.cpp", "kernels/cortex_m/support/*.cpp",
+                        requires=("quantized",)),
 }
 
 
@@ -168,6 +170,8 @@ def render_registration(chosen: list[Selected]) -> str:
 def render_cmake(chosen: list[Selected], libraries: list[Library]) -> str:
     sources: list[Path] = []
     used = [l for l in libraries if any(c.library is l for c in chosen)]
+    for library in list(used):
+        used += [LIBRARIES[name] for name in library.requires if LIBRARIES[name] not in used]
     files = {l.name: defining_files(l) for l in used}
     for c in chosen:
         path = files[c.library.name].get(c.function)

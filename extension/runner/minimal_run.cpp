@@ -36,9 +36,10 @@ namespace {
 using namespace torchedge;
 
 constexpr size_t kTempBytes = size_t{16} << 20;
+const char* g_program_name = "torchedge_minimal_run";
 
 int fail(const char* what, Error error) {
-  fprintf(stderr, "torchedge_minimal_run: %s: %s: %s\n", what, error_name(error),
+  fprintf(stderr, "%s: %s: %s: %s\n", g_program_name, what, error_name(error),
           last_error_message());
   return 1;
 }
@@ -86,6 +87,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "usage: %s FILE.pte [METHOD]\n", argv[0]);
     return 2;
   }
+  g_program_name = argv[0];
   const char* method_name = argc == 3 ? argv[2] : "forward";
   Error error = register_kernels_of_this_build();
   if (error != Error::Ok) return fail("registering kernels", error);

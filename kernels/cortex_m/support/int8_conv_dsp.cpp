@@ -1,0 +1,75 @@
+#include "kernels/cortex_m/support/int8_conv_dsp.h"
+
+#include "kernels/cortex_m/support/dsp_dot.h"
+#include "kernels/quantized/support/int8_gemm.h"
+
+namespace torchedge {
+namespace cortex_m {
+
+size_t int8_conv_dsp_scratch_bytes(const quantized::Int8ConvProblem& p) {
+  return static_cast<size_t>(p.k_quads()) * 4 * sizeof(int16_t);
+}
+
+namespace {
+
+// The receptive field of output pixel (oh, ow) of one group's planes.
+// 32-bit indices: the firmware's maps are far below 2^31 elements.
+void gather_patch(const quantized::Int8ConvProblem& p, const int8_t* image, int32_t oh,
+                  int32_t ow, int16_t* patch) {
+  const int32_t h = static_cast<int32_t>(p.height), w = static_cast<int32_t>(p.width);
+  const int32_t kh_n = static_cast<int32_t>(p.kernel_h), kw_n = static_cast<int32_t>(p.kernel_w);
+  const int32_t ih0 = oh * static_cast<int32_t>(p.stride_h) - static_cast<int32_t>(p.pad_h);
+  const int32_t iw0 = ow * static_cast<int32_t>(p.stride_w) - static_cast<int32_t>(p.pad_w);
+  const int32_t dh = static_cast<int32_t>(p.dilation_h), dw = static_cast<int32_t>(p.dilation_w);
+  const int32_t zx = p.in_zero_point;
+  int32_t k = 0;
+  for (int32_t c = 0; c < static_cast<int32_t>(p.cin_g()); ++c) {
+    const int8_t* plane = image + c * h * w;
+    for (int32_t kh = 0; kh < kh_n; ++kh) {
+      const int32_t ih = ih0 + kh * dh;
+      const bool row_in = ih >= 0 && ih < h;
+      for (int32_t kw = 0; kw < kw_n; ++kw, ++k) {
+        const int32_t iw = iw0 + kw * dw;
+        patch[k] = row_in && iw >= 0 && iw < w ? static_cast<int16_t>(plane[ih * w + iw] - zx) : 0;
+      }
+    }
+  }
+  for (const int32_t kq = static_cast<int32_t>(p.k_quads()) * 4; k < kq; ++k) patch[k] = 0;
+}
+
+}  // namespace
+
+void int8_conv_dsp(const quantized::Int8ConvProblem& p, int16_t* patch) {
+  const int32_t cin_g = static_cast<int32_t>(p.cin_g()), cout_g = static_cast<int32_t>(p.cout_g());
+  const int32_t quads = static_cast<int32_t>(p.k_quads());
+  const int32_t pixels = static_cast<int32_t>(p.pixels()), out_w = static_cast<int32_t>(p.out_width);
+  const int32_t panel_bytes = static_cast<int32_t>(p.panel_bytes());
+  constexpr int32_t kRows = static_cast<int32_t>(quantized::kInt8ConvPanelRows);
+  quantized::Int8GemmProblem rq{};
+  rq.in_scale = p.in_scale;
+  rq.inv_out_scale = p.inv_out_scale;
+  rq.out_zero_point = p.out_zero_point;
+  rq.quant_min = p.quant_min;
+  rq.quant_max = p.quant_max;
+  for (int32_t n = 0; n < static_cast<int32_t>(p.batch); ++n) {
+    for (int32_t g = 0; g < static_cast<int32_t>(p.groups); ++g) {
+      const int8_t* image = p.input + (n * p.in_channels + g * cin_g) * p.height * p.width;
+      const int8_t* weight = p.weight + g * p.panels() * panel_bytes;
+      rq.w_scales = p.w_scales + g * cout_g;
+      rq.bias = p.bias != nullptr ? p.bias + g * cout_g : nullptr;
+      int8_t* out = p.out + (n * p.out_channels + g * cout_g) * pixels;
+      for (int32_t pixel = 0; pixel < pixels; ++pixel) {
+        gather_patch(p, image, pixel / out_w, pixel % out_w, patch);
+        for (int32_t m = 0; m < cout_g; ++m) {
+          // Row m of panel m / 6: its quads are 4 bytes at a stride of 6 rows.
+          const int8_t* row = weight + (m / kRows) * panel_bytes + (m % kRows) * 4;
+          const int32_t acc = dot_s16_s8_quads(patch, row, 4 * kRows, quads);
+          out[m * pixels + pixel] = quantized::requantize(acc, rq, m);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace cortex_m
+}  // namespace torchedge
