@@ -28,7 +28,7 @@
 #define TORCHEDGE_FW_TEMP_BYTES 1024
 #endif
 #ifndef TORCHEDGE_FW_CPU_HZ
-#define TORCHEDGE_FW_CPU_HZ 25000000u  // QEMU's mps2-an505 SYSCLK
+#define TORCHEDGE_FW_CPU_HZ 20000000u  // QEMU's mps2-an505 SYSCLK (20 MHz)
 #endif
 
 using namespace torchedge;

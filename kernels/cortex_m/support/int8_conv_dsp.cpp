@@ -12,7 +12,11 @@ size_t int8_conv_dsp_scratch_bytes(const quantized::Int8ConvProblem& p) {
 
 namespace {
 
-// The receptive field of output pixel (oh, ow) of one group's planes.
+// Where element k of the receptive field goes: pair order (dsp_dot.h,
+// dot2_pairs_s8_quads), k = 4q + j stored at 4q + {0, 2, 1, 3}[j].
+inline int32_t pair_slot(int32_t k) { return (k & ~3) | ((k & 1) << 1) | ((k >> 1) & 1); }
+
+// The receptive field of output pixel (oh, ow) of one group's planes, in pair order.
 // 32-bit indices: the firmware's maps are far below 2^31 elements.
 void gather_patch(const quantized::Int8ConvProblem& p, const int8_t* image, int32_t oh,
                   int32_t ow, int16_t* patch) {
@@ -30,11 +34,12 @@ void gather_patch(const quantized::Int8ConvProblem& p, const int8_t* image, int3
       const bool row_in = ih >= 0 && ih < h;
       for (int32_t kw = 0; kw < kw_n; ++kw, ++k) {
         const int32_t iw = iw0 + kw * dw;
-        patch[k] = row_in && iw >= 0 && iw < w ? static_cast<int16_t>(plane[ih * w + iw] - zx) : 0;
+        patch[pair_slot(k)] =
+            row_in && iw >= 0 && iw < w ? static_cast<int16_t>(plane[ih * w + iw] - zx) : 0;
       }
     }
   }
-  for (const int32_t kq = static_cast<int32_t>(p.k_quads()) * 4; k < kq; ++k) patch[k] = 0;
+  for (const int32_t kq = static_cast<int32_t>(p.k_quads()) * 4; k < kq; ++k) patch[pair_slot(k)] = 0;
 }
 
 }  // namespace
@@ -60,11 +65,16 @@ void int8_conv_dsp(const quantized::Int8ConvProblem& p, int16_t* patch) {
       int8_t* out = p.out + (n * p.out_channels + g * cout_g) * pixels;
       for (int32_t pixel = 0; pixel < pixels; ++pixel) {
         gather_patch(p, image, pixel / out_w, pixel % out_w, patch);
-        for (int32_t m = 0; m < cout_g; ++m) {
-          // Row m of panel m / 6: its quads are 4 bytes at a stride of 6 rows.
-          const int8_t* row = weight + (m / kRows) * panel_bytes + (m % kRows) * 4;
-          const int32_t acc = dot_s16_s8_quads(patch, row, 4 * kRows, quads);
-          out[m * pixels + pixel] = quantized::requantize(acc, rq, m);
+        // Rows m and m + 1 share the activation loads; row m of panel m / 6
+        // has its quads 4 bytes apart at a stride of 6 rows.
+        for (int32_t m = 0; m < cout_g; m += 2) {
+          const int32_t m1 = m + 1 < cout_g ? m + 1 : m;
+          const int8_t* row0 = weight + (m / kRows) * panel_bytes + (m % kRows) * 4;
+          const int8_t* row1 = weight + (m1 / kRows) * panel_bytes + (m1 % kRows) * 4;
+          int32_t acc0, acc1;
+          dot2_pairs_s8_quads(patch, row0, row1, 4 * kRows, quads, &acc0, &acc1);
+          out[m * pixels + pixel] = quantized::requantize(acc0, rq, m);
+          out[m1 * pixels + pixel] = quantized::requantize(acc1, rq, m1);
         }
       }
     }
