@@ -22,7 +22,7 @@
 #include "targets/cortex_m/model_arenas.h"
 
 #ifndef TORCHEDGE_FW_METHOD_BYTES
-#define TORCHEDGE_FW_METHOD_BYTES 16384
+#define TORCHEDGE_FW_METHOD_BYTES 10240
 #endif
 #ifndef TORCHEDGE_FW_TEMP_BYTES
 #define TORCHEDGE_FW_TEMP_BYTES 1024
