@@ -35,10 +35,10 @@ Error depthwise_conv2d_int8_out(KernelContext& ctx, Span<EValue*> args) {
   TE_RETURN_IF_ERROR(quantized::prepare_int8_depthwise(a, &p, kOp));
   if (p.planes() == 0) return Error::Ok;
   const size_t bytes = int8_depthwise_dsp_scratch_bytes(p);
-  int32_t* sums = static_cast<int32_t*>(ctx.allocate_temp(bytes, 4));
-  TE_CHECK_OR_RETURN(sums != nullptr, Error::MemoryAllocationFailed,
+  void* scratch = ctx.allocate_temp(bytes, 4);
+  TE_CHECK_OR_RETURN(scratch != nullptr, Error::MemoryAllocationFailed,
                      "%s: needs %zu bytes of kernel scratch (temp allocator)", kOp, bytes);
-  int8_depthwise_dsp(p, sums);
+  int8_depthwise_dsp(p, scratch);
   return Error::Ok;
 }
 

@@ -1,7 +1,7 @@
 #include "kernels/cortex_m/support/int8_conv_dsp.h"
 
 #include "kernels/cortex_m/support/dsp_dot.h"
-#include "kernels/quantized/support/int8_gemm.h"
+#include "kernels/cortex_m/support/requantize_inline.h"
 
 namespace torchedge {
 namespace cortex_m {
@@ -73,8 +73,8 @@ void int8_conv_dsp(const quantized::Int8ConvProblem& p, int16_t* patch) {
           const int8_t* row1 = weight + (m1 / kRows) * panel_bytes + (m1 % kRows) * 4;
           int32_t acc0, acc1;
           dot2_pairs_s8_quads(patch, row0, row1, 4 * kRows, quads, &acc0, &acc1);
-          out[m * pixels + pixel] = quantized::requantize(acc0, rq, m);
-          out[m1 * pixels + pixel] = quantized::requantize(acc1, rq, m1);
+          out[m * pixels + pixel] = ChannelRequantizer(rq, m)(acc0);
+          out[m1 * pixels + pixel] = ChannelRequantizer(rq, m1)(acc1);
         }
       }
     }

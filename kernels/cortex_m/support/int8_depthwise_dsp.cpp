@@ -1,18 +1,34 @@
 #include "kernels/cortex_m/support/int8_depthwise_dsp.h"
 
-#include "kernels/quantized/support/int8_gemm.h"
+#include "kernels/cortex_m/support/requantize_inline.h"
 
 namespace torchedge {
 namespace cortex_m {
 
-void int8_depthwise_dsp(const quantized::Int8DepthwiseProblem& p, int32_t* acc) {
+size_t int8_depthwise_dsp_scratch_bytes(const quantized::Int8DepthwiseProblem& p) {
+  const size_t padded = static_cast<size_t>((p.height + 2 * p.pad_h) * (p.width + 2 * p.pad_w));
+  // + 2: the int32 tables start 4-byte aligned after an odd count of int16.
+  return padded * sizeof(int16_t) + 2 + static_cast<size_t>(p.taps()) * 2 * sizeof(int32_t);
+}
+
+void int8_depthwise_dsp(const quantized::Int8DepthwiseProblem& p, void* scratch) {
   const int32_t h = static_cast<int32_t>(p.height), w = static_cast<int32_t>(p.width);
-  const int32_t oh_n = static_cast<int32_t>(p.out_height), ow_n = static_cast<int32_t>(p.out_width);
-  const int32_t kh_n = static_cast<int32_t>(p.kernel_h), kw_n = static_cast<int32_t>(p.kernel_w);
-  const int32_t sh = static_cast<int32_t>(p.stride_h), sw = static_cast<int32_t>(p.stride_w);
   const int32_t ph = static_cast<int32_t>(p.pad_h), pw = static_cast<int32_t>(p.pad_w);
-  const int32_t dh = static_cast<int32_t>(p.dilation_h), dw = static_cast<int32_t>(p.dilation_w);
+  const int32_t hp = h + 2 * ph, wp = w + 2 * pw;
+  const int32_t oh_n = static_cast<int32_t>(p.out_height), ow_n = static_cast<int32_t>(p.out_width);
+  const int32_t kw_n = static_cast<int32_t>(p.kernel_w), taps = static_cast<int32_t>(p.taps());
+  const int32_t sh = static_cast<int32_t>(p.stride_h), sw = static_cast<int32_t>(p.stride_w);
   const int32_t zx = p.in_zero_point, channels = static_cast<int32_t>(p.channels);
+  int16_t* padded = static_cast<int16_t*>(scratch);
+  int32_t* offsets = reinterpret_cast<int32_t*>(padded + hp * wp + (hp * wp & 1));
+  int32_t* weights = offsets + taps;
+  // Tap t reads the padded plane at (oh * sh * wp + ow * sw) + offsets[t].
+  for (int32_t t = 0; t < taps; ++t) {
+    offsets[t] = (t / kw_n) * static_cast<int32_t>(p.dilation_h) * wp +
+                 (t % kw_n) * static_cast<int32_t>(p.dilation_w);
+  }
+  // The border holds x == zx, i.e. 0 after the shift: written once.
+  for (int32_t i = 0; i < hp * wp; ++i) padded[i] = 0;
   quantized::Int8GemmProblem rq{};
   rq.w_scales = p.w_scales;
   rq.bias = p.bias;
@@ -24,26 +40,21 @@ void int8_depthwise_dsp(const quantized::Int8DepthwiseProblem& p, int32_t* acc) 
   for (int32_t plane = 0; plane < static_cast<int32_t>(p.planes()); ++plane) {
     const int32_t c = plane % channels;
     const int8_t* x = p.input + plane * h * w;
-    const int8_t* wt = p.weight + c * kh_n * kw_n;
+    for (int32_t r = 0; r < h; ++r) {
+      int16_t* dst = padded + (r + ph) * wp + pw;
+      for (int32_t i = 0; i < w; ++i) dst[i] = static_cast<int16_t>(x[r * w + i] - zx);
+    }
+    for (int32_t t = 0; t < taps; ++t) weights[t] = p.weight[c * taps + t];
+    const ChannelRequantizer requantize(rq, c);
     int8_t* out = p.out + plane * oh_n * ow_n;
     for (int32_t oh = 0; oh < oh_n; ++oh) {
-      for (int32_t i = 0; i < ow_n; ++i) acc[i] = 0;
-      for (int32_t kh = 0; kh < kh_n; ++kh) {
-        const int32_t ih = oh * sh - ph + kh * dh;
-        if (ih < 0 || ih >= h) continue;
-        const int8_t* row = x + ih * w;
-        for (int32_t kw = 0; kw < kw_n; ++kw) {
-          const int32_t tap = wt[kh * kw_n + kw];
-          const int32_t shift = kw * dw - pw;  // iw = ow * sw + shift
-          int32_t lo = 0, hi = ow_n;
-          while (lo < hi && lo * sw + shift < 0) ++lo;
-          while (hi > lo && (hi - 1) * sw + shift >= w) --hi;
-          const int8_t* in = row + lo * sw + shift;
-          for (int32_t i = lo; i < hi; ++i, in += sw) acc[i] += (*in - zx) * tap;
-        }
+      const int16_t* row = padded + oh * sh * wp;
+      for (int32_t ow = 0; ow < ow_n; ++ow) {
+        const int16_t* base = row + ow * sw;
+        int32_t acc = 0;
+        for (int32_t t = 0; t < taps; ++t) acc += base[offsets[t]] * weights[t];
+        out[oh * ow_n + ow] = requantize(acc);
       }
-      int8_t* dst = out + oh * ow_n;
-      for (int32_t i = 0; i < ow_n; ++i) dst[i] = quantized::requantize(acc[i], rq, c);
     }
   }
 }

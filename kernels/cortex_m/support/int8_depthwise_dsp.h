@@ -1,13 +1,14 @@
 // torchedge/kernels/cortex_m/support/int8_depthwise_dsp.h
 //
 // torchedge::depthwise_conv2d_int8 for Cortex-M: the problem prepared by
-// kernels/quantized (prepare_int8_depthwise), computed per channel plane
-// and output row, tap by tap over the output columns whose input lies
-// inside the row (ranges found without division: the M33 has no 64-bit
-// divide, which the quantized library's scalar loop calls per tap), with
-// 32-bit indices and int32 sums, then requantize() of support/int8_gemm.h
-// (the formula the quantized library's epilogue inlines): bit for bit its
-// output. Scratch: 4 * out_width bytes (the row's sums).
+// kernels/quantized (prepare_int8_depthwise), computed per channel plane:
+// the plane is copied once into scratch as int16 (x - zx) inside a zero
+// border of the padding, so every output pixel sums its taps at fixed
+// offsets without bounds checks, divisions (the M33 has no 64-bit divide,
+// which the quantized library's scalar loop calls per tap) or 64-bit
+// indices; then requantize()'s formula inlined (requantize_inline.h): bit
+// for bit the quantized library's output. Scratch: the padded plane and
+// the taps' offsets and weights (int8_depthwise_dsp_scratch_bytes).
 #pragma once
 
 #include <cstddef>
@@ -18,11 +19,10 @@
 namespace torchedge {
 namespace cortex_m {
 
-inline size_t int8_depthwise_dsp_scratch_bytes(const quantized::Int8DepthwiseProblem& p) {
-  return static_cast<size_t>(p.out_width) * sizeof(int32_t);
-}
+size_t int8_depthwise_dsp_scratch_bytes(const quantized::Int8DepthwiseProblem& p);
 
-void int8_depthwise_dsp(const quantized::Int8DepthwiseProblem& p, int32_t* row_sums);
+/// `scratch`: int8_depthwise_dsp_scratch_bytes(p) bytes, 4-byte aligned.
+void int8_depthwise_dsp(const quantized::Int8DepthwiseProblem& p, void* scratch);
 
 }  // namespace cortex_m
 }  // namespace torchedge

@@ -110,8 +110,8 @@ TEST(CortexMDepthwise, EqualsTheQuantizedScalarPath) {
       p.out = want.data();
       quantized::int8_depthwise_scalar(p, 0, p.planes());
       p.out = got.data();
-      std::vector<int32_t> sums(cortex_m::int8_depthwise_dsp_scratch_bytes(p) / sizeof(int32_t));
-      cortex_m::int8_depthwise_dsp(p, sums.data());
+      std::vector<int32_t> scratch(cortex_m::int8_depthwise_dsp_scratch_bytes(p) / 4 + 1);
+      cortex_m::int8_depthwise_dsp(p, scratch.data());
       ASSERT_EQ(want, got) << "C " << s.c << " " << s.h << "x" << s.w << " stride " << s.sw;
     }
   }
