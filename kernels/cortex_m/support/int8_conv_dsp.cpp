@@ -7,7 +7,10 @@ namespace torchedge {
 namespace cortex_m {
 
 size_t int8_conv_dsp_scratch_bytes(const quantized::Int8ConvProblem& p) {
-  return static_cast<size_t>(p.k_quads()) * 4 * sizeof(int16_t);
+  // The patch, then per output channel of a group its factor and bias
+  // (+ 3: the row passes of three may run past Cout_g).
+  return static_cast<size_t>(p.k_quads()) * 4 * sizeof(int16_t) +
+         static_cast<size_t>(p.cout_g() + 3) * 2 * sizeof(float);
 }
 
 namespace {
@@ -45,36 +48,43 @@ void gather_patch(const quantized::Int8ConvProblem& p, const int8_t* image, int3
 }  // namespace
 
 void int8_conv_dsp(const quantized::Int8ConvProblem& p, int16_t* patch) {
+  float* scales = reinterpret_cast<float*>(patch + p.k_quads() * 4);
+  float* biases = scales + p.cout_g() + 3;
   const int32_t cin_g = static_cast<int32_t>(p.cin_g()), cout_g = static_cast<int32_t>(p.cout_g());
   const int32_t quads = static_cast<int32_t>(p.k_quads());
   const int32_t pixels = static_cast<int32_t>(p.pixels()), out_w = static_cast<int32_t>(p.out_width);
   const int32_t panel_bytes = static_cast<int32_t>(p.panel_bytes());
   constexpr int32_t kRows = static_cast<int32_t>(quantized::kInt8ConvPanelRows);
-  quantized::Int8GemmProblem rq{};
-  rq.in_scale = p.in_scale;
-  rq.inv_out_scale = p.inv_out_scale;
-  rq.out_zero_point = p.out_zero_point;
-  rq.quant_min = p.quant_min;
-  rq.quant_max = p.quant_max;
+  const OutputQuant oq{p.inv_out_scale, p.out_zero_point, p.quant_min, p.quant_max,
+                       p.bias != nullptr};
   for (int32_t n = 0; n < static_cast<int32_t>(p.batch); ++n) {
     for (int32_t g = 0; g < static_cast<int32_t>(p.groups); ++g) {
       const int8_t* image = p.input + (n * p.in_channels + g * cin_g) * p.height * p.width;
       const int8_t* weight = p.weight + g * p.panels() * panel_bytes;
-      rq.w_scales = p.w_scales + g * cout_g;
-      rq.bias = p.bias != nullptr ? p.bias + g * cout_g : nullptr;
+      // requantize()'s per-channel factor and bias, once per group.
+      for (int32_t m = 0; m < cout_g + 3; ++m) {
+        const int32_t c = g * cout_g + (m < cout_g ? m : 0);
+        scales[m] = p.in_scale * p.w_scales[c];
+        biases[m] = p.bias != nullptr ? p.bias[c] : 0.0f;
+      }
       int8_t* out = p.out + (n * p.out_channels + g * cout_g) * pixels;
       for (int32_t pixel = 0; pixel < pixels; ++pixel) {
         gather_patch(p, image, pixel / out_w, pixel % out_w, patch);
-        // Rows m and m + 1 share the activation loads; row m of panel m / 6
-        // has its quads 4 bytes apart at a stride of 6 rows.
-        for (int32_t m = 0; m < cout_g; m += 2) {
-          const int32_t m1 = m + 1 < cout_g ? m + 1 : m;
-          const int8_t* row0 = weight + (m / kRows) * panel_bytes + (m % kRows) * 4;
-          const int8_t* row1 = weight + (m1 / kRows) * panel_bytes + (m1 % kRows) * 4;
-          int32_t acc0, acc1;
-          dot2_pairs_s8_quads(patch, row0, row1, 4 * kRows, quads, &acc0, &acc1);
-          out[m * pixels + pixel] = ChannelRequantizer(rq, m)(acc0);
-          out[m1 * pixels + pixel] = ChannelRequantizer(rq, m1)(acc1);
+        // Rows m, m + 1, m + 2 (m a multiple of 3: one panel, quads side by
+        // side) share the activation loads. Panels are padded with zero rows
+        // up to 6, so the last pass may compute rows past Cout_g: not stored.
+        for (int32_t m = 0; m < cout_g; m += 3) {
+          const int8_t* rows = weight + (m / kRows) * panel_bytes + (m % kRows) * 4;
+          int32_t acc[3];
+          dot3_pairs_s8_quads(patch, rows, 4 * kRows, quads, acc);
+          int8_t* dst = out + m * pixels + pixel;
+          dst[0] = requantize_scaled(acc[0], scales[m], biases[m], oq);
+          if (m + 2 < cout_g) {
+            dst[pixels] = requantize_scaled(acc[1], scales[m + 1], biases[m + 1], oq);
+            dst[2 * pixels] = requantize_scaled(acc[2], scales[m + 2], biases[m + 2], oq);
+          } else if (m + 1 < cout_g) {
+            dst[pixels] = requantize_scaled(acc[1], scales[m + 1], biases[m + 1], oq);
+          }
         }
       }
     }

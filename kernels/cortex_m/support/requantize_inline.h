@@ -18,29 +18,38 @@
 namespace torchedge {
 namespace cortex_m {
 
+/// The output parameters shared by every channel of one call.
+struct OutputQuant {
+  float inv_out_scale, out_zero_point, quant_min, quant_max;
+  bool has_bias;
+};
+
+inline OutputQuant output_quant_of(const quantized::Int8GemmProblem& p) {
+  return {p.inv_out_scale, p.out_zero_point, p.quant_min, p.quant_max, p.bias != nullptr};
+}
+
+/// requantize() for a channel whose factor `scale` = in_scale * w_scale[c]
+/// (that float product, computed once) and `bias` (read only when present).
+inline int8_t requantize_scaled(int32_t acc, float scale, float bias, const OutputQuant& o) {
+  float y = static_cast<float>(acc) * scale;
+  if (o.has_bias) y += bias;
+  const float r = quantized::round_half_even(y * o.inv_out_scale) + o.out_zero_point;
+  return quantized::to_quant<int8_t>(quantized::clamp_nan(r, o.quant_min, o.quant_max));
+}
+
+/// requantize_scaled for channel `c` of `p`.
 class ChannelRequantizer {
  public:
-  /// Channel `c` of `p` (its w_scales, bias and output parameters).
   ChannelRequantizer(const quantized::Int8GemmProblem& p, int32_t c)
       : scale_(p.in_scale * p.w_scales[c]),
         bias_(p.bias != nullptr ? p.bias[c] : 0.0f),
-        has_bias_(p.bias != nullptr),
-        inv_out_scale_(p.inv_out_scale),
-        out_zero_point_(p.out_zero_point),
-        quant_min_(p.quant_min),
-        quant_max_(p.quant_max) {}
+        out_(output_quant_of(p)) {}
 
-  int8_t operator()(int32_t acc) const {
-    float y = static_cast<float>(acc) * scale_;
-    if (has_bias_) y += bias_;
-    const float r = quantized::round_half_even(y * inv_out_scale_) + out_zero_point_;
-    return quantized::to_quant<int8_t>(quantized::clamp_nan(r, quant_min_, quant_max_));
-  }
+  int8_t operator()(int32_t acc) const { return requantize_scaled(acc, scale_, bias_, out_); }
 
  private:
   float scale_, bias_;
-  bool has_bias_;
-  float inv_out_scale_, out_zero_point_, quant_min_, quant_max_;
+  OutputQuant out_;
 };
 
 }  // namespace cortex_m
