@@ -128,3 +128,19 @@ def test_generator_names_an_operator_no_library_has(tmp_path):
     proc = _generate(tmp_path, "operators:\n  aten::no_such_op.out: [float32]\n")
     assert proc.returncode != 0
     assert "aten::no_such_op.out" in proc.stderr
+
+
+def test_without_pyyaml_the_same_lists_load(tmp_path, monkeypatch, mixed_pte):
+    """The build may run the generator with a Python that has no PyYAML."""
+    hand = tmp_path / "hand.yaml"
+    hand.write_text("# by hand\noperators:\n  aten::relu.out: all  # every dtype\n"
+                    "  aten::add.out: [int64, float32]\n  aten::mul.out: []\n")
+    written = tmp_path / "written.yaml"
+    written.write_text(op_list.render(selective.ops_of_programs([mixed_pte]), ["x"]))
+    with_yaml = [op_list.load(hand).operators, op_list.load(written).operators]
+    monkeypatch.setattr(op_list, "yaml", None)
+    assert [op_list.load(hand).operators, op_list.load(written).operators] == with_yaml
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("aten::relu.out: all\n")
+    with pytest.raises(ValueError, match="under 'operators:'"):
+        op_list.load(bad)

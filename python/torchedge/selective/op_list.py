@@ -14,8 +14,9 @@ A dtype list names the dtypes of every tensor argument of the operator's
 calls (inputs and outputs), so a kernel whose dispatch switches on any of
 them finds its case compiled. `all` (or an empty list) keeps every dtype.
 
-This module imports only the standard library and PyYAML: the build runs it
-by path, before the torchedge package (and torch) may be importable.
+This module needs only the standard library (PyYAML when present): the build
+runs it by path, with whatever Python CMake found, before the torchedge
+package (and torch) may be importable.
 """
 
 from __future__ import annotations
@@ -24,7 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Union
 
-import yaml
+try:
+    import yaml
+except ModuleNotFoundError:  # a bare interpreter: the format's own subset below
+    yaml = None
 
 # Dtype names (as kernels/portable/operators.toml spells them) and their
 # ScalarType wire values (runtime/core/scalar_type.h).
@@ -94,9 +98,36 @@ def parse(data: Mapping, source: str = "op list") -> OpList:
     return ops
 
 
+def _parse_subset(text: str, source: str) -> dict:
+    """The YAML this module writes (and people write by hand): an
+    `operators:` mapping of `name: [dtype, ...]`, `name: all` or `name: []`."""
+    operators: dict = {}
+    seen_header = False
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].rstrip()
+        if not line.strip():
+            continue
+        if line == "operators:":
+            seen_header = True
+            continue
+        name, sep, value = line.strip().rpartition(": ") if ": " in line else (line.strip().rstrip(":"), ":", "")
+        if not seen_header or not raw.startswith((" ", "\t")) or not sep:
+            raise ValueError(f"{source}:{number}: expected '  operator: [dtypes]' under 'operators:'")
+        value = value.strip()
+        if value.startswith("[") and value.endswith("]"):
+            operators[name] = [d.strip() for d in value[1:-1].split(",") if d.strip()]
+        elif value in ("", ALL):
+            operators[name] = None if value == "" else ALL
+        else:
+            raise ValueError(f"{source}: {name}: expected a list of dtype names or '{ALL}', found {value!r}")
+    return {"operators": operators} if seen_header else {}
+
+
 def load(path: Union[str, Path]) -> OpList:
     with open(path, encoding="utf-8") as f:
-        return parse(yaml.safe_load(f), str(path))
+        text = f.read()
+    data = yaml.safe_load(text) if yaml is not None else _parse_subset(text, str(path))
+    return parse(data, str(path))
 
 
 def render(ops: OpList, header: Iterable[str] = ()) -> str:
