@@ -45,6 +45,35 @@ void gather_patch(const quantized::Int8ConvProblem& p, const int8_t* image, int3
   for (const int32_t kq = static_cast<int32_t>(p.k_quads()) * 4; k < kq; ++k) patch[pair_slot(k)] = 0;
 }
 
+// The same for a 1x1, stride-1, unpadded convolution (the pointwise
+// layers): the field is one pixel of every input plane.
+void gather_pixel(const quantized::Int8ConvProblem& p, const int8_t* image, int32_t pixel,
+                  int16_t* patch) {
+  const int32_t plane = static_cast<int32_t>(p.height * p.width), zx = p.in_zero_point;
+  const int32_t cin_g = static_cast<int32_t>(p.cin_g());
+  const int8_t* x = image + pixel;
+  int32_t c = 0;
+  for (; c + 4 <= cin_g; c += 4, x += 4 * plane, patch += 4) {
+    patch[0] = static_cast<int16_t>(x[0] - zx);
+    patch[1] = static_cast<int16_t>(x[2 * plane] - zx);
+    patch[2] = static_cast<int16_t>(x[plane] - zx);
+    patch[3] = static_cast<int16_t>(x[3 * plane] - zx);
+  }
+  if (c < cin_g) {
+    int16_t tail[4] = {0, 0, 0, 0};
+    for (int32_t j = 0; c + j < cin_g; ++j) tail[j] = static_cast<int16_t>(x[j * plane] - zx);
+    patch[0] = tail[0];
+    patch[1] = tail[2];
+    patch[2] = tail[1];
+    patch[3] = tail[3];
+  }
+}
+
+bool is_pointwise(const quantized::Int8ConvProblem& p) {
+  return p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1 &&
+         p.pad_h == 0 && p.pad_w == 0;
+}
+
 }  // namespace
 
 void int8_conv_dsp(const quantized::Int8ConvProblem& p, int16_t* patch) {
@@ -55,6 +84,7 @@ void int8_conv_dsp(const quantized::Int8ConvProblem& p, int16_t* patch) {
   const int32_t pixels = static_cast<int32_t>(p.pixels()), out_w = static_cast<int32_t>(p.out_width);
   const int32_t panel_bytes = static_cast<int32_t>(p.panel_bytes());
   constexpr int32_t kRows = static_cast<int32_t>(quantized::kInt8ConvPanelRows);
+  const bool pointwise = is_pointwise(p);
   const OutputQuant oq{p.inv_out_scale, p.out_zero_point, p.quant_min, p.quant_max,
                        p.bias != nullptr};
   for (int32_t n = 0; n < static_cast<int32_t>(p.batch); ++n) {
@@ -69,7 +99,11 @@ void int8_conv_dsp(const quantized::Int8ConvProblem& p, int16_t* patch) {
       }
       int8_t* out = p.out + (n * p.out_channels + g * cout_g) * pixels;
       for (int32_t pixel = 0; pixel < pixels; ++pixel) {
-        gather_patch(p, image, pixel / out_w, pixel % out_w, patch);
+        if (pointwise) {
+          gather_pixel(p, image, pixel, patch);
+        } else {
+          gather_patch(p, image, pixel / out_w, pixel % out_w, patch);
+        }
         // Rows m, m + 1, m + 2 (m a multiple of 3: one panel, quads side by
         // side) share the activation loads. Panels are padded with zero rows
         // up to 6, so the last pass may compute rows past Cout_g: not stored.

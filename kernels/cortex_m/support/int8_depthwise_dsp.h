@@ -6,7 +6,8 @@
 // border of the padding, so every output pixel sums its taps at fixed
 // offsets without bounds checks, divisions (the M33 has no 64-bit divide,
 // which the quantized library's scalar loop calls per tap) or 64-bit
-// indices; then requantize()'s formula inlined (requantize_inline.h): bit
+// indices; 3x3 windows (dilation 1) take two taps per SMLAD from adjacent
+// int16 activations; then requantize()'s formula inlined (requantize_inline.h): bit
 // for bit the quantized library's output. Scratch: the padded plane and
 // the taps' offsets and weights (int8_depthwise_dsp_scratch_bytes).
 #pragma once

@@ -38,6 +38,7 @@ TEST(CortexMConv, EqualsTheQuantizedScalarPath) {
       {2, 7, 9, 11, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1},    // odd Cout, K = 63
       {1, 6, 8, 8, 10, 3, 2, 2, 1, 0, 1, 2, 1, 2},     // groups, dilation
       {1, 3, 5, 5, 1, 5, 5, 1, 1, 2, 2, 1, 1, 1},      // one output channel
+      {2, 10, 3, 7, 8, 1, 1, 1, 1, 0, 0, 1, 1, 2},     // pointwise, groups, Cin_g = 5
   };
   uint32_t seed = 1;
   for (const Geometry& g : geometries) {
