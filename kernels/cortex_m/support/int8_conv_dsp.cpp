@@ -16,7 +16,7 @@ size_t int8_conv_dsp_scratch_bytes(const quantized::Int8ConvProblem& p) {
 namespace {
 
 // Where element k of the receptive field goes: pair order (dsp_dot.h,
-// dot2_pairs_s8_quads), k = 4q + j stored at 4q + {0, 2, 1, 3}[j].
+// dot3_pairs_s8_quads), k = 4q + j stored at 4q + {0, 2, 1, 3}[j].
 inline int32_t pair_slot(int32_t k) { return (k & ~3) | ((k & 1) << 1) | ((k >> 1) & 1); }
 
 // The receptive field of output pixel (oh, ow) of one group's planes, in pair order.
