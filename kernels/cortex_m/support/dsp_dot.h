@@ -67,38 +67,24 @@ inline int32_t dot_s16_s8_quads(const int16_t* x, const int8_t* w, int32_t w_str
   return acc;
 }
 
-/// Three output rows whose quads lie side by side (rows r, r + 1, r + 2 of
-/// one weight panel: bytes 0-3, 4-7, 8-11 of each w_stride step) against
-/// one activation vector in "pair order": per quad q, xp[4q..4q+3] = x[4q],
-/// x[4q+2], x[4q+1], x[4q+3] (the order SXTB16 yields the weights in, so
-/// nothing is repacked per product). acc[i] = row i's sum. (Six rows per
-/// pass, a whole panel, ran 2 % more instructions at -O2: GCC spills.)
-inline void dot3_pairs_s8_quads(const int16_t* xp, const int8_t* w, int32_t w_stride,
-                                int32_t quads, int32_t acc[3]) {
-  int32_t a0 = 0, a1 = 0, a2 = 0;
+/// All six rows of one weight panel (support/int8_conv.h: per quad the six
+/// rows' 4 bytes side by side, 24 bytes, so a panel is contiguous) against
+/// one activation vector in "pair order" (4-byte aligned): per quad q,
+/// xp[4q..4q+3] = x[4q], x[4q+2], x[4q+1], x[4q+3], the order SXTB16 yields
+/// the weights in, so nothing is repacked per product. acc[i] = row i's
+/// sum. On the M33 in assembly (panel_dot_m33.cpp).
 #if defined(__ARM_FEATURE_DSP)
-  for (int32_t q = 0; q < quads; ++q, xp += 4, w += w_stride) {
-    const int16x2_t x02 = static_cast<int16x2_t>(load_word(xp));
-    const int16x2_t x13 = static_cast<int16x2_t>(load_word(xp + 2));
-    const uint32_t v0 = load_word(w), v1 = load_word(w + 4), v2 = load_word(w + 8);
-    a0 = __smlad(__sxtb16(v0), x02, a0);
-    a0 = __smlad(sxtb16_ror8(v0), x13, a0);
-    a1 = __smlad(__sxtb16(v1), x02, a1);
-    a1 = __smlad(sxtb16_ror8(v1), x13, a1);
-    a2 = __smlad(__sxtb16(v2), x02, a2);
-    a2 = __smlad(sxtb16_ror8(v2), x13, a2);
-  }
+void dot6_panel_pairs(const int16_t* xp, const int8_t* w, int32_t quads, int32_t* acc);
 #else
-  for (int32_t q = 0; q < quads; ++q, xp += 4, w += w_stride) {
-    a0 += xp[0] * w[0] + xp[2] * w[1] + xp[1] * w[2] + xp[3] * w[3];
-    a1 += xp[0] * w[4] + xp[2] * w[5] + xp[1] * w[6] + xp[3] * w[7];
-    a2 += xp[0] * w[8] + xp[2] * w[9] + xp[1] * w[10] + xp[3] * w[11];
+inline void dot6_panel_pairs(const int16_t* xp, const int8_t* w, int32_t quads, int32_t* acc) {
+  for (int32_t r = 0; r < 6; ++r) acc[r] = 0;
+  for (int32_t q = 0; q < quads; ++q, xp += 4) {
+    for (int32_t r = 0; r < 6; ++r, w += 4) {
+      acc[r] += xp[0] * w[0] + xp[2] * w[1] + xp[1] * w[2] + xp[3] * w[3];
+    }
   }
-#endif
-  acc[0] = a0;
-  acc[1] = a1;
-  acc[2] = a2;
 }
+#endif
 
 /// sum_{k < count} x[k] * w[k] (contiguous; any count).
 inline int32_t dot_s16_s8(const int16_t* x, const int8_t* w, int32_t count) {

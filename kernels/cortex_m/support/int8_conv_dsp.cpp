@@ -7,16 +7,15 @@ namespace torchedge {
 namespace cortex_m {
 
 size_t int8_conv_dsp_scratch_bytes(const quantized::Int8ConvProblem& p) {
-  // The patch, then per output channel of a group its factor and bias
-  // (+ 3: the row passes of three may run past Cout_g).
+  // The patch, then per output channel of a group its factor and bias.
   return static_cast<size_t>(p.k_quads()) * 4 * sizeof(int16_t) +
-         static_cast<size_t>(p.cout_g() + 3) * 2 * sizeof(float);
+         static_cast<size_t>(p.cout_g()) * 2 * sizeof(float);
 }
 
 namespace {
 
 // Where element k of the receptive field goes: pair order (dsp_dot.h,
-// dot3_pairs_s8_quads), k = 4q + j stored at 4q + {0, 2, 1, 3}[j].
+// dot6_panel_pairs), k = 4q + j stored at 4q + {0, 2, 1, 3}[j].
 inline int32_t pair_slot(int32_t k) { return (k & ~3) | ((k & 1) << 1) | ((k >> 1) & 1); }
 
 // The receptive field of output pixel (oh, ow) of one group's planes, in pair order.
@@ -78,7 +77,7 @@ bool is_pointwise(const quantized::Int8ConvProblem& p) {
 
 void int8_conv_dsp(const quantized::Int8ConvProblem& p, int16_t* patch) {
   float* scales = reinterpret_cast<float*>(patch + p.k_quads() * 4);
-  float* biases = scales + p.cout_g() + 3;
+  float* biases = scales + p.cout_g();
   const int32_t cin_g = static_cast<int32_t>(p.cin_g()), cout_g = static_cast<int32_t>(p.cout_g());
   const int32_t quads = static_cast<int32_t>(p.k_quads());
   const int32_t pixels = static_cast<int32_t>(p.pixels()), out_w = static_cast<int32_t>(p.out_width);
@@ -92,8 +91,8 @@ void int8_conv_dsp(const quantized::Int8ConvProblem& p, int16_t* patch) {
       const int8_t* image = p.input + (n * p.in_channels + g * cin_g) * p.height * p.width;
       const int8_t* weight = p.weight + g * p.panels() * panel_bytes;
       // requantize()'s per-channel factor and bias, once per group.
-      for (int32_t m = 0; m < cout_g + 3; ++m) {
-        const int32_t c = g * cout_g + (m < cout_g ? m : 0);
+      for (int32_t m = 0; m < cout_g; ++m) {
+        const int32_t c = g * cout_g + m;
         scales[m] = p.in_scale * p.w_scales[c];
         biases[m] = p.bias != nullptr ? p.bias[c] : 0.0f;
       }
@@ -104,20 +103,16 @@ void int8_conv_dsp(const quantized::Int8ConvProblem& p, int16_t* patch) {
         } else {
           gather_patch(p, image, pixel / out_w, pixel % out_w, patch);
         }
-        // Rows m, m + 1, m + 2 (m a multiple of 3: one panel, quads side by
-        // side) share the activation loads. Panels are padded with zero rows
-        // up to 6, so the last pass may compute rows past Cout_g: not stored.
-        for (int32_t m = 0; m < cout_g; m += 3) {
-          const int8_t* rows = weight + (m / kRows) * panel_bytes + (m % kRows) * 4;
-          int32_t acc[3];
-          dot3_pairs_s8_quads(patch, rows, 4 * kRows, quads, acc);
+        // One weight panel (six output channels) per pass over the field.
+        // Panels are padded with zero rows up to 6: rows past Cout_g are
+        // computed and not stored.
+        for (int32_t m = 0; m < cout_g; m += kRows) {
+          int32_t acc[kRows];
+          dot6_panel_pairs(patch, weight + (m / kRows) * panel_bytes, quads, acc);
           int8_t* dst = out + m * pixels + pixel;
-          dst[0] = requantize_scaled(acc[0], scales[m], biases[m], oq);
-          if (m + 2 < cout_g) {
-            dst[pixels] = requantize_scaled(acc[1], scales[m + 1], biases[m + 1], oq);
-            dst[2 * pixels] = requantize_scaled(acc[2], scales[m + 2], biases[m + 2], oq);
-          } else if (m + 1 < cout_g) {
-            dst[pixels] = requantize_scaled(acc[1], scales[m + 1], biases[m + 1], oq);
+          const int32_t rows = cout_g - m < kRows ? cout_g - m : kRows;
+          for (int32_t i = 0; i < rows; ++i, dst += pixels) {
+            *dst = requantize_scaled(acc[i], scales[m + i], biases[m + i], oq);
           }
         }
       }

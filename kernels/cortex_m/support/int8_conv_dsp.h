@@ -5,8 +5,8 @@
 // layout of weights), computed pixel by pixel: the pixel's receptive field
 // is gathered once as int16 (x - zx, 0 for padding and for k >= K, in
 // (c, kh, kw) order, K rounded up to 4, each quad in the pair order of
-// dsp_dot.h) and multiplied with the output channels' weight rows, three
-// rows of a panel per pass, by dot3_pairs_s8_quads (SMLAD on the M33), then
+// dsp_dot.h) and multiplied with the output channels' weight rows, a whole
+// six-row panel per pass, by dot6_panel_pairs (SMLAD on the M33), then
 // requantized by kernels/quantized's requantize() (support/int8_gemm.h):
 // the int32 sums are exact in both, so the output is bit for bit
 // int8_conv_scalar's. Scratch: 2 * Kq bytes (int8_conv_dsp_scratch_bytes).
