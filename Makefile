@@ -4,8 +4,12 @@ VENV    := .venv
 PY      := $(VENV)/bin/python
 BUILD   := build
 JOBS    ?= $(shell nproc)
+empty   :=
+space   := $(empty) $(empty)
 PYGEN   := python/torchedge/serialize/_generated
 
+# test-cortex-m, build-cortex-m: the Cortex-M33 firmware under QEMU (docs/cortex-m.md).
+.PHONY: build-cortex-m test-cortex-m
 .PHONY: all setup peers llm-peers build test test-cpp test-python demo bench llm-demo bench-llm clean fuzz fuzz-build test-fuzz-regressions tsan build-arm64 test-arm64
 
 all: build
@@ -36,7 +40,7 @@ test-cpp: build
 test-python: build peers
 	$(PY) -m pytest -q tests
 
-test: test-cpp test-python test-arm64
+test: test-cpp test-python test-arm64 test-cortex-m
 
 # MODEL=<name> picks any built-in or zoo model (e.g. make demo MODEL=resnet18);
 # DEMO_ARGS passes other options (python -m torchedge.demo --help).
@@ -58,7 +62,7 @@ bench-llm: build llm-peers
 	$(PY) -m torchedge.bench.llm $(BENCH_LLM_ARGS)
 
 clean:
-	rm -rf $(BUILD) $(ARM64_BUILD) $(PYGEN)
+	rm -rf $(BUILD) $(ARM64_BUILD) $(CM_BUILD) $(PYGEN)
 
 # ---- ARM64 (docs/arm64.md): cross-built, tested under qemu-aarch64 ----------
 # Only what the ARM64 tests run is built (no benchmarks, no Python bindings).
@@ -136,3 +140,21 @@ tsan: build $(TSAN_BUILD)/build.ninja
 	@test -d $(BUILD)/test_models || $(PY) scripts/export_test_models.py $(BUILD)/test_models
 	TSAN_OPTIONS="history_size=4" TORCHEDGE_TEST_MODELS=$(abspath $(BUILD))/test_models \
 	  $(TSAN_BUILD)/stress_test --gtest_filter='ConcurrencyTest.*'
+
+# ---- Cortex-M33 (docs/cortex-m.md): firmware per model, run under qemu-system-arm ----
+# The models (DS-CNN keyword spotting and a small MLP, float32 and int8) are
+# exported on the host with their eager and host-runtime references; each
+# firmware carries only its model's kernels and dtypes (selective build).
+CM_BUILD  := build-cortex-m
+CM_MODELS := ds_cnn_kws_fp32 ds_cnn_kws_int8 tiny_mlp_fp32 tiny_mlp_int8
+
+build-cortex-m: build
+	$(PY) scripts/cortex_m_models.py $(CM_BUILD)/models
+	cmake -G Ninja -S targets/cortex_m -B $(CM_BUILD) \
+	  -DCMAKE_TOOLCHAIN_FILE=$(abspath cmake/arm-none-eabi-cortex-m33.cmake) \
+	  -DPython3_EXECUTABLE=$(abspath $(PY)) -DTORCHEDGE_MODELS_DIR=$(abspath $(CM_BUILD))/models \
+	  "-DTORCHEDGE_FW_MODELS=$(subst $(space),;,$(CM_MODELS))"
+	cmake --build $(CM_BUILD) -j $(JOBS)
+
+test-cortex-m: build-cortex-m
+	ctest --test-dir $(CM_BUILD) --output-on-failure -j $(JOBS)

@@ -58,6 +58,20 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "${ARM64_LIBS[*]}" > "$ARM64_SYSROOT/.packages"
 fi
 
+# Cortex-M33 firmware under QEMU (docs/cortex-m.md): the bare-metal cross
+# compiler, its C library and the system emulator (machine mps2-an505).
+MCU_DEB_PACKAGES=(gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-system-arm)
+missing=()
+for p in "${MCU_DEB_PACKAGES[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  echo "setup: Cortex-M toolchain: ${missing[*]}"
+  $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
 STAMP=.venv/.requirements.stamp
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv

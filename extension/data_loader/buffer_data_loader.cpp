@@ -15,6 +15,14 @@ Result<FreeableBuffer> BufferDataLoader::load(size_t offset, size_t size) {
   if (reinterpret_cast<uintptr_t>(p) % kBufferLoadAlignment == 0) {
     return FreeableBuffer(p, size, nullptr);
   }
+#if defined(TORCHEDGE_NO_HEAP)
+  // Bare metal (targets/cortex_m): no heap to copy into; the program array
+  // must be aligned (scripts/embed_program.py aligns it to 64).
+  TE_CHECK_OR_RETURN(false, Error::InvalidArgument,
+                     "range [%zu, +%zu) of the program is not %zu-byte aligned and there is no "
+                     "heap to copy it into: align the program buffer",
+                     offset, size, kBufferLoadAlignment);
+#endif
   // A misaligned range: one aligned copy, freed with the buffer.
   const size_t capacity =
       ((size == 0 ? 1 : size) + kBufferLoadAlignment - 1) & ~(kBufferLoadAlignment - 1);

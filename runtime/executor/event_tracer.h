@@ -93,7 +93,11 @@ class EventTracer {
 namespace internal {
 // The tracer of the DelegateCall running on this thread; header-only so
 // backends need no link dependency on the executor to read it.
+#if defined(TORCHEDGE_NO_THREAD_LOCAL)  // bare metal: one thread (error.cpp)
+inline EventTracer* g_delegate_tracer = nullptr;
+#else
 inline thread_local EventTracer* g_delegate_tracer = nullptr;
+#endif
 }  // namespace internal
 
 /// The tracer a delegate reports to, or nullptr when none is listening.

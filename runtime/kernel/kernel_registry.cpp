@@ -16,7 +16,11 @@ size_t g_num_dtypes = 0;
 bool g_dtype_checks = true;
 
 SpinLock g_lock;
+#if defined(TORCHEDGE_NO_THREAD_LOCAL)  // bare metal: one thread (error.cpp)
+size_t t_lock_depth = 0;
+#else
 thread_local size_t t_lock_depth = 0;  // KernelRegistryLocks this thread holds
+#endif
 
 KernelDtypes* find_dtypes(const char* name) {
   for (size_t i = 0; i < g_num_dtypes; ++i) {

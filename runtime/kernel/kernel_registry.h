@@ -41,7 +41,14 @@ struct Kernel {
   KernelFunction function;
 };
 
+/// Capacity of the registry (kernels, and dtype masks). A build that knows
+/// its kernels (a microcontroller image: targets/cortex_m) sets
+/// TORCHEDGE_MAX_REGISTERED_KERNELS to spare the RAM (16 bytes per slot).
+#if defined(TORCHEDGE_MAX_REGISTERED_KERNELS)
+constexpr size_t kMaxRegisteredKernels = TORCHEDGE_MAX_REGISTERED_KERNELS;
+#else
 constexpr size_t kMaxRegisteredKernels = 1024;
+#endif
 
 /// Holds the registry for the enclosing scope; other threads' registrations
 /// and lookups wait. Nests on one thread (the functions below take it too).

@@ -14,6 +14,7 @@
 
 #include "kernels/optimized/cpu/cpu_features.h"
 #include "kernels/optimized/threadpool/threadpool.h"
+#include "kernels/optimized/threadpool/work_pool.h"
 
 namespace torchedge {
 namespace {

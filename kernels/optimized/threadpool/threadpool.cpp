@@ -2,6 +2,7 @@
 
 #include <mutex>
 
+#include "kernels/optimized/threadpool/work_pool.h"
 #include "runtime/core/error_message.h"
 #include "runtime/core/execution_gate.h"
 
@@ -141,6 +142,8 @@ void release_work_pool(WorkPool* pool) {
 }
 
 bool in_parallel_region() { return t_in_parallel_region; }
+
+size_t work_pool_threads(WorkPool* pool) { return pool->threads(); }
 
 bool run_on_pool(WorkPool* pool, void (*task)(void*, size_t), void* context, size_t count) {
   RegionTask region{task, context};

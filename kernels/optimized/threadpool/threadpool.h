@@ -45,11 +45,12 @@
 
 #include <pthreadpool.h>
 
-#include "kernels/optimized/threadpool/work_pool.h"
 #include "runtime/core/error.h"
 #include "runtime/core/result.h"
 
 namespace torchedge {
+
+class WorkPool;  // work_pool.h (a target without threads has none)
 
 /// Sets the thread count (0 is read as 1). InvalidArgument above
 /// kMaxThreads; InvalidState while a method executes; OutOfResources when
@@ -76,6 +77,9 @@ void release_pool(pthreadpool_t pool);
 /// for 1 thread); pair with release_work_pool().
 WorkPool* acquire_work_pool();
 void release_work_pool(WorkPool* pool);
+
+/// Threads that run a pool's items at once (the caller included).
+size_t work_pool_threads(WorkPool* pool);
 
 /// Whether the calling thread is inside a parallel_for chunk.
 bool in_parallel_region();
@@ -119,7 +123,7 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& fn) {
     return;
   }
   // A few chunks per thread balance uneven chunks without tiny tasks.
-  const int64_t threads = static_cast<int64_t>(pool->threads());
+  const int64_t threads = static_cast<int64_t>(threadpool_detail::work_pool_threads(pool));
   int64_t chunks = (range + grain - 1) / grain;
   if (chunks > 4 * threads) chunks = 4 * threads;
   int64_t chunk = (range + chunks - 1) / chunks;

@@ -12,6 +12,15 @@
 // A dtype outside `allowed` records "<op>: unsupported dtype <name>" and
 // returns Error::InvalidType. Keep the lambda body small: it is instantiated
 // once per allowed dtype.
+//
+// Selective builds (kernels/selective, docs/selective-build.md) define
+// TORCHEDGE_SELECTED_DTYPES, a DtypeSet of the dtypes the op list names;
+// every case outside it is discarded at compile time (the lambda is never
+// instantiated for it), and reaching one records "<op>: dtype <name> is not
+// compiled into this selective build". One set per library build, not per
+// operator: the support templates shared by kernels (element loads with
+// type promotion) are instantiated once per binary, so per-operator sets
+// would let one kernel's narrower copy serve another.
 #pragma once
 
 #include <cstdint>
@@ -36,20 +45,43 @@ constexpr DtypeSet kAllTypes = kRealTypes | dtype_bit(ScalarType::Bool);
 
 inline bool dtype_in(ScalarType t, DtypeSet set) { return (dtype_bit(t) & set) != 0; }
 
+/// The dtypes this build compiles kernels for (all, unless selective).
+#if defined(TORCHEDGE_SELECTED_DTYPES)
+constexpr DtypeSet kCompiledDtypes = TORCHEDGE_SELECTED_DTYPES;
+#else
+constexpr DtypeSet kCompiledDtypes = ~DtypeSet{0};
+#endif
+
+namespace dtype_dispatch_detail {
+// f(T{}) when T's dtype is compiled in; otherwise the call is discarded
+// (never instantiated) and the gap is reported.
+template <ScalarType kType, typename T, typename F>
+Error call_if_compiled(F&& f, const char* op_name) {
+  if constexpr ((kCompiledDtypes & dtype_bit(kType)) != 0) {
+    return f(T{});
+  } else {
+    record_error_message("%s: dtype %s is not compiled into this selective build", op_name,
+                         to_string(kType));
+    return Error::InvalidType;
+  }
+}
+}  // namespace dtype_dispatch_detail
+
 template <typename F>
 Error switch_dtype(ScalarType t, DtypeSet allowed, const char* op_name, F&& f) {
+  using dtype_dispatch_detail::call_if_compiled;
   if (dtype_in(t, allowed)) {
     switch (t) {
-      case ScalarType::Float: return f(float{});
-      case ScalarType::Double: return f(double{});
-      case ScalarType::Half: return f(Half{});
-      case ScalarType::BFloat16: return f(BFloat16{});
-      case ScalarType::Byte: return f(uint8_t{});
-      case ScalarType::Char: return f(int8_t{});
-      case ScalarType::Short: return f(int16_t{});
-      case ScalarType::Int: return f(int32_t{});
-      case ScalarType::Long: return f(int64_t{});
-      case ScalarType::Bool: return f(bool{});
+      case ScalarType::Float: return call_if_compiled<ScalarType::Float, float>(f, op_name);
+      case ScalarType::Double: return call_if_compiled<ScalarType::Double, double>(f, op_name);
+      case ScalarType::Half: return call_if_compiled<ScalarType::Half, Half>(f, op_name);
+      case ScalarType::BFloat16: return call_if_compiled<ScalarType::BFloat16, BFloat16>(f, op_name);
+      case ScalarType::Byte: return call_if_compiled<ScalarType::Byte, uint8_t>(f, op_name);
+      case ScalarType::Char: return call_if_compiled<ScalarType::Char, int8_t>(f, op_name);
+      case ScalarType::Short: return call_if_compiled<ScalarType::Short, int16_t>(f, op_name);
+      case ScalarType::Int: return call_if_compiled<ScalarType::Int, int32_t>(f, op_name);
+      case ScalarType::Long: return call_if_compiled<ScalarType::Long, int64_t>(f, op_name);
+      case ScalarType::Bool: return call_if_compiled<ScalarType::Bool, bool>(f, op_name);
       default: break;
     }
   }

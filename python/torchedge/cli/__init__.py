@@ -4,6 +4,7 @@
     torchedge run FILE.pte [--method M] [--iterations N] [--input FILE]...
     torchedge inspect FILE.pte [--json]
     torchedge ops [--dtype D] [--group G]
+    torchedge selective-build FILE.pte... [--op NAME:DTYPES]... -o ops.yaml
 
 Each subcommand lives in its own module (<name>_command.py) with
 `add_arguments(parser)` and `run(args) -> int`. Errors print one line,
@@ -19,13 +20,15 @@ import sys
 import warnings
 from typing import Optional, Sequence
 
-from torchedge.cli import export_command, inspect_command, ops_command, run_command
+from torchedge.cli import (export_command, inspect_command, ops_command, run_command,
+                           selective_build_command)
 
 _COMMANDS = {
     "export": export_command,
     "run": run_command,
     "inspect": inspect_command,
     "ops": ops_command,
+    "selective-build": selective_build_command,
 }
 
 

@@ -15,5 +15,6 @@ from torchedge.models import basic  # noqa: F401,E402
 from torchedge.models import zoo_dense, zoo_mobile, zoo_resnet, zoo_sequence, zoo_text, zoo_vit  # noqa: F401,E402
 from torchedge.models import zoo_audio  # noqa: F401,E402
 from torchedge.models import zoo_hf  # noqa: F401,E402
+from torchedge.models import zoo_tiny  # noqa: F401,E402
 
 __all__ = ["ModelSpec", "available", "get"]
