@@ -26,6 +26,7 @@ from torchedge.aten.out_variants import kernel_name, out_variant
 from torchedge.aten.symbolic import NEGATED_COMPARISONS, SIZE_OPERATORS, SYMBOLIC_OPERATORS
 from torchedge.edge.decompositions.rules import KEPT_WHOLE
 from torchedge.errors import ExportError, Problem
+from torchedge.passes.data_dependent_bounds import DATA_DEPENDENT_SIZED
 from torchedge.quantization import QUANTIZED_NAMESPACES
 from torchedge.source_location import describe
 
@@ -261,20 +262,10 @@ def _bound_problems(value: Any) -> list[str]:
     return reasons
 
 
-# Operators whose output size depends on tensor data and whose kernel writes
-# the true size into an output planned at the export's upper bound
-# (kernels/portable/data_dependent_kernels.inc). getitem passes a size on.
-DATA_DEPENDENT_SIZED = frozenset({
-    torch.ops.aten.nonzero.default,
-    torch.ops.aten.masked_select.default,
-    torch.ops.aten._unique2.default,
-    torch.ops.aten.unique_consecutive.default,
-})
-
-
 def _planned_at_bound(node: torch.fx.Node, symbols: set) -> bool:
     """Whether every new data-dependent size of `node` is an output size of
-    a DATA_DEPENDENT_SIZED op with a finite upper bound."""
+    a DATA_DEPENDENT_SIZED op with an upper bound the runtime's int32 sizes
+    hold (the kernel writes the true size; memory is planned at the bound)."""
     if node.target not in DATA_DEPENDENT_SIZED:
         return False
     for symbol in symbols:
@@ -284,8 +275,8 @@ def _planned_at_bound(node: torch.fx.Node, symbols: set) -> bool:
         if env is None:
             return False
         upper = env.bound_sympy(symbol).upper
-        if upper in (int_oo, sympy.oo) or not upper.is_finite:
-            return False
+        if upper in (int_oo, sympy.oo) or not upper.is_finite or upper >= 2**31:
+            return False  # unbounded (passes/data_dependent_bounds.py found no static numel)
     return True
 
 
