@@ -5,11 +5,11 @@ unbacked symbol whose range is [0, numel of the input] when the input's
 shape is known where the op is traced, but a mask or input computed inside
 the program can leave it unbounded ([0, 2^63 - 2]). The memory planner
 places such outputs at their bound, so this pass tightens each symbol to
-the element count the op can produce (its input's static numel; the
-broadcast numel of self and mask for masked_select).
+the element count the op can produce (its input's numel at the inputs'
+upper-bound sizes; the broadcast numel of self and mask for masked_select).
 
 Afterwards: every output size of a DATA_DEPENDENT_SIZED node whose inputs
-have static shapes has a finite upper bound no larger than that count.
+have bounded shapes has a finite upper bound no larger than that count.
 """
 
 from __future__ import annotations
@@ -34,29 +34,41 @@ DATA_DEPENDENT_SIZED = frozenset({
 })
 
 
-def _static_numel(node: torch.fx.Node) -> Optional[int]:
-    """The most elements `node`'s data-dependent dim can count, or None."""
+def _upper(size: object) -> Optional[int]:
+    """An int size, or the finite upper bound of a symbolic one, or None."""
+    if isinstance(size, int):
+        return size
+    if isinstance(size, torch.SymInt):
+        upper = size.node.shape_env.bound_sympy(size.node.expr).upper
+        if upper.is_finite and upper < 2**62:
+            return int(upper)
+    return None
+
+
+def _element_bound(node: torch.fx.Node) -> Optional[int]:
+    """The most elements `node`'s data-dependent dim can count: its input's
+    numel (masked_select: the broadcast of self and mask) at the inputs'
+    upper-bound sizes; None when some size is unbounded."""
     shapes = []
     inputs = node.args[:2] if node.target is aten.masked_select.default else node.args[:1]
     for arg in inputs:
         value = arg.meta.get("val") if isinstance(arg, torch.fx.Node) else None
         if not isinstance(value, torch.Tensor):
             return None
-        if any(not isinstance(d, int) for d in value.shape):
+        shape = [_upper(d) for d in value.shape]
+        if any(d is None for d in shape):
             return None
-        shapes.append(tuple(int(d) for d in value.shape))
-    try:
-        shape = torch.broadcast_shapes(*shapes)
-    except RuntimeError:
-        return None
-    return math.prod(shape)
+        shapes.append(shape)
+    rank = max(len(s) for s in shapes)
+    padded = [[1] * (rank - len(s)) + s for s in shapes]
+    return math.prod(max(dims) for dims in zip(*padded))
 
 
 def bound_data_dependent_sizes(gm: torch.fx.GraphModule) -> None:
     for node in gm.graph.nodes:
         if node.op != "call_function" or node.target not in DATA_DEPENDENT_SIZED:
             continue
-        limit = _static_numel(node)
+        limit = _element_bound(node)
         if limit is None:
             continue
         for leaf in pytree.tree_leaves(node.meta.get("val")):
