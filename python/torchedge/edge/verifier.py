@@ -86,7 +86,7 @@ def _signature_problems(ep: ExportedProgram, method: str) -> Iterable[Problem]:
             message = (f"the program mutates its input '{spec.target}' in place; only buffers "
                        "(register_buffer) may be mutated: pass the op a copy "
                        f"(`{spec.target}.clone()`) or hold the tensor in a buffer of the module "
-                       "(e.g. BatchNorm's running_mean / running_var) instead of an input")
+                       "(register_buffer, updated in place) instead of passing it as an input")
         yield Problem(message, operator=operator_name, location=where, method=method)
 
 
