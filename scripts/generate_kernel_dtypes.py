@@ -27,7 +27,8 @@ TABLE_PATH = ROOT / "kernels" / "portable" / "kernel_dtypes.inc"
 # Wire values of runtime/core/scalar_type.h (the ET ScalarType enum).
 WIRE_VALUE = {
     "uint8": 0, "int8": 1, "int16": 2, "int32": 3, "int64": 4, "float16": 5,
-    "float32": 6, "float64": 7, "bool": 11, "bfloat16": 15,
+    "float32": 6, "float64": 7, "complex32": 8, "complex64": 9, "complex128": 10, "bool": 11,
+    "bfloat16": 15,
 }
 
 

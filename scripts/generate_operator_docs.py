@@ -26,6 +26,7 @@ DOCS_PATH = REPO / "docs" / "operators.md"
 _SHORT = {
     "float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16", "int8": "i8",
     "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8", "bool": "bool",
+    "complex32": "c32", "complex64": "c64", "complex128": "c128",
 }
 
 

@@ -116,6 +116,14 @@ class _Views(nn.Module):
         return y.view(b, 4, -1).transpose(1, 2).unsqueeze(0).squeeze(0) - x.shape[1]
 
 
+class _Masked(nn.Module):
+    """A data-dependent size (masked_select) under a dynamic batch: planned at
+    the bound of the batch's upper size (passes/data_dependent_bounds.py)."""
+
+    def forward(self, x):
+        return torch.masked_select(x, x > 0) * 2
+
+
 @dataclass(frozen=True)
 class Family:
     build: Callable[[], nn.Module]
@@ -163,6 +171,10 @@ FAMILIES = {
         absent_edge_ops=("aten.clone.default", "aten.view.default",
                          "aten._assert_scalar.default"),
         dynamic_dims={0: (0, 2)}),
+    "data_dependent": Family(
+        _Masked, (torch.randn(2, 4, 6),), ({0: _b},), ((1, 4, 6), (5, 4, 6), (8, 4, 6)),
+        static_ops=("aten::masked_select.out",), edge_ops=("aten.masked_select.default",),
+        dynamic_dims={0: (0,)}),
 }
 
 # Which family exercises each module of python/torchedge/passes: a new pass
@@ -180,6 +192,7 @@ AUDIT = {
     "conv2d_winograd_op": "conv_chain",
     "conv_nodes": "conv_chain",
     "custom_ops": "conv_block",
+    "data_dependent_bounds": "data_dependent",
     "fake_tensors": "interpolate",
     "graph_modules": "views",
     "linear_prepacked_op": "attention",

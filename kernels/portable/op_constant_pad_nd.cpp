@@ -4,8 +4,10 @@
 // Pads (or, with negative amounts, crops) the trailing dims: pad holds
 // (before, after) pairs starting from the last dim, at most one pair per
 // dim. New elements take `value` cast to the dtype (truncated for
-// integers, value != 0 for bool). Every dtype; self and out share one.
+// integers, value != 0 for bool, (value, 0) for complex). Every dtype; self
+// and out share one.
 // out is filled with value, then the kept part of self is copied in.
+#include "kernels/portable/support/complex.h"
 #include "kernels/portable/support/dtype_dispatch.h"
 #include "kernels/portable/support/kernel_args.h"
 #include "runtime/kernel/kernel_context.h"
@@ -90,6 +92,17 @@ Error constant_pad_nd_out(KernelContext& ctx, Span<EValue*> args) {
     r.size[d] = in_end > r.in_start[d] ? in_end - r.in_start[d] : 0;
   }
   TE_RETURN_IF_ERROR(resize_to(*out, {sizes, static_cast<size_t>(rank)}));
+  if (is_complex(self->dtype())) {  // pads with (value, 0)
+    const double fill = value->is_double() ? value->to_double()
+                                           : static_cast<double>(value->scalar_as_int());
+    return switch_complex(self->dtype(), kOp, [&](auto tag) {
+      using C = decltype(tag);
+      C padding{};
+      store_complex<C>(&padding, 0, ComplexAccumulator(fill, 0.0));
+      pad_copy<C>(*self, r, padding, *out);
+      return Error::Ok;
+    });
+  }
   return switch_dtype(self->dtype(), kAllTypes, kOp, [&](auto tag) {
     using T = decltype(tag);
     pad_copy<T>(*self, r, scalar_to<T>(*value), *out);

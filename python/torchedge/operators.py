@@ -39,6 +39,7 @@ except ModuleNotFoundError:  # Python 3.10
 DTYPE_NAMES = (
     "float32", "float64", "float16", "bfloat16",
     "int8", "int16", "int32", "int64", "uint8", "bool",
+    "complex32", "complex64", "complex128",
 )
 
 # A group names the kernels/portable/<group>_kernels.inc that registers the kernel.
@@ -73,7 +74,8 @@ def dtype_name(dtype: DtypeLike) -> str:
     """"float32" for torch.float32 or "float32"; ValueError for others."""
     name = dtype if isinstance(dtype, str) else str(dtype).replace("torch.", "")
     aliases = {"float": "float32", "double": "float64", "half": "float16", "long": "int64",
-               "int": "int32", "short": "int16"}
+               "int": "int32", "short": "int16", "cfloat": "complex64", "cdouble": "complex128",
+               "chalf": "complex32"}
     name = aliases.get(name, name)
     if name not in DTYPE_NAMES:
         raise ValueError(f"unknown dtype {dtype!r}; expected one of {', '.join(DTYPE_NAMES)}")

@@ -24,7 +24,8 @@ from torchedge import _C
 # ET12 wire value <-> torch dtype (c10::ScalarType numbering).
 _WIRE_TO_DTYPE = {
     0: torch.uint8, 1: torch.int8, 2: torch.int16, 3: torch.int32, 4: torch.int64,
-    5: torch.float16, 6: torch.float32, 7: torch.float64, 11: torch.bool,
+    5: torch.float16, 6: torch.float32, 7: torch.float64, 8: torch.complex32, 9: torch.complex64,
+    10: torch.complex128, 11: torch.bool,
     15: torch.bfloat16, 27: torch.uint16, 28: torch.uint32, 29: torch.uint64,
 }
 _DTYPE_TO_WIRE = {v: k for k, v in _WIRE_TO_DTYPE.items()}

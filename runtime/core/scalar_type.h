@@ -22,6 +22,9 @@ enum class ScalarType : int8_t {
   Half = 5,    // float16
   Float = 6,   // float32
   Double = 7,  // float64
+  ComplexHalf = 8,    // complex32: (float16 real, float16 imag)
+  ComplexFloat = 9,   // complex64: (float32 real, float32 imag)
+  ComplexDouble = 10, // complex128: (float64 real, float64 imag)
   Bool = 11,
   BFloat16 = 15,
   UInt16 = 27,
@@ -29,7 +32,7 @@ enum class ScalarType : int8_t {
   UInt64 = 29,
 };
 
-enum class ScalarKind : uint8_t { Unsupported, Bool, Integral, Floating };
+enum class ScalarKind : uint8_t { Unsupported, Bool, Integral, Floating, Complex };
 
 struct ScalarTypeInfo {
   const char* name;  // PyTorch spelling: "float32", "int64", ...
@@ -51,9 +54,9 @@ constexpr ScalarTypeInfo kScalarTypeInfo[kNumScalarTypeSlots] = {
     /* 5 */ {"float16", 2, ScalarKind::Floating, true},
     /* 6 */ {"float32", 4, ScalarKind::Floating, true},
     /* 7 */ {"float64", 8, ScalarKind::Floating, true},
-    /* 8 */ {"complex32", 0, ScalarKind::Unsupported, true},
-    /* 9 */ {"complex64", 0, ScalarKind::Unsupported, true},
-    /* 10 */ {"complex128", 0, ScalarKind::Unsupported, true},
+    /* 8 */ {"complex32", 4, ScalarKind::Complex, true},
+    /* 9 */ {"complex64", 8, ScalarKind::Complex, true},
+    /* 10 */ {"complex128", 16, ScalarKind::Complex, true},
     /* 11 */ {"bool", 1, ScalarKind::Bool, false},
     /* 12 */ {"qint8", 0, ScalarKind::Unsupported, true},
     /* 13 */ {"quint8", 0, ScalarKind::Unsupported, false},
@@ -89,6 +92,9 @@ constexpr size_t element_size(ScalarType t) { return info(t).size; }
 constexpr const char* to_string(ScalarType t) { return info(t).name; }
 constexpr bool is_floating(ScalarType t) { return info(t).kind == ScalarKind::Floating; }
 constexpr bool is_integral(ScalarType t) { return info(t).kind == ScalarKind::Integral; }
+/// Complex dtypes hold (real, imag) pairs of one floating type; kernels that
+/// do not list them reject them (see kernels/portable/support/complex.h).
+constexpr bool is_complex(ScalarType t) { return info(t).kind == ScalarKind::Complex; }
 
 /// Maps a C++ element type to its ScalarType at compile time.
 template <typename T>

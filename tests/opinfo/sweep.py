@@ -15,7 +15,8 @@ Outcomes (`Result.category`):
   kernel-dtype, run-error, wrong-result.
 
 Tolerances: float32 outputs within 1e-4 of the output's largest finite
-magnitude, float16 within 1e-3 and bfloat16 within 1e-2 of it; integer and
+magnitude, float16 within 1e-3 and bfloat16 within 1e-2 of it (complex
+outputs: their real and imaginary parts as the parts' dtype); integer and
 bool outputs exact; NaN and infinities where eager has them; shapes and
 dtypes equal.
 
@@ -147,6 +148,8 @@ def _selects_equal_values(e: torch.Tensor, a: torch.Tensor, inputs: Sequence[tor
 def _compare_values(e: torch.Tensor, a: torch.Tensor) -> Optional[str]:
     if e.numel() == 0:
         return None
+    if e.is_complex():  # real and imaginary parts, each as its floating dtype
+        e, a = torch.view_as_real(e.resolve_conj()), torch.view_as_real(a.resolve_conj())
     if not e.is_floating_point():
         return None if torch.equal(e, a) else f"{int((e != a).sum())} of {e.numel()} elements differ"
     e64, a64 = e.double(), a.double()

@@ -111,6 +111,23 @@ CASES = [
          lambda n: (torch.randint(0, 3, (n, 6)).float(),), aten.sort.stable),
     Case("adaptive_max_pool2d", lambda x: torch.nn.functional.adaptive_max_pool2d(x, (2, 3), True),
          lambda n: (_randn(n, 3, 7, 8),), aten.adaptive_max_pool2d.default),
+    # Complex values (compared through view_as_real) and data-dependent sizes.
+    Case("complex", lambda a, b: torch.view_as_real(torch.complex(a, b)),
+         lambda n: (_randn(n, 3), _randn(n, 3)), aten.complex.default),
+    Case("polar", lambda a, b: torch.view_as_real(torch.polar(a, b)),
+         lambda n: (_randn(n, 3).abs(), _randn(n, 3)), aten.polar.default),
+    Case("conj_physical", lambda x: torch.view_as_real(torch.conj_physical(torch.complex(x, -x))),
+         lambda n: (_randn(n, 4),), aten._conj_physical.default),
+    Case("fft_c2c", lambda x: torch.view_as_real(torch.fft.fft(torch.complex(x, 2 * x), dim=1)),
+         lambda n: (_randn(n, 6),), aten._fft_c2c.default),
+    Case("masked_select", lambda x: torch.masked_select(x, x > 0), lambda n: (_randn(n, 5),),
+         aten.masked_select.default),
+    Case("nonzero_static", lambda x: torch.nonzero_static(x, size=6),
+         lambda n: (torch.randint(0, 2, (n, 3)),), aten.nonzero_static.default),
+    Case("unique", lambda x: torch.unique(x, return_inverse=True, return_counts=True),
+         lambda n: (torch.randint(0, 4, (n, 3)),), aten._unique2.default),
+    Case("unique_consecutive", lambda x: torch.unique_consecutive(x, return_counts=True),
+         lambda n: (torch.randint(0, 2, (n, 4)),), aten.unique_consecutive.default),
 ]
 
 

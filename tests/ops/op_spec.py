@@ -9,6 +9,7 @@ Tolerance table (runtime vs eager, |actual - expected| <= atol + rtol * |expecte
     float16             rtol 1e-3, atol 1e-3     rtol 1e-3, atol 1e-3
     bfloat16            rtol 1e-2, atol 1e-2     rtol 1e-2, atol 1e-2
     integers, bool      exact                    exact
+    complex32/64/128    as float16 / float32 / float64, on real and imaginary parts
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ ALL_DTYPES = (
 FLOAT_DTYPES = ALL_DTYPES[:4]
 INT_DTYPES = ALL_DTYPES[4:9]
 REAL_DTYPES = ALL_DTYPES[:9]  # everything but bool
+COMPLEX_DTYPES = (torch.complex32, torch.complex64, torch.complex128)
 
 
 def dtype_name(dtype: torch.dtype) -> str:
@@ -44,7 +46,10 @@ class Kind(enum.Enum):
 
 
 def tolerance(dtype: torch.dtype, kind: Kind) -> tuple[float, float]:
-    """(rtol, atol) of the table in this file's docstring."""
+    """(rtol, atol) of the table in this file's docstring (a complex dtype
+    as its parts' dtype)."""
+    dtype = {torch.complex32: torch.float16, torch.complex64: torch.float32,
+             torch.complex128: torch.float64}.get(dtype, dtype)
     if dtype in (torch.float32, torch.float64):
         return (1e-5, 1e-6) if kind is Kind.ELEMENTWISE else (1e-4, 1e-5)
     if dtype == torch.float16:

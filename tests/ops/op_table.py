@@ -12,7 +12,10 @@ be listed with dtypes in kernels/portable/operators.toml
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
+
+import torch
 
 from harness import OpSpec
 
@@ -23,6 +26,9 @@ _GROUP_MODULES = {
     "math": "op_table_math",
     "nn2": "op_table_nn2",
     "nn3": "op_table_nn3",
+    "strided": "op_table_strided",
+    "complex": "op_table_complex",
+    "data_dependent": "op_table_data_dependent",
 }
 
 
@@ -33,6 +39,19 @@ def _index() -> dict[str, OpSpec]:
             if spec.name in table:
                 raise ValueError(f"op table lists {spec.name} twice")
             table[spec.name] = spec
+    return _offer_complex(table)
+
+
+def _offer_complex(table: dict[str, OpSpec]) -> dict[str, OpSpec]:
+    """Adds the complex dtypes to the specs of the data-movement kernels
+    that serve them (op_table_complex.COMPLEX_DATA_MOVEMENT)."""
+    complex_table = importlib.import_module("op_table_complex")
+    for name in complex_table.COMPLEX_DATA_MOVEMENT:
+        extra = complex_table.COMPLEX_DTYPES
+        if name in complex_table.COMPLEX_HALF_MOVEMENT:
+            extra = extra + (torch.complex32,)
+        spec = table[name]
+        table[name] = dataclasses.replace(spec, dtypes=tuple(spec.dtypes) + extra)
     return table
 
 

@@ -22,6 +22,10 @@ Shape = tuple[int, ...]
 def make(shape: Shape, dtype: torch.dtype, *, positive: bool = False, nonzero: bool = False,
          low: Optional[float] = None, high: Optional[float] = None) -> torch.Tensor:
     """A random tensor of `shape` and `dtype` (see the module docstring)."""
+    if dtype.is_complex:  # (real, imag) each drawn as the parts' floating dtype
+        part = {torch.complex32: torch.float16, torch.complex64: torch.float32}.get(dtype, torch.float64)
+        real = make(shape, part, positive=positive, nonzero=nonzero, low=low, high=high)
+        return torch.complex(real, make(shape, part, low=low, high=high)).to(dtype).contiguous()
     if dtype == torch.bool:
         t = torch.randint(0, 2, shape).bool()
         t = torch.ones(shape, dtype=torch.bool) if (positive or nonzero) else t

@@ -18,15 +18,17 @@
 namespace torchedge {
 
 /// Whether ATen lets a value of `from` be written into a `to` tensor by a
-/// promoting op such as cat (torch.can_cast): not floating into integral or
-/// bool, not integral into bool.
+/// promoting op such as cat (torch.can_cast): not complex into real, not
+/// floating into integral or bool, not integral into bool.
 bool can_cast(ScalarType from, ScalarType to);
 
 /// Copies `src` (elements of `src_dtype`) into `dst` (elements of
 /// `dst_dtype`) by logical index, converting each element. The views must
 /// have the same sizes and not overlap. Same dtypes make a plain copy.
-/// Fails with InvalidType, naming `op_name`, for a dtype outside float32,
-/// float64, float16, bfloat16, uint8, int8, int16, int32, int64 and bool.
+/// Complex dtypes convert as ATen does (real -> (value, 0); complex -> real
+/// keeps the real part). Fails with InvalidType, naming `op_name`, for a
+/// dtype outside float32, float64, float16, bfloat16, uint8, int8, int16,
+/// int32, int64, bool, complex32, complex64 and complex128.
 Error convert_view(const StridedView& src, ScalarType src_dtype, const StridedView& dst,
                    ScalarType dst_dtype, const char* op_name);
 

@@ -18,9 +18,14 @@
 
 namespace torchedge {
 
-/// Calls f(W{}) with W the unsigned integer type of `width` bytes. A width
-/// other than 1, 2, 4 or 8 records "<op>: unsupported element size" and
-/// returns Error::InvalidType.
+/// A 16-byte element (complex128) moved as one value.
+struct Element16 {
+  uint64_t lo, hi;
+};
+
+/// Calls f(W{}) with W the unsigned integer type of `width` bytes (Element16
+/// for 16). A width other than 1, 2, 4, 8 or 16 records "<op>: unsupported
+/// element size" and returns Error::InvalidType.
 template <typename F>
 Error switch_element_width(size_t width, const char* op_name, F&& f) {
   switch (width) {
@@ -28,6 +33,7 @@ Error switch_element_width(size_t width, const char* op_name, F&& f) {
     case 2: return f(uint16_t{});
     case 4: return f(uint32_t{});
     case 8: return f(uint64_t{});
+    case 16: return f(Element16{});
     default: break;
   }
   record_error_message("%s: unsupported element size %zu", op_name, width);

@@ -11,6 +11,7 @@ from torch.export.graph_signature import OutputSpec, SymIntArgument, TensorArgum
 
 from torchedge.edge.decompositions import edge_decompositions
 from torchedge.edge.verifier import verify_edge_program
+from torchedge.passes.data_dependent_bounds import bound_data_dependent_sizes
 from torchedge.errors import ExportError, Problem
 from torchedge import passes
 from torchedge.passes import EDGE_PASSES, graph_modules, refresh_fake_tensors
@@ -194,6 +195,7 @@ def _to_edge_dialect(
         module.graph.lint()
         module.recompile()
     _sync_output_specs(edge, gm.graph)
+    bound_data_dependent_sizes(gm)
     if verify:
         verify_edge_program(edge, name)
     return edge

@@ -20,11 +20,13 @@ from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
 from torch.utils import _pytree as pytree
 from torch.utils._sympy.numbers import int_oo
 
+from torchedge import operators
 from torchedge.aten.dtypes import unsupported_dtype_reason
 from torchedge.aten.out_variants import kernel_name, out_variant
 from torchedge.aten.symbolic import NEGATED_COMPARISONS, SIZE_OPERATORS, SYMBOLIC_OPERATORS
 from torchedge.edge.decompositions.rules import KEPT_WHOLE
 from torchedge.errors import ExportError, Problem
+from torchedge.passes.data_dependent_bounds import DATA_DEPENDENT_SIZED
 from torchedge.quantization import QUANTIZED_NAMESPACES
 from torchedge.source_location import describe
 
@@ -78,10 +80,35 @@ def _signature_problems(ep: ExportedProgram, method: str) -> Iterable[Problem]:
                 yield Problem(message, location=where, method=method)
             continue
         message = f"output of kind {spec.kind.name} ('{spec.target}') is not supported"
+        operator_name = None
         if spec.kind == OutputKind.USER_INPUT_MUTATION:
+            operator_name = _mutating_operator(node)
             message = (f"the program mutates its input '{spec.target}' in place; only buffers "
-                       "(register_buffer) may be mutated")
-        yield Problem(message, location=where, method=method)
+                       "(register_buffer) may be mutated: pass the op a copy "
+                       f"(`{spec.target}.clone()`) or hold the tensor in a buffer of the module "
+                       "(register_buffer, updated in place) instead of passing it as an input")
+        yield Problem(message, operator=operator_name, location=where, method=method)
+
+
+def _mutating_operator(value: Optional[torch.fx.Node]) -> Optional[str]:
+    """The ATen operator that computes a mutated input's new value (the
+    in-place op the user called, functionalized), looking through the
+    copies and views export inserts."""
+    seen = 0
+    while value is not None and value.op == "call_function" and seen < 8:
+        name = str(value.target)
+        if not any(part in name for part in ("copy", "view", "alias", "getitem")):
+            return name
+        if value.target is operator.getitem:
+            producer = value.args[0]
+            return str(producer.target) if isinstance(producer, torch.fx.Node) else name
+        if value.target is torch.ops.aten.copy.default:  # copy(dst, src): follow the source
+            value = value.args[1] if isinstance(value.args[1], torch.fx.Node) else None
+        else:
+            inputs = value.all_input_nodes
+            value = inputs[0] if inputs else None
+        seen += 1
+    return None
 
 
 def _buffer_mutation_problem(
@@ -133,6 +160,8 @@ def _node_problems(node: torch.fx.Node, method: str) -> Iterable[Problem]:
         yield Problem(reason, operator=op_name, location=where, method=method)
         return
     for reason in _value_problems(node.meta.get("val")):
+        yield Problem(reason, operator=op_name, location=where, method=method)
+    for reason in _complex_kernel_problems(node):
         yield Problem(reason, operator=op_name, location=where, method=method)
     for reason in _dtype_argument_problems(node):
         yield Problem(reason, operator=op_name, location=where, method=method)
@@ -196,6 +225,28 @@ def _value_problems(value: Any) -> list[str]:
     return list(dict.fromkeys(reasons))
 
 
+def _complex_kernel_problems(node: torch.fx.Node) -> list[str]:
+    """Complex tensors a node reads or writes whose dtype its kernel is not
+    listed for (kernels/portable/operators.toml): most kernels compute on
+    real dtypes only, and the load-time dtype check passes a call as soon
+    as one operand's dtype is listed."""
+    if not isinstance(node.target, OpOverload) or node.target.namespace != "aten":
+        return []
+    values = [node.meta.get("val")] + [a.meta.get("val") for a in node.all_input_nodes]
+    complex_dtypes = {leaf.dtype for leaf in pytree.tree_leaves(values)
+                      if isinstance(leaf, torch.Tensor) and leaf.dtype.is_complex}
+    if not complex_dtypes:
+        return []
+    variant = out_variant(node.target)
+    if variant is None:
+        return []  # reported by _target_problem
+    kernel = "{}.{}".format(*kernel_name(variant))
+    entry = operators.lookup(kernel)
+    return [f"complex dtype {dtype} is not supported by the runtime kernel {kernel}"
+            for dtype in sorted(complex_dtypes, key=str)
+            if entry is None or not entry.supports(dtype)]
+
+
 def _bound_problems(value: Any) -> list[str]:
     """Dynamic sizes of an input without a finite upper bound (memory is
     planned at the bound; sizes derived from bounded inputs are bounded)."""
@@ -211,14 +262,55 @@ def _bound_problems(value: Any) -> list[str]:
     return reasons
 
 
+def _planned_at_bound(node: torch.fx.Node, symbols: set) -> bool:
+    """Whether every new data-dependent size of `node` is an output size of
+    a DATA_DEPENDENT_SIZED op with an upper bound the runtime's int32 sizes
+    hold (the kernel writes the true size; memory is planned at the bound)."""
+    if node.target not in DATA_DEPENDENT_SIZED:
+        return False
+    for symbol in symbols:
+        value = next(iter(pytree.tree_leaves(node.meta.get("val"))), None)
+        env = value.shape[0].node.shape_env if isinstance(value, torch.Tensor) and isinstance(
+            value.shape[0], torch.SymInt) else None
+        if env is None:
+            return False
+        upper = env.bound_sympy(symbol).upper
+        if upper in (int_oo, sympy.oo) or not upper.is_finite or upper >= 2**31:
+            return False  # unbounded (passes/data_dependent_bounds.py found no static numel)
+    return True
+
+
+def _mask_enlarges(node: torch.fx.Node) -> bool:
+    """Whether masked_select's broadcast of (self, mask) has more elements than self."""
+    self_value, mask_value = (a.meta.get("val") if isinstance(a, torch.fx.Node) else None
+                              for a in node.args[:2])
+    if not isinstance(self_value, torch.Tensor) or not isinstance(mask_value, torch.Tensor):
+        return True
+    try:
+        shape = torch.broadcast_shapes(self_value.shape, mask_value.shape)
+    except RuntimeError:
+        return True
+    return bool(shape != self_value.shape)
+
+
 def _data_dependence_problems(node: torch.fx.Node, method: str, seen: set) -> list[Problem]:
-    """Reports the node that first computes a size or value from tensor data."""
+    """Reports the node that first computes a size or value from tensor data
+    (unless it is one whose kernel sizes its output, planned at a bound)."""
     if node.op != "call_function":
         return []
     new = set(free_unbacked_symbols(node.meta.get("val"))) - seen
     if not new:
         return []
     seen.update(new)
+    if _planned_at_bound(node, new):
+        if node.target is torch.ops.aten.masked_select.default and _mask_enlarges(node):
+            return [Problem(
+                "the mask broadcasts self to more elements than self has, past the output "
+                "bound torch.export states (self's numel); expand self to the mask's shape "
+                "first (torch.masked_select(x.expand_as(mask), mask))",
+                operator=str(node.target), location=describe(node), method=method,
+            )]
+        return []
     return [Problem(
         "computes a shape or value from tensor data (data-dependent); "
         "the runtime needs shapes known ahead of time",

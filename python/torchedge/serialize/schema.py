@@ -30,6 +30,9 @@ class ScalarType(enum.IntEnum):
     HALF = 5
     FLOAT = 6
     DOUBLE = 7
+    COMPLEXHALF = 8
+    COMPLEXFLOAT = 9
+    COMPLEXDOUBLE = 10
     BOOL = 11
     QINT8 = 12
     QUINT8 = 13

@@ -84,7 +84,8 @@ TEST(ScalarTypeTest, TableMatchesWireValues) {
   EXPECT_EQ(element_size(ScalarType::BFloat16), 2u);
   EXPECT_STREQ(to_string(ScalarType::Bool), "bool");
   EXPECT_TRUE(is_valid_scalar_type(6));
-  EXPECT_FALSE(is_valid_scalar_type(8));   // complex
+  EXPECT_TRUE(is_valid_scalar_type(9));    // complex64
+  EXPECT_FALSE(is_valid_scalar_type(12));  // qint8
   EXPECT_FALSE(is_valid_scalar_type(-1));
   EXPECT_FALSE(is_valid_scalar_type(99));
   EXPECT_EQ(ScalarTypeOf<int64_t>::value, ScalarType::Long);

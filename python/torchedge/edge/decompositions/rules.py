@@ -41,4 +41,14 @@ KEPT_WHOLE: frozenset[OpOverload] = frozenset({
     aten.cumprod.default,
     aten.round.decimals,
     aten.sort.stable,
+    # Complex values and data-dependent output sizes (complex_kernels.inc,
+    # data_dependent_kernels.inc).
+    aten.complex.default,
+    aten.polar.default,
+    aten._conj_physical.default,
+    aten._fft_c2c.default,
+    aten.masked_select.default,
+    aten.nonzero_static.default,
+    aten._unique2.default,
+    aten.unique_consecutive.default,
 })
