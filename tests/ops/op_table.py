@@ -23,6 +23,7 @@ _GROUP_MODULES = {
     "math": "op_table_math",
     "nn2": "op_table_nn2",
     "nn3": "op_table_nn3",
+    "special": "op_table_special",
 }
 
 
