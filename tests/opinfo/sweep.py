@@ -109,7 +109,8 @@ def compare(expected: Any, actual: Any, inputs: Sequence[torch.Tensor] = ()) -> 
       - a bare index tensor shaped like x (argsort): it is a permutation of
         0..n-1 along d, and x gathered at it equals x gathered at eager's
         indices exactly.
-    Any other difference in an index output is a mismatch."""
+    Any other difference in an index output is a mismatch. Eigenvectors and
+    singular vectors match up to the sign of each vector (_same_up_to_sign)."""
     exp_leaves = pytree.tree_leaves(expected)
     act_leaves = pytree.tree_leaves(list(actual) if isinstance(actual, (tuple, list)) else [actual])
     if len(exp_leaves) != len(act_leaves):
@@ -123,9 +124,48 @@ def compare(expected: Any, actual: Any, inputs: Sequence[torch.Tensor] = ()) -> 
             return f"output {i}: dtype {a.dtype}, eager {e.dtype}"
         why = _compare_values(e, a)
         if why and not (_valid_indices_of_values(expected, i, exp_leaves, act_leaves, inputs)
-                        or _valid_argsort(e, a, inputs)):
+                        or _valid_argsort(e, a, inputs)
+                        or _same_up_to_sign(expected, i, exp_leaves, act_leaves)):
             return f"output {i}: {why}"
     return None
+
+
+# torch.return_types whose vectors are unique only up to sign: the field
+# whose signs decide, and each vector field with the dim that runs along a
+# vector (-2: vectors are columns, -1: rows).
+_SIGN_FREE = {
+    "linalg_eigh": ("eigenvectors", {"eigenvectors": -2}),
+    "linalg_svd": ("U", {"U": -2, "Vh": -1}),
+    "svd": ("U", {"U": -2, "V": -2}),
+}
+
+
+def _same_up_to_sign(expected: Any, failed: int, exp_leaves: list, act_leaves: list) -> bool:
+    """Eigenvectors (linalg.eigh) and singular vectors (svd) are unique only
+    up to sign: each of eager's vectors is matched to ours times the sign of
+    their dot product (U's signs carry over to V's, so the product U S Vh
+    is the same), then compared to the tolerance."""
+    spec = _SIGN_FREE.get(type(expected).__name__)
+    fields = tuple(getattr(type(expected), "__match_args__", ()))
+    if spec is None or len(fields) != len(act_leaves):
+        return False
+    decider, vector_dims = spec
+    name = fields[failed]
+    if name not in vector_dims:
+        return False
+    e_ref, a_ref = exp_leaves[fields.index(decider)], act_leaves[fields.index(decider)]
+    if e_ref.numel() == 0:
+        return False
+    dim = vector_dims[decider]
+    signs = torch.sign((e_ref.double() * a_ref.double()).sum(dim=dim, keepdim=True))
+    e, a = exp_leaves[failed], act_leaves[failed]
+    if vector_dims[name] != dim:
+        signs = signs.transpose(-2, -1)
+    try:
+        flipped = a.double() * signs
+    except RuntimeError:  # as many vectors in U as in V only without full_matrices
+        return False
+    return flipped.shape == a.shape and _compare_values(e, flipped.to(a.dtype)) is None
 
 
 def _same_exactly(x: torch.Tensor, y: torch.Tensor) -> bool:

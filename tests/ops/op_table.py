@@ -24,6 +24,7 @@ _GROUP_MODULES = {
     "nn2": "op_table_nn2",
     "nn3": "op_table_nn3",
     "special": "op_table_special",
+    "linalg": "op_table_linalg",
 }
 
 

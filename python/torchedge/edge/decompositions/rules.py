@@ -61,4 +61,8 @@ KEPT_WHOLE: frozenset[OpOverload] = frozenset({
     aten.special_shifted_chebyshev_polynomial_w.default,
     aten.special_hermite_polynomial_h.default, aten.special_hermite_polynomial_he.default,
     aten.special_laguerre_polynomial_l.default, aten.special_legendre_polynomial_p.default,
+    # Dense linear algebra (kernels/portable/op_linalg_*.cpp).
+    aten.linalg_cholesky_ex.default, aten.linalg_lu_factor_ex.default, aten.lu_unpack.default,
+    aten.linalg_solve_triangular.default, aten._linalg_eigh.default, aten._linalg_svd.default,
+    aten.geqrf.default, aten.linalg_householder_product.default,
 })

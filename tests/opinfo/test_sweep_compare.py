@@ -1,5 +1,7 @@
-"""sweep.compare on index outputs: another order of equal values matches,
-anything that selects other values (or repeats an index) does not."""
+"""sweep.compare on outputs eager defines only up to an ambiguity: index
+outputs on ties (another order of equal values matches, anything that
+selects other values or repeats an index does not) and eigen / singular
+vectors (each up to sign, U and V flipped together)."""
 
 from __future__ import annotations
 
@@ -42,3 +44,22 @@ def test_argsort_permutation_on_ties() -> None:
     assert compare(expected, torch.tensor([3, 1, 2, 0]), (x,)) is None
     assert compare(expected, torch.tensor([1, 1, 0, 2]), (x,)) is not None
     assert compare(expected, torch.tensor([0, 1, 2, 3]), (x,)) is not None
+
+
+def test_eigenvectors_match_up_to_sign() -> None:
+    a = torch.tensor([[2.0, 1.0], [1.0, 3.0]])
+    expected = torch.linalg.eigh(a)
+    flipped = (expected.eigenvalues, expected.eigenvectors * torch.tensor([[-1.0, 1.0]]))
+    assert compare(expected, flipped, (a,)) is None
+    swapped = (expected.eigenvalues, expected.eigenvectors.flip(-1))
+    assert compare(expected, swapped, (a,)) is not None
+
+
+def test_singular_vectors_flip_in_pairs() -> None:
+    a = torch.tensor([[3.0, 1.0, 0.0], [1.0, 2.0, 1.0]])
+    expected = torch.linalg.svd(a, full_matrices=False)
+    d = torch.tensor([-1.0, 1.0])
+    paired = (expected.U * d, expected.S, expected.Vh * d[:, None])
+    assert compare(expected, paired, (a,)) is None
+    unpaired = (expected.U * d, expected.S, expected.Vh)
+    assert compare(expected, unpaired, (a,)) is not None
