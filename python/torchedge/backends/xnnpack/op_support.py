@@ -19,6 +19,7 @@ from typing import Any, Callable, Optional
 import torch
 
 from torchedge.backends.xnnpack.layout import AGNOSTIC, PLAIN, SPATIAL, NodeView, moves_no_data
+from torchedge.emit.tensor_values import dim_order
 from torchedge.backends.xnnpack.quantized_patterns import (
     DQ_PER_CHANNEL, QDQ_OPS, is_fold_candidate, qdq_problem,
 )
@@ -66,6 +67,11 @@ def tensor_problem(value: torch.fx.Node, what: str) -> Optional[str]:
         return f"{what} has rank {val.dim()}; XNNPACK tensors have 1 to 6 dims"
     if val.numel() == 0:
         return f"{what} is empty"
+    order = tuple(dim_order(val))  # as the emitter records it
+    if order != tuple(range(val.dim())) and not (val.dim() == 4 and order == (0, 2, 3, 1)):
+        # The delegate binds row-major tensors (4-D ones may be NHWC, layout.py);
+        # eager's linear-algebra results, for one, are column-major.
+        return f"{what} has the dim order {list(order)}; the XNNPACK delegate takes row-major tensors"
     return None
 
 

@@ -130,7 +130,10 @@ def linalg_solve_ex(a: torch.Tensor, b: torch.Tensor, *, left: bool = True, chec
     vector = _is_vector_rhs(a, b)
     rhs = aten.unsqueeze.default(b, -1) if vector else b
     x = linalg_lu_solve(lu, pivots, rhs, left=left)
-    return (aten.squeeze.dim(x, -1) if vector else x), lu, pivots, info
+    if vector:  # summing the size-1 dim copies into a row-major vector; a squeeze
+        # would be a view of the column-major [n, 1] solution, which views cannot alias
+        x = aten.sum.dim_IntList(x, [-1], False)
+    return x, lu, pivots, info
 
 
 @decomposes(aten.linalg_solve.default)
@@ -259,3 +262,21 @@ def linalg_pinv(a: torch.Tensor, *, atol: Optional[torch.Tensor] = None, rtol: O
     keep = aten.gt.Tensor(s, _threshold(s, atol, rtol, default_rtol))
     inverse = aten.where.self(keep, aten.reciprocal.default(s), aten.zeros_like.default(s))
     return aten.matmul.default(aten.mul.Tensor(_mT(vh), aten.unsqueeze.default(inverse, -2)), _mT(u))
+
+
+# -- shapes torch does not know ---------------------------------------------------------
+
+# torch 2.13 has no Meta (fake-tensor) kernel for geqrf, so export with a
+# dynamic dim (and the linalg_qr / ormqr rules above) could not trace it.
+# This one gives eager's result layout: `a` column-major, tau [..., min(m, n)].
+_META_LIBRARY = torch.library.Library("aten", "IMPL")
+
+
+def _geqrf_meta(a: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    batch, m, n = list(a.shape[:-2]), a.shape[-2], a.shape[-1]
+    reflectors = a.new_empty(batch + [n, m]).transpose(-2, -1)
+    return reflectors, a.new_empty(batch + [torch.sym_min(m, n)])
+
+
+if not torch._C._dispatch_has_kernel_for_dispatch_key("aten::geqrf", "Meta"):
+    _META_LIBRARY.impl("geqrf", _geqrf_meta, "Meta")
