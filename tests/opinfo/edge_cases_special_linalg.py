@@ -126,3 +126,16 @@ LINALG_CASES = [
      lambda n: _qr_inputs(n) + (torch.randn(n, 2, 5),), aten.ormqr.default),
     ("linalg_pinv", torch.linalg.pinv, lambda n: (torch.randn(n, 4, 3),), aten.linalg_pinv.atol_rtol_tensor),
 ]
+
+SPECIAL_CASES += [
+    ("gcd", torch.gcd, lambda n: (torch.randint(-30, 30, (n, 5)), torch.randint(-30, 30, (n, 5))),
+     aten.gcd.default),
+    ("lcm", torch.lcm, lambda n: (torch.randint(-30, 30, (n, 5)), torch.randint(-30, 30, (n, 5))),
+     aten.lcm.default),
+    ("bitwise_left_shift", torch.bitwise_left_shift,
+     lambda n: (torch.randint(-99, 99, (n, 5)), torch.randint(-2, 66, (n, 5))), aten.bitwise_left_shift.Tensor),
+    ("bitwise_right_shift", torch.bitwise_right_shift,
+     lambda n: (torch.randint(-99, 99, (n, 5)), torch.randint(-2, 66, (n, 5))), aten.bitwise_right_shift.Tensor),
+    ("nextafter", torch.nextafter, lambda n: (torch.randn(n, 5), torch.randn(n, 5)), aten.nextafter.default),
+    ("frexp", torch.frexp, lambda n: (torch.randn(n, 5) * 1e3,), aten.frexp.Tensor),
+]

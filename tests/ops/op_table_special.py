@@ -134,3 +134,57 @@ def _polygamma_samples(dtype: torch.dtype) -> list[Sample]:
 
 SPECS.append(OpSpec("aten::polygamma.out", lambda x: torch.polygamma(1, x), _polygamma_samples, FLOATS,
                     Kind.ELEMENTWISE, keep=(aten.polygamma.default,), notes=_NOT_CORE))
+
+
+# -- integer arithmetic and float bits (op_integer_bits.cpp) -------------------------------
+
+INTS = (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8)
+
+
+def _int_pair(low: int, high: int, b_low: int, b_high: int,
+              edges: tuple[Sequence[int], Sequence[int]]) -> Callable[[torch.dtype], list[Sample]]:
+    def samples(dtype: torch.dtype) -> list[Sample]:
+        lo = max(low, 0) if dtype == torch.uint8 else low
+        b_lo = max(b_low, 0) if dtype == torch.uint8 else b_low
+        a = lambda shape: torch.randint(lo, high, shape).to(dtype)  # noqa: E731
+        b = lambda shape: torch.randint(b_lo, b_high, shape).to(dtype)  # noqa: E731
+        ea, eb = edges
+        if dtype == torch.uint8:
+            ea, eb = zip(*[(x, y) for x, y in zip(ea, eb) if x >= 0 and y >= 0])
+        return [Sample("regular", (a((3, 4)), b((3, 4)))),
+                Sample("broadcast", (a((2, 1, 4)), b((3, 1)))),
+                Sample("rank0", (a(()), b(()))),
+                Sample("empty", (a((0, 4)), b((4,)))),
+                Sample("edges", (torch.tensor(ea).to(dtype), torch.tensor(eb).to(dtype)))]
+    return samples
+
+
+def _float_pair(dtype: torch.dtype) -> list[Sample]:
+    a, b = make((3, 4), dtype), make((3, 4), dtype)
+    edges = _values(dtype, (0, 1, -0.0, float("inf"), float("nan"), 1)), _values(dtype, (-1, 1, 0, 0, 1, float("nan")))
+    return [Sample("regular", (a, b)), Sample("broadcast", (make((2, 1, 4), dtype), make((3, 1), dtype))),
+            Sample("rank0", (make((), dtype), make((), dtype))), Sample("edges", edges)]
+
+
+def _frexp_samples(dtype: torch.dtype) -> list[Sample]:
+    return [Sample("regular", (make((2, 3, 5), dtype) * 100,)), Sample("rank0", (make((), dtype),)),
+            Sample("empty", (make((0, 3), dtype),)),
+            Sample("edges", (_values(dtype, (0, -0.0, 3, float("inf"), float("nan"), 1e-40, -7.5)),))]
+
+
+SPECS += [
+    OpSpec("aten::gcd.out", torch.gcd, _int_pair(-30, 30, -30, 30, ((0, 0, -8, 12, 7), (0, -3, 6, -18, 0))),
+           INTS, Kind.ELEMENTWISE, keep=(aten.gcd.default,), notes=_NOT_CORE),
+    OpSpec("aten::lcm.out", torch.lcm, _int_pair(-12, 12, -12, 12, ((0, 4, -8, 100, 7), (0, -6, 6, 3, 0))),
+           INTS, Kind.ELEMENTWISE, keep=(aten.lcm.default,), notes=_NOT_CORE),
+    OpSpec("aten::bitwise_left_shift.Tensor_out", torch.bitwise_left_shift,
+           _int_pair(-20, 20, 0, 10, ((5, 5, -5, 1, 3), (7, 8, 100, -1, 0))),
+           INTS, Kind.ELEMENTWISE, keep=(aten.bitwise_left_shift.Tensor,), notes=_NOT_CORE),
+    OpSpec("aten::bitwise_right_shift.Tensor_out", torch.bitwise_right_shift,
+           _int_pair(-100, 100, 0, 10, ((5, -5, -100, 100, 3), (7, 8, -1, 70, 0))),
+           INTS, Kind.ELEMENTWISE, keep=(aten.bitwise_right_shift.Tensor,), notes=_NOT_CORE),
+    OpSpec("aten::nextafter.out", torch.nextafter, _float_pair, FLOATS, Kind.ELEMENTWISE,
+           keep=(aten.nextafter.default,), notes=_NOT_CORE),
+    OpSpec("aten::frexp.Tensor_out", torch.frexp, _frexp_samples, FLOATS, Kind.ELEMENTWISE,
+           keep=(aten.frexp.Tensor,), notes=_NOT_CORE),
+]

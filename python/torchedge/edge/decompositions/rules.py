@@ -65,4 +65,7 @@ KEPT_WHOLE: frozenset[OpOverload] = frozenset({
     aten.linalg_cholesky_ex.default, aten.linalg_lu_factor_ex.default, aten.lu_unpack.default,
     aten.linalg_solve_triangular.default, aten._linalg_eigh.default, aten._linalg_svd.default,
     aten.geqrf.default, aten.linalg_householder_product.default,
+    # Integer arithmetic and float bits (kernels/portable/op_integer_bits.cpp).
+    aten.gcd.default, aten.lcm.default, aten.bitwise_left_shift.Tensor,
+    aten.bitwise_right_shift.Tensor, aten.nextafter.default, aten.frexp.Tensor,
 })
