@@ -139,3 +139,22 @@ SPECIAL_CASES += [
     ("nextafter", torch.nextafter, lambda n: (torch.randn(n, 5), torch.randn(n, 5)), aten.nextafter.default),
     ("frexp", torch.frexp, lambda n: (torch.randn(n, 5) * 1e3,), aten.frexp.Tensor),
 ]
+
+
+def _segments(n: int) -> tuple:
+    return torch.randn(n, 3), torch.tensor([1, 0, n - 1])
+
+
+BINNING_CASES = [
+    ("diagonal_scatter", lambda x, s: torch.diagonal_scatter(x, s, 1, 1, 2),
+     lambda n: (torch.randn(n, 4, 5), torch.randn(n, 4)), aten.diagonal_scatter.default),
+    ("as_strided_scatter", lambda x, s: torch.as_strided_scatter(x, s, (2, 2), (1, 3), 1),
+     lambda n: (torch.randn(n, 6), torch.randn(2, 2)), aten.as_strided_scatter.default),
+    ("histc", lambda x: torch.histc(x, 7), lambda n: (torch.randn(n, 6),), aten.histc.default),
+    ("histogram", lambda x, w: torch.histogram(x, 5, range=(-2.0, 2.0), weight=w, density=True),
+     lambda n: (torch.randn(n, 6), torch.rand(n, 6)), aten.histogram.bin_ct),
+    ("segment_reduce_max", lambda d, l: torch.segment_reduce(d, "max", lengths=l, initial=0.5),
+     _segments, aten.segment_reduce.default),
+    ("segment_reduce_mean", lambda d, l: torch.segment_reduce(d, "mean", lengths=l), _segments,
+     aten.segment_reduce.default),
+]

@@ -23,7 +23,7 @@ import torchedge
 import torchedge.runtime
 from torchedge.edge.decompositions import KEPT_WHOLE, RULES
 
-from opinfo.edge_cases_special_linalg import LINALG_CASES, SPECIAL_CASES
+from opinfo.edge_cases_special_linalg import BINNING_CASES, LINALG_CASES, SPECIAL_CASES
 
 aten = torch.ops.aten
 
@@ -114,7 +114,7 @@ CASES = [
     Case("adaptive_max_pool2d", lambda x: torch.nn.functional.adaptive_max_pool2d(x, (2, 3), True),
          lambda n: (_randn(n, 3, 7, 8),), aten.adaptive_max_pool2d.default),
 ]
-CASES += [Case(*case) for case in SPECIAL_CASES + LINALG_CASES]
+CASES += [Case(*case) for case in SPECIAL_CASES + LINALG_CASES + BINNING_CASES]
 
 
 def _targets(program) -> set:
