@@ -158,3 +158,7 @@ BINNING_CASES = [
     ("segment_reduce_mean", lambda d, l: torch.segment_reduce(d, "mean", lengths=l), _segments,
      aten.segment_reduce.default),
 ]
+
+BINNING_CASES.append(
+    ("trilinear", lambda a, b, w: torch.nn.functional.bilinear(a, b, w),
+     lambda n: (torch.randn(n, 3), torch.randn(n, 4), torch.randn(5, 3, 4)), aten._trilinear.default))
