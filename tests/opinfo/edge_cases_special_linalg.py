@@ -162,3 +162,6 @@ BINNING_CASES = [
 BINNING_CASES.append(
     ("trilinear", lambda a, b, w: torch.nn.functional.bilinear(a, b, w),
      lambda n: (torch.randn(n, 3), torch.randn(n, 4), torch.randn(5, 3, 4)), aten._trilinear.default))
+BINNING_CASES.append(
+    ("grid_sampler_3d", lambda x, g: torch.nn.functional.grid_sample(x, g, padding_mode="border", align_corners=True),
+     lambda n: (torch.randn(n, 2, 3, 4, 5), torch.rand(n, 2, 3, 4, 3) * 2.4 - 1.2), aten.grid_sampler_3d.default))

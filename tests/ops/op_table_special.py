@@ -188,3 +188,23 @@ SPECS += [
     OpSpec("aten::frexp.Tensor_out", torch.frexp, _frexp_samples, FLOATS, Kind.ELEMENTWISE,
            keep=(aten.frexp.Tensor,), notes=_NOT_CORE),
 ]
+
+
+def _grid_sample_3d(mode: str, padding: str, align: bool) -> Callable:
+    return lambda x, g: torch.nn.functional.grid_sample(x, g, mode=mode, padding_mode=padding,
+                                                        align_corners=align)
+
+
+def _grid_3d_samples(dtype: torch.dtype) -> list[Sample]:
+    x = make((2, 3, 4, 5, 6), dtype)
+    grid = make((2, 3, 2, 4, 3), dtype, low=-1.3, high=1.3)
+    out = []
+    for mode in ("bilinear", "nearest"):
+        for padding in ("zeros", "border", "reflection"):
+            for align in (False, True):
+                out.append(Sample(f"{mode}_{padding}_{int(align)}", (x, grid), _grid_sample_3d(mode, padding, align)))
+    return out
+
+
+SPECS.append(OpSpec("aten::grid_sampler_3d.out", _grid_sample_3d("bilinear", "zeros", False), _grid_3d_samples,
+                    FLOATS, Kind.REDUCTION, keep=(aten.grid_sampler_3d.default,), notes=_NOT_CORE))

@@ -68,4 +68,5 @@ KEPT_WHOLE: frozenset[OpOverload] = frozenset({
     # Integer arithmetic and float bits (kernels/portable/op_integer_bits.cpp).
     aten.gcd.default, aten.lcm.default, aten.bitwise_left_shift.Tensor,
     aten.bitwise_right_shift.Tensor, aten.nextafter.default, aten.frexp.Tensor,
+    aten.grid_sampler_3d.default,  # kernels/portable/op_grid_sampler_3d.cpp
 })
