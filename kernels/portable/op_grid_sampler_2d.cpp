@@ -102,19 +102,13 @@ Error check_args(const Tensor& input, const Tensor& grid, int64_t mode, int64_t 
 }  // namespace
 
 Error grid_sampler_2d_out(KernelContext& ctx, Span<EValue*> args) {
-  TE_RETURN_IF_ERROR(expect_arg_count(args, 6));
-  TE_ASSIGN_OR_RETURN(Tensor* input, tensor_arg(args, 0, "input"));
-  TE_ASSIGN_OR_RETURN(Tensor* grid, tensor_arg(args, 1, "grid"));
-  TE_ASSIGN_OR_RETURN(int64_t mode, int_arg(args, 2, "interpolation_mode"));
-  TE_ASSIGN_OR_RETURN(int64_t padding, int_arg(args, 3, "padding_mode"));
-  TE_ASSIGN_OR_RETURN(bool align_corners, bool_arg(args, 4, "align_corners"));
-  TE_ASSIGN_OR_RETURN(Tensor* out, tensor_arg(args, 5, "out"));
-  TE_RETURN_IF_ERROR(check_args(*input, *grid, mode, padding));
-  TE_RETURN_IF_ERROR(expect_same_dtype(*input, *out, "input", "out"));
-  const int64_t sizes[] = {input->size(0), input->size(1), grid->size(1), grid->size(2)};
-  TE_RETURN_IF_ERROR(resize_to(*out, sizes));
-  return switch_dtype_only<kFloatingTypes>(input->dtype(), kOp, [&](auto tag) {
-    grid_sample<decltype(tag)>(*input, *grid, mode == 1, padding, align_corners, *out);
+  TE_ASSIGN_OR_RETURN(grid_index::SamplerArgs a, grid_index::sampler_args(args));
+  TE_RETURN_IF_ERROR(check_args(*a.input, *a.grid, a.mode, a.padding));
+  TE_RETURN_IF_ERROR(expect_same_dtype(*a.input, *a.out, "input", "out"));
+  const int64_t sizes[] = {a.input->size(0), a.input->size(1), a.grid->size(1), a.grid->size(2)};
+  TE_RETURN_IF_ERROR(resize_to(*a.out, sizes));
+  return switch_dtype_only<kFloatingTypes>(a.input->dtype(), kOp, [&](auto tag) {
+    grid_sample<decltype(tag)>(*a.input, *a.grid, a.mode == 1, a.padding, a.align_corners, *a.out);
     return Error::Ok;
   });
 }

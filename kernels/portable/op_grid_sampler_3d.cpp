@@ -83,30 +83,25 @@ void grid_sample(const Tensor& input, const Tensor& grid, bool nearest, int64_t 
 }  // namespace
 
 Error grid_sampler_3d_out(KernelContext& ctx, Span<EValue*> args) {
-  TE_RETURN_IF_ERROR(expect_arg_count(args, 6));
-  TE_ASSIGN_OR_RETURN(Tensor* input, tensor_arg(args, 0, "input"));
-  TE_ASSIGN_OR_RETURN(Tensor* grid, tensor_arg(args, 1, "grid"));
-  TE_ASSIGN_OR_RETURN(int64_t mode, int_arg(args, 2, "interpolation_mode"));
-  TE_ASSIGN_OR_RETURN(int64_t padding, int_arg(args, 3, "padding_mode"));
-  TE_ASSIGN_OR_RETURN(bool align_corners, bool_arg(args, 4, "align_corners"));
-  TE_ASSIGN_OR_RETURN(Tensor* out, tensor_arg(args, 5, "out"));
-  TE_CHECK_OR_RETURN(input->dim() == 5 && grid->dim() == 5 && grid->size(0) == input->size(0) &&
-                         grid->size(4) == 3,
+  TE_ASSIGN_OR_RETURN(grid_index::SamplerArgs a, grid_index::sampler_args(args));
+  const Tensor& input = *a.input;
+  const Tensor& grid = *a.grid;
+  TE_CHECK_OR_RETURN(input.dim() == 5 && grid.dim() == 5 && grid.size(0) == input.size(0) && grid.size(4) == 3,
                      Error::InvalidArgument, "%s: expected input [N, C, D, H, W] and grid [N, D, H, W, 3]", kOp);
-  TE_CHECK_OR_RETURN(input->size(2) > 0 && input->size(3) > 0 && input->size(4) > 0, Error::InvalidArgument,
+  TE_CHECK_OR_RETURN(input.size(2) > 0 && input.size(3) > 0 && input.size(4) > 0, Error::InvalidArgument,
                      "%s: expected input to have non-empty spatial dimensions", kOp);
-  TE_CHECK_OR_RETURN(mode == 0 || mode == 1, Error::InvalidArgument,
+  TE_CHECK_OR_RETURN(a.mode == 0 || a.mode == 1, Error::InvalidArgument,
                      "%s: interpolation_mode must be 0 (trilinear) or 1 (nearest), got %lld", kOp,
-                     static_cast<long long>(mode));
-  TE_CHECK_OR_RETURN(padding >= grid_index::kZeros && padding <= grid_index::kReflection,
+                     static_cast<long long>(a.mode));
+  TE_CHECK_OR_RETURN(a.padding >= grid_index::kZeros && a.padding <= grid_index::kReflection,
                      Error::InvalidArgument, "%s: padding_mode must be 0, 1 or 2, got %lld", kOp,
-                     static_cast<long long>(padding));
-  TE_RETURN_IF_ERROR(expect_same_dtype(*input, *grid, "input", "grid"));
-  TE_RETURN_IF_ERROR(expect_same_dtype(*input, *out, "input", "out"));
-  const int64_t sizes[] = {input->size(0), input->size(1), grid->size(1), grid->size(2), grid->size(3)};
-  TE_RETURN_IF_ERROR(resize_to(*out, sizes));
-  return switch_dtype_only<kFloat32And64>(input->dtype(), kOp, [&](auto tag) {
-    grid_sample<decltype(tag)>(*input, *grid, mode == 1, padding, align_corners, *out);
+                     static_cast<long long>(a.padding));
+  TE_RETURN_IF_ERROR(expect_same_dtype(input, grid, "input", "grid"));
+  TE_RETURN_IF_ERROR(expect_same_dtype(input, *a.out, "input", "out"));
+  const int64_t sizes[] = {input.size(0), input.size(1), grid.size(1), grid.size(2), grid.size(3)};
+  TE_RETURN_IF_ERROR(resize_to(*a.out, sizes));
+  return switch_dtype_only<kFloat32And64>(input.dtype(), kOp, [&](auto tag) {
+    grid_sample<decltype(tag)>(input, grid, a.mode == 1, a.padding, a.align_corners, *a.out);
     return Error::Ok;
   });
 }

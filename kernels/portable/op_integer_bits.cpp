@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "kernels/portable/support/elementwise.h"
+#include "kernels/portable/support/binary_kernels.h"
 #include "runtime/kernel/kernel_context.h"
 
 namespace torchedge {
@@ -62,46 +62,30 @@ T shift_right(T a, T b) {
   return static_cast<T>(a >> static_cast<int>(b));
 }
 
-// `fn<T>(a, b)` over the promoted dtype of self and other, which must be in kAllowed.
-template <DtypeSet kAllowed, typename Fn>
-Error binary_same_dtype(Span<EValue*> args, const char* op, Fn fn) {
-  TE_RETURN_IF_ERROR(expect_arg_count(args, 3));
-  TE_ASSIGN_OR_RETURN(const Tensor* self, tensor_arg(args, 0, "self"));
-  TE_ASSIGN_OR_RETURN(const Tensor* other, tensor_arg(args, 1, "other"));
-  TE_ASSIGN_OR_RETURN(Tensor* out, tensor_arg(args, 2, "out"));
-  const ScalarType common = result_type(*self, *other);
-  TE_RETURN_IF_ERROR(expect_castable(common, *out, op));
-  TE_RETURN_IF_ERROR(resize_to_broadcast(*out, *self, *other));
-  return switch_dtype_only<kAllowed>(common, op, [&](auto tag) {
-    using T = decltype(tag);
-    return map_binary<T, T, T>(*self, *other, *out, [&fn](T a, T b) { return fn(a, b); });
-  });
-}
-
 constexpr DtypeSet kFloat32And64 = dtype_bit(ScalarType::Float) | dtype_bit(ScalarType::Double);
 
 }  // namespace
 
 Error gcd_out(KernelContext&, Span<EValue*> args) {
-  return binary_same_dtype<kIntegralTypes>(args, "gcd.out", [](auto a, auto b) { return gcd_of(a, b); });
+  return binary_tensor_kernel<kIntegralTypes>(args, "gcd.out", [](auto a, auto b) { return gcd_of(a, b); });
 }
 
 Error lcm_out(KernelContext&, Span<EValue*> args) {
-  return binary_same_dtype<kIntegralTypes>(args, "lcm.out", [](auto a, auto b) { return lcm_of(a, b); });
+  return binary_tensor_kernel<kIntegralTypes>(args, "lcm.out", [](auto a, auto b) { return lcm_of(a, b); });
 }
 
 Error bitwise_left_shift_tensor_out(KernelContext&, Span<EValue*> args) {
-  return binary_same_dtype<kIntegralTypes>(args, "bitwise_left_shift.Tensor_out",
+  return binary_tensor_kernel<kIntegralTypes>(args, "bitwise_left_shift.Tensor_out",
                                            [](auto a, auto b) { return shift_left(a, b); });
 }
 
 Error bitwise_right_shift_tensor_out(KernelContext&, Span<EValue*> args) {
-  return binary_same_dtype<kIntegralTypes>(args, "bitwise_right_shift.Tensor_out",
+  return binary_tensor_kernel<kIntegralTypes>(args, "bitwise_right_shift.Tensor_out",
                                            [](auto a, auto b) { return shift_right(a, b); });
 }
 
 Error nextafter_out(KernelContext&, Span<EValue*> args) {
-  return binary_same_dtype<kFloat32And64>(args, "nextafter.out",
+  return binary_tensor_kernel<kFloat32And64>(args, "nextafter.out",
                                           [](auto a, auto b) { return std::nextafter(a, b); });
 }
 

@@ -56,8 +56,7 @@ Error geqrf_a(KernelContext& ctx, Span<EValue*> args) {
   TE_ASSIGN_OR_RETURN(Tensor* a, tensor_arg(args, 1, "a"));
   TE_ASSIGN_OR_RETURN(Tensor* tau, tensor_arg(args, 2, "tau"));
   TE_RETURN_IF_ERROR(expect_matrices(*self, "geqrf.a", "self", false));
-  TE_RETURN_IF_ERROR(expect_same_dtype(*self, *a, "self", "a"));
-  TE_RETURN_IF_ERROR(expect_same_dtype(*self, *tau, "self", "tau"));
+  TE_RETURN_IF_ERROR(expect_dtype_of(*self, {a, tau}, "geqrf.a"));
   TE_RETURN_IF_ERROR(resize_like(*a, *self));
   TE_RETURN_IF_ERROR(resize_batched(*tau, batch_shape_of(*self, 2), {std::min(self->size(-2), self->size(-1))}));
   return switch_dtype(self->dtype(), kFloatingTypes, "geqrf.a", [&](auto tag) {
@@ -72,8 +71,7 @@ Error linalg_householder_product_out(KernelContext& ctx, Span<EValue*> args) {
   TE_ASSIGN_OR_RETURN(const Tensor* tau, tensor_arg(args, 1, "tau"));
   TE_ASSIGN_OR_RETURN(Tensor* out, tensor_arg(args, 2, "out"));
   TE_RETURN_IF_ERROR(expect_matrices(*input, kOp, "input", false));
-  TE_RETURN_IF_ERROR(expect_same_dtype(*input, *tau, "input", "tau"));
-  TE_RETURN_IF_ERROR(expect_same_dtype(*input, *out, "input", "out"));
+  TE_RETURN_IF_ERROR(expect_dtype_of(*input, {tau, out}, kOp));
   const int64_t m = input->size(-2), n = input->size(-1);
   TE_CHECK_OR_RETURN(n <= m && tau->dim() == input->dim() - 1 && tau->size(-1) <= n,
                      Error::InvalidArgument,

@@ -77,18 +77,16 @@ bool is_text(StringView s, const char* text) {
 
 Error linalg_eigh_eigenvalues(KernelContext& ctx, Span<EValue*> args) {
   constexpr const char* kOp = "_linalg_eigh.eigenvalues";
-  TE_RETURN_IF_ERROR(expect_arg_count(args, 5));
-  TE_ASSIGN_OR_RETURN(const Tensor* a, tensor_arg(args, 0, "A"));
+  TE_ASSIGN_OR_RETURN(FactorizationArgs parsed, factorization_args(args, {"A"}, {}, 3, {"eigenvalues", "eigenvectors"}));
   TE_ASSIGN_OR_RETURN(StringView uplo, string_arg(args, 1, "UPLO"));
   TE_ASSIGN_OR_RETURN(bool vectors, bool_arg(args, 2, "compute_v"));
-  TE_ASSIGN_OR_RETURN(Tensor* w, tensor_arg(args, 3, "eigenvalues"));
-  TE_ASSIGN_OR_RETURN(Tensor* v, tensor_arg(args, 4, "eigenvectors"));
+  const Tensor* a = parsed.inputs[0];
+  Tensor *w = parsed.outs[0], *v = parsed.outs[1];
   TE_CHECK_OR_RETURN(is_text(uplo, "L") || is_text(uplo, "U"), Error::InvalidArgument,
                      "%s: UPLO must be 'L' or 'U', got '%.*s'", kOp, static_cast<int>(uplo.size),
                      uplo.data);
   TE_RETURN_IF_ERROR(expect_matrices(*a, kOp, "A", true));
-  TE_RETURN_IF_ERROR(expect_same_dtype(*a, *w, "A", "eigenvalues"));
-  TE_RETURN_IF_ERROR(expect_same_dtype(*a, *v, "A", "eigenvectors"));
+  TE_RETURN_IF_ERROR(expect_dtype_of(*a, {w, v}, kOp));
   const BatchShape batch = batch_shape_of(*a, 2);
   TE_RETURN_IF_ERROR(resize_batched(*w, batch, {a->size(-1)}));
   TE_RETURN_IF_ERROR(vectors ? resize_like(*v, *a) : resize_empty(*v));
@@ -99,18 +97,14 @@ Error linalg_eigh_eigenvalues(KernelContext& ctx, Span<EValue*> args) {
 
 Error linalg_svd_u(KernelContext& ctx, Span<EValue*> args) {
   constexpr const char* kOp = "_linalg_svd.U";
-  TE_RETURN_IF_ERROR(expect_arg_count(args, 7));
-  TE_ASSIGN_OR_RETURN(const Tensor* a, tensor_arg(args, 0, "A"));
-  TE_ASSIGN_OR_RETURN(bool full, bool_arg(args, 1, "full_matrices"));
-  TE_ASSIGN_OR_RETURN(bool uv, bool_arg(args, 2, "compute_uv"));
+  TE_ASSIGN_OR_RETURN(FactorizationArgs parsed, factorization_args(args, {"A"}, {"full_matrices", "compute_uv"}, 4,
+                                                                    {"U", "S", "Vh"}));
   TE_CHECK_OR_RETURN(args[3]->is_none(), Error::NotSupported, "%s: driver must be None on the CPU", kOp);
-  TE_ASSIGN_OR_RETURN(Tensor* u, tensor_arg(args, 4, "U"));
-  TE_ASSIGN_OR_RETURN(Tensor* s, tensor_arg(args, 5, "S"));
-  TE_ASSIGN_OR_RETURN(Tensor* vh, tensor_arg(args, 6, "Vh"));
+  const Tensor* a = parsed.inputs[0];
+  const bool full = parsed.flags[0], uv = parsed.flags[1];
+  Tensor *u = parsed.outs[0], *s = parsed.outs[1], *vh = parsed.outs[2];
   TE_RETURN_IF_ERROR(expect_matrices(*a, kOp, "A", false));
-  TE_RETURN_IF_ERROR(expect_same_dtype(*a, *u, "A", "U"));
-  TE_RETURN_IF_ERROR(expect_same_dtype(*a, *s, "A", "S"));
-  TE_RETURN_IF_ERROR(expect_same_dtype(*a, *vh, "A", "Vh"));
+  TE_RETURN_IF_ERROR(expect_dtype_of(*a, {u, s, vh}, kOp));
   const BatchShape batch = batch_shape_of(*a, 2);
   const int64_t m = a->size(-2), n = a->size(-1), k = std::min(m, n);
   TE_RETURN_IF_ERROR(resize_batched(*s, batch, {k}));

@@ -167,12 +167,11 @@ Error solve_triangular(KernelContext& ctx, const Tensor& a_in, const Tensor& b_i
 
 Error linalg_cholesky_ex_l(KernelContext& ctx, Span<EValue*> args) {
   constexpr const char* kOp = "linalg_cholesky_ex.L";
-  TE_RETURN_IF_ERROR(expect_arg_count(args, 5));
-  TE_ASSIGN_OR_RETURN(const Tensor* self, tensor_arg(args, 0, "self"));
-  TE_ASSIGN_OR_RETURN(bool upper, bool_arg(args, 1, "upper"));
-  TE_ASSIGN_OR_RETURN(bool check, bool_arg(args, 2, "check_errors"));
-  TE_ASSIGN_OR_RETURN(Tensor* l, tensor_arg(args, 3, "L"));
-  TE_ASSIGN_OR_RETURN(Tensor* info, tensor_arg(args, 4, "info"));
+  TE_ASSIGN_OR_RETURN(FactorizationArgs a, factorization_args(args, {"self"}, {"upper", "check_errors"}, 3,
+                                                               {"L", "info"}));
+  const Tensor* self = a.inputs[0];
+  const bool upper = a.flags[0], check = a.flags[1];
+  Tensor *l = a.outs[0], *info = a.outs[1];
   TE_RETURN_IF_ERROR(expect_matrices(*self, kOp, "self", true));
   TE_RETURN_IF_ERROR(expect_same_dtype(*self, *l, "self", "L"));
   TE_RETURN_IF_ERROR(expect_dtype(*info, ScalarType::Int, "info"));
@@ -185,13 +184,11 @@ Error linalg_cholesky_ex_l(KernelContext& ctx, Span<EValue*> args) {
 
 Error linalg_lu_factor_ex_out(KernelContext& ctx, Span<EValue*> args) {
   constexpr const char* kOp = "linalg_lu_factor_ex.out";
-  TE_RETURN_IF_ERROR(expect_arg_count(args, 6));
-  TE_ASSIGN_OR_RETURN(const Tensor* a, tensor_arg(args, 0, "A"));
-  TE_ASSIGN_OR_RETURN(bool pivot, bool_arg(args, 1, "pivot"));
-  TE_ASSIGN_OR_RETURN(bool check, bool_arg(args, 2, "check_errors"));
-  TE_ASSIGN_OR_RETURN(Tensor* lu, tensor_arg(args, 3, "LU"));
-  TE_ASSIGN_OR_RETURN(Tensor* pivots, tensor_arg(args, 4, "pivots"));
-  TE_ASSIGN_OR_RETURN(Tensor* info, tensor_arg(args, 5, "info"));
+  TE_ASSIGN_OR_RETURN(FactorizationArgs parsed, factorization_args(args, {"A"}, {"pivot", "check_errors"}, 3,
+                                                                    {"LU", "pivots", "info"}));
+  const Tensor* a = parsed.inputs[0];
+  const bool pivot = parsed.flags[0], check = parsed.flags[1];
+  Tensor *lu = parsed.outs[0], *pivots = parsed.outs[1], *info = parsed.outs[2];
   TE_CHECK_OR_RETURN(pivot, Error::NotSupported, "%s: LU without pivoting is not supported on the CPU",
                      kOp);
   TE_RETURN_IF_ERROR(expect_matrices(*a, kOp, "A", false));
@@ -209,14 +206,12 @@ Error linalg_lu_factor_ex_out(KernelContext& ctx, Span<EValue*> args) {
 
 Error lu_unpack_out(KernelContext& ctx, Span<EValue*> args) {
   constexpr const char* kOp = "lu_unpack.out";
-  TE_RETURN_IF_ERROR(expect_arg_count(args, 7));
-  TE_ASSIGN_OR_RETURN(const Tensor* lu, tensor_arg(args, 0, "LU_data"));
-  TE_ASSIGN_OR_RETURN(const Tensor* pivots, tensor_arg(args, 1, "LU_pivots"));
-  TE_ASSIGN_OR_RETURN(bool data, bool_arg(args, 2, "unpack_data"));
-  TE_ASSIGN_OR_RETURN(bool perm, bool_arg(args, 3, "unpack_pivots"));
-  TE_ASSIGN_OR_RETURN(Tensor* p, tensor_arg(args, 4, "P"));
-  TE_ASSIGN_OR_RETURN(Tensor* l, tensor_arg(args, 5, "L"));
-  TE_ASSIGN_OR_RETURN(Tensor* u, tensor_arg(args, 6, "U"));
+  TE_ASSIGN_OR_RETURN(FactorizationArgs parsed,
+                      factorization_args(args, {"LU_data", "LU_pivots"}, {"unpack_data", "unpack_pivots"}, 4,
+                                         {"P", "L", "U"}));
+  const Tensor *lu = parsed.inputs[0], *pivots = parsed.inputs[1];
+  const bool data = parsed.flags[0], perm = parsed.flags[1];
+  Tensor *p = parsed.outs[0], *l = parsed.outs[1], *u = parsed.outs[2];
   TE_RETURN_IF_ERROR(expect_matrices(*lu, kOp, "LU_data", false));
   const int64_t m = lu->size(-2), n = lu->size(-1), k = std::min(m, n);
   TE_CHECK_OR_RETURN(pivots->dim() == lu->dim() - 1 && pivots->size(-1) == k, Error::InvalidArgument,
@@ -232,17 +227,14 @@ Error lu_unpack_out(KernelContext& ctx, Span<EValue*> args) {
 
 Error linalg_solve_triangular_out(KernelContext& ctx, Span<EValue*> args) {
   constexpr const char* kOp = "linalg_solve_triangular.out";
-  TE_RETURN_IF_ERROR(expect_arg_count(args, 6));
-  TE_ASSIGN_OR_RETURN(const Tensor* a, tensor_arg(args, 0, "self"));
-  TE_ASSIGN_OR_RETURN(const Tensor* b, tensor_arg(args, 1, "B"));
-  TE_ASSIGN_OR_RETURN(bool upper, bool_arg(args, 2, "upper"));
-  TE_ASSIGN_OR_RETURN(bool left, bool_arg(args, 3, "left"));
-  TE_ASSIGN_OR_RETURN(bool unit, bool_arg(args, 4, "unitriangular"));
-  TE_ASSIGN_OR_RETURN(Tensor* out, tensor_arg(args, 5, "out"));
+  TE_ASSIGN_OR_RETURN(FactorizationArgs parsed,
+                      factorization_args(args, {"self", "B"}, {"upper", "left", "unitriangular"}, 5, {"out"}));
+  const Tensor *a = parsed.inputs[0], *b = parsed.inputs[1];
+  const bool upper = parsed.flags[0], left = parsed.flags[1], unit = parsed.flags[2];
+  Tensor* out = parsed.outs[0];
   TE_RETURN_IF_ERROR(expect_matrices(*a, kOp, "self", true));
   TE_RETURN_IF_ERROR(expect_matrices(*b, kOp, "B", false));
-  TE_RETURN_IF_ERROR(expect_same_dtype(*a, *b, "self", "B"));
-  TE_RETURN_IF_ERROR(expect_same_dtype(*a, *out, "self", "out"));
+  TE_RETURN_IF_ERROR(expect_dtype_of(*a, {b, out}, kOp));
   const int64_t n = a->size(-1);
   TE_CHECK_OR_RETURN((left ? b->size(-2) : b->size(-1)) == n, Error::InvalidArgument,
                      "%s: B's %s dimension must be %lld", kOp, left ? "row" : "column",

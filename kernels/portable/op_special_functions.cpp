@@ -99,35 +99,25 @@ TE_SPECIAL_BINARY(igamma_out, special::igamma, "igamma.out")
 TE_SPECIAL_BINARY(igammac_out, special::igammac, "igammac.out")
 TE_SPECIAL_BINARY(special_zeta_out, special::hurwitz_zeta, "special_zeta.out")
 
-using special::Polynomial;
-TE_SPECIAL_BINARY(special_chebyshev_polynomial_t_out, (polynomial<Polynomial::kChebyshevT, false>),
-                  "special_chebyshev_polynomial_t.out")
-TE_SPECIAL_BINARY(special_chebyshev_polynomial_u_out, (polynomial<Polynomial::kChebyshevU, false>),
-                  "special_chebyshev_polynomial_u.out")
-TE_SPECIAL_BINARY(special_chebyshev_polynomial_v_out, (polynomial<Polynomial::kChebyshevV, false>),
-                  "special_chebyshev_polynomial_v.out")
-TE_SPECIAL_BINARY(special_chebyshev_polynomial_w_out, (polynomial<Polynomial::kChebyshevW, false>),
-                  "special_chebyshev_polynomial_w.out")
-TE_SPECIAL_BINARY(special_shifted_chebyshev_polynomial_t_out,
-                  (polynomial<Polynomial::kChebyshevT, true>),
-                  "special_shifted_chebyshev_polynomial_t.out")
-TE_SPECIAL_BINARY(special_shifted_chebyshev_polynomial_u_out,
-                  (polynomial<Polynomial::kChebyshevU, true>),
-                  "special_shifted_chebyshev_polynomial_u.out")
-TE_SPECIAL_BINARY(special_shifted_chebyshev_polynomial_v_out,
-                  (polynomial<Polynomial::kChebyshevV, true>),
-                  "special_shifted_chebyshev_polynomial_v.out")
-TE_SPECIAL_BINARY(special_shifted_chebyshev_polynomial_w_out,
-                  (polynomial<Polynomial::kChebyshevW, true>),
-                  "special_shifted_chebyshev_polynomial_w.out")
-TE_SPECIAL_BINARY(special_hermite_polynomial_h_out, (polynomial<Polynomial::kHermiteH, false>),
-                  "special_hermite_polynomial_h.out")
-TE_SPECIAL_BINARY(special_hermite_polynomial_he_out, (polynomial<Polynomial::kHermiteHe, false>),
-                  "special_hermite_polynomial_he.out")
-TE_SPECIAL_BINARY(special_laguerre_polynomial_l_out, (polynomial<Polynomial::kLaguerreL, false>),
-                  "special_laguerre_polynomial_l.out")
-TE_SPECIAL_BINARY(special_legendre_polynomial_p_out, (polynomial<Polynomial::kLegendreP, false>),
-                  "special_legendre_polynomial_p.out")
+// special_<name>.out for each polynomial family (x -> 2x - 1 when shifted).
+#define TE_SPECIAL_POLYNOMIAL(name, family, shifted)                                     \
+  Error special_##name##_out(KernelContext&, Span<EValue*> args) {                       \
+    return binary_special(args, "special_" #name ".out",                                  \
+                          polynomial<special::Polynomial::family, shifted>);              \
+  }
+TE_SPECIAL_POLYNOMIAL(chebyshev_polynomial_t, kChebyshevT, false)
+TE_SPECIAL_POLYNOMIAL(chebyshev_polynomial_u, kChebyshevU, false)
+TE_SPECIAL_POLYNOMIAL(chebyshev_polynomial_v, kChebyshevV, false)
+TE_SPECIAL_POLYNOMIAL(chebyshev_polynomial_w, kChebyshevW, false)
+TE_SPECIAL_POLYNOMIAL(shifted_chebyshev_polynomial_t, kChebyshevT, true)
+TE_SPECIAL_POLYNOMIAL(shifted_chebyshev_polynomial_u, kChebyshevU, true)
+TE_SPECIAL_POLYNOMIAL(shifted_chebyshev_polynomial_v, kChebyshevV, true)
+TE_SPECIAL_POLYNOMIAL(shifted_chebyshev_polynomial_w, kChebyshevW, true)
+TE_SPECIAL_POLYNOMIAL(hermite_polynomial_h, kHermiteH, false)
+TE_SPECIAL_POLYNOMIAL(hermite_polynomial_he, kHermiteHe, false)
+TE_SPECIAL_POLYNOMIAL(laguerre_polynomial_l, kLaguerreL, false)
+TE_SPECIAL_POLYNOMIAL(legendre_polynomial_p, kLegendreP, false)
+#undef TE_SPECIAL_POLYNOMIAL
 
 #undef TE_SPECIAL_UNARY
 #undef TE_SPECIAL_BINARY

@@ -18,9 +18,19 @@ void jacobi_rotation(double app, double aqq, double apq, double* c, double* s) {
   *s = t * *c;
 }
 
-// Sorts `values[count]` (descending or ascending) and permutes the columns
-// of the rows x count matrix `columns` alongside (selection sort: count is small).
-void sort_with_columns(double* values, int64_t count, double* columns, int64_t rows, bool descending) {
+void swap_columns(double* m, int64_t rows, int64_t cols, int64_t i, int64_t j) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const double x = m[r * cols + i];
+    m[r * cols + i] = m[r * cols + j];
+    m[r * cols + j] = x;
+  }
+}
+
+// Sorts `values[count]` (descending or ascending) and permutes alongside the
+// columns of `a` (a_rows x count) and, if given, of `b` (b_rows x count)
+// (selection sort: count is small).
+void sort_with_columns(double* values, int64_t count, bool descending, double* a, int64_t a_rows,
+                       double* b = nullptr, int64_t b_rows = 0) {
   for (int64_t i = 0; i < count; ++i) {
     int64_t best = i;
     for (int64_t j = i + 1; j < count; ++j) {
@@ -30,11 +40,8 @@ void sort_with_columns(double* values, int64_t count, double* columns, int64_t r
     const double v = values[i];
     values[i] = values[best];
     values[best] = v;
-    for (int64_t r = 0; r < rows; ++r) {
-      const double x = columns[r * count + i];
-      columns[r * count + i] = columns[r * count + best];
-      columns[r * count + best] = x;
-    }
+    swap_columns(a, a_rows, count, i, best);
+    if (b != nullptr) swap_columns(b, b_rows, count, i, best);
   }
 }
 
@@ -209,7 +216,7 @@ void eigh(double* a, int64_t n, double* w, double* v) {
     }
   }
   for (int64_t i = 0; i < n; ++i) w[i] = a[i * n + i];
-  sort_with_columns(w, n, v, n, /*descending=*/false);
+  sort_with_columns(w, n, /*descending=*/false, v, n);
 }
 
 void svd(double* a, int64_t m, int64_t n, bool full, double* u, double* s, double* vh, double* work) {
@@ -259,27 +266,7 @@ void svd(double* a, int64_t m, int64_t n, bool full, double* u, double* s, doubl
     for (int64_t i = 0; i < rows; ++i) norm = std::hypot(norm, wm[i * cols + j]);
     s[j] = norm;
   }
-  // Sort s descending, with the columns of W and of V.
-  for (int64_t i = 0; i < cols; ++i) {
-    int64_t best = i;
-    for (int64_t j = i + 1; j < cols; ++j) {
-      if (s[j] > s[best]) best = j;
-    }
-    if (best == i) continue;
-    const double t = s[i];
-    s[i] = s[best];
-    s[best] = t;
-    for (int64_t r = 0; r < rows; ++r) {
-      const double x = wm[r * cols + i];
-      wm[r * cols + i] = wm[r * cols + best];
-      wm[r * cols + best] = x;
-    }
-    for (int64_t r = 0; r < cols; ++r) {
-      const double x = v[r * cols + i];
-      v[r * cols + i] = v[r * cols + best];
-      v[r * cols + best] = x;
-    }
-  }
+  sort_with_columns(s, cols, /*descending=*/true, wm, rows, v, cols);
   // Q's leading columns: W's normalized (those of non-zero s), then completed.
   int64_t nonzero = 0;
   while (nonzero < cols && s[nonzero] > 1e-300) ++nonzero;

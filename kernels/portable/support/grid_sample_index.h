@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "kernels/portable/support/dtype_dispatch.h"
+#include "kernels/portable/support/kernel_args.h"
 
 namespace torchedge {
 namespace grid_index {
@@ -60,6 +61,29 @@ compute_t<T> source_index(compute_t<T> coord, int64_t size, int64_t padding, boo
     return C(-100);
   }
   return coord;
+}
+
+/// The arguments of grid_sampler_{2,3}d.out(Tensor input, Tensor grid,
+/// int interpolation_mode, int padding_mode, bool align_corners, *, Tensor(a!) out).
+struct SamplerArgs {
+  Tensor* input;
+  Tensor* grid;
+  int64_t mode;
+  int64_t padding;
+  bool align_corners;
+  Tensor* out;
+};
+
+inline Result<SamplerArgs> sampler_args(Span<EValue*> args) {
+  TE_RETURN_IF_ERROR(expect_arg_count(args, 6));
+  SamplerArgs a{};
+  TE_ASSIGN_OR_RETURN(a.input, tensor_arg(args, 0, "input"));
+  TE_ASSIGN_OR_RETURN(a.grid, tensor_arg(args, 1, "grid"));
+  TE_ASSIGN_OR_RETURN(a.mode, int_arg(args, 2, "interpolation_mode"));
+  TE_ASSIGN_OR_RETURN(a.padding, int_arg(args, 3, "padding_mode"));
+  TE_ASSIGN_OR_RETURN(a.align_corners, bool_arg(args, 4, "align_corners"));
+  TE_ASSIGN_OR_RETURN(a.out, tensor_arg(args, 5, "out"));
+  return a;
 }
 
 }  // namespace grid_index

@@ -122,6 +122,57 @@ inline Error resize_batched(Tensor& out, const BatchShape& batch, std::initializ
   return resize_to(out, {sizes, static_cast<size_t>(rank)});
 }
 
+/// args[first + i] as the tensor named names[i], into tensors[i] (a kernel's
+/// out arguments, in schema order).
+inline Error tensor_args(Span<EValue*> args, size_t first, std::initializer_list<const char*> names,
+                         Tensor** tensors) {
+  size_t i = 0;
+  for (const char* name : names) {
+    TE_ASSIGN_OR_RETURN(tensors[i], tensor_arg(args, first + i, name));
+    ++i;
+  }
+  return Error::Ok;
+}
+
+/// The arguments of a linear-algebra kernel
+/// `<op>(Tensor in0, [Tensor in1,] bool flag0, ..., *, Tensor(a!) out0, ...)`.
+struct FactorizationArgs {
+  const Tensor* inputs[2] = {nullptr, nullptr};
+  bool flags[3] = {false, false, false};
+  Tensor* outs[3] = {nullptr, nullptr, nullptr};
+};
+
+/// Reads the tensors named `inputs`, the bools named `flags` right after them
+/// and the out tensors named `outs` from index `first_out` on (at most 2
+/// inputs, 3 flags and 3 outs; other arguments are the caller's to read).
+inline Result<FactorizationArgs> factorization_args(Span<EValue*> args, std::initializer_list<const char*> inputs,
+                                                    std::initializer_list<const char*> flags, size_t first_out,
+                                                    std::initializer_list<const char*> outs) {
+  TE_RETURN_IF_ERROR(expect_arg_count(args, first_out + outs.size()));
+  FactorizationArgs a;
+  size_t i = 0;
+  for (const char* name : inputs) {
+    TE_ASSIGN_OR_RETURN(a.inputs[i], tensor_arg(args, i, name));
+    ++i;
+  }
+  size_t f = 0;
+  for (const char* name : flags) {
+    TE_ASSIGN_OR_RETURN(a.flags[f], bool_arg(args, i + f, name));
+    ++f;
+  }
+  TE_RETURN_IF_ERROR(tensor_args(args, first_out, outs, a.outs));
+  return a;
+}
+
+/// Fails unless every tensor in `others` has `like`'s dtype.
+inline Error expect_dtype_of(const Tensor& like, std::initializer_list<const Tensor*> others, const char* op) {
+  for (const Tensor* t : others) {
+    TE_CHECK_OR_RETURN(t->dtype() == like.dtype(), Error::InvalidType, "%s: expected dtype %s, got %s", op,
+                       to_string(like.dtype()), to_string(t->dtype()));
+  }
+  return Error::Ok;
+}
+
 /// Resizes `out` to [0] (an output eager leaves empty, e.g. eigenvectors
 /// with compute_v=False).
 inline Error resize_empty(Tensor& out) {
