@@ -165,3 +165,23 @@ BINNING_CASES.append(
 BINNING_CASES.append(
     ("grid_sampler_3d", lambda x, g: torch.nn.functional.grid_sample(x, g, padding_mode="border", align_corners=True),
      lambda n: (torch.randn(n, 2, 3, 4, 5), torch.rand(n, 2, 3, 4, 3) * 2.4 - 1.2), aten.grid_sampler_3d.default))
+BINNING_CASES.append(
+    ("embedding_bag", lambda i, w: torch.nn.functional.embedding_bag(i, w, torch.tensor([0, 2, 2]), mode="max"),
+     lambda n: (torch.randint(0, 7, (n,)), torch.randn(7, 3)), aten._embedding_bag_forward_only.default))
+BINNING_CASES.append(
+    ("embedding_bag_sum", lambda i, w, p: torch.nn.functional.embedding_bag(
+        i, w, torch.tensor([0, 1]), mode="sum", per_sample_weights=p, padding_idx=2),
+     lambda n: (torch.randint(0, 7, (n,)), torch.randn(7, 3), torch.rand(n)), aten._embedding_bag_forward_only.default))
+BINNING_CASES.append(
+    ("upsample_bilinear2d_aa", lambda x: torch.nn.functional.interpolate(x, size=(3, 7), mode="bilinear",
+                                                                        antialias=True),
+     lambda n: (torch.randn(n, 2, 9, 12),), aten._upsample_bilinear2d_aa.default))
+LINALG_CASES.append(
+    ("matrix_exp", torch.linalg.matrix_exp,
+     lambda n: (torch.randn(n, 4, 4) * torch.tensor([0.1, 1.0, 3.0, 8.0]).repeat(n)[:n].view(n, 1, 1),),
+     aten.linalg_matrix_exp.default))
+BINNING_CASES.append(
+    ("mode", lambda x: torch.mode(x, 1).values, lambda n: (torch.randint(0, 4, (n, 7)).float(),), aten.mode.default))
+LINALG_CASES.append(
+    ("tensorinv", lambda a: torch.linalg.tensorinv(a[0].reshape(2, 2, 4), ind=2),
+     lambda n: (torch.randn(n, 4, 4) + 4 * torch.eye(4),), aten.linalg_tensorinv.default))

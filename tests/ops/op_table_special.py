@@ -208,3 +208,19 @@ def _grid_3d_samples(dtype: torch.dtype) -> list[Sample]:
 
 SPECS.append(OpSpec("aten::grid_sampler_3d.out", _grid_sample_3d("bilinear", "zeros", False), _grid_3d_samples,
                     FLOATS, Kind.REDUCTION, keep=(aten.grid_sampler_3d.default,), notes=_NOT_CORE))
+
+
+def _resize_aa(size, align: bool = False) -> Callable:
+    return lambda x: torch.nn.functional.interpolate(x, size=size, mode="bilinear", align_corners=align,
+                                                     antialias=True)
+
+
+def _resize_aa_samples(dtype: torch.dtype) -> list[Sample]:
+    x = make((2, 3, 10, 20), dtype)
+    return [Sample("down", (x,), _resize_aa((3, 7))), Sample("up", (x,), _resize_aa((13, 31))),
+            Sample("mixed", (x,), _resize_aa((4, 40))), Sample("align_corners", (x,), _resize_aa((6, 9), True)),
+            Sample("same", (make((1, 2, 5, 5), dtype),), _resize_aa((5, 5)))]
+
+
+SPECS.append(OpSpec("aten::_upsample_bilinear2d_aa.out", _resize_aa((3, 7)), _resize_aa_samples, FLOATS,
+                    Kind.REDUCTION, keep=(aten._upsample_bilinear2d_aa.default,), notes=_NOT_CORE))

@@ -128,3 +128,77 @@ def _histogram_meta(x: torch.Tensor, bins: int = 100, *, range=None, weight=None
 
 if not torch._C._dispatch_has_kernel_for_dispatch_key("aten::histogram.bin_ct", "Meta"):
     _META_LIBRARY.impl("histogram.bin_ct", _histogram_meta, "Meta")
+
+
+@decomposes(aten._embedding_bag_forward_only.default)
+def embedding_bag(weight: torch.Tensor, indices: torch.Tensor, offsets: torch.Tensor,
+                  scale_grad_by_freq: bool = False, mode: int = 0, sparse: bool = False,
+                  per_sample_weights: Optional[torch.Tensor] = None, include_last_offset: bool = False,
+                  padding_idx: int = -1) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """F.embedding_bag's forward: the rows `indices` picks from `weight`,
+    summed (mode 0, times per_sample_weights), averaged (1) or maxed (2)
+    over each bag of consecutive indices that `offsets` starts; empty bags
+    give 0, indices equal to padding_idx (>= 0) are left out. Outputs 1-3
+    are eager's bookkeeping for the backward pass (bag of each index, bag
+    sizes, the max's source rows) in eager's shapes; F.embedding_bag returns
+    output 0 only."""
+    n = indices.shape[0]
+    bags = offsets.shape[0] - (1 if include_last_offset else 0)
+    starts = aten.slice.Tensor(offsets, 0, 0, bags)
+    if include_last_offset:
+        ends = aten.slice.Tensor(offsets, 0, 1, bags + 1)
+    else:
+        ends = aten.cat.default([aten.slice.Tensor(offsets, 0, 1, bags),
+                                 aten.full.default([1], n, dtype=offsets.dtype, device=offsets.device)])
+    j = aten.unsqueeze.default(_arange(n, weight.device), 0)
+    member = aten.logical_and.default(aten.ge.Tensor(j, aten.unsqueeze.default(starts, 1)),
+                                      aten.lt.Tensor(j, aten.unsqueeze.default(ends, 1)))  # [bags, n]
+    if padding_idx >= 0:
+        member = aten.logical_and.default(member, aten.unsqueeze.default(aten.ne.Scalar(indices, padding_idx), 0))
+    rows = aten.index_select.default(weight, 0, indices)  # [n, D]
+    if per_sample_weights is not None:
+        rows = aten.mul.Tensor(rows, aten.unsqueeze.default(per_sample_weights, 1))
+    sizes = aten.sum.dim_IntList(member, [1], False, dtype=torch.int64)
+    bag_of = aten.sum.dim_IntList(aten.mul.Tensor(aten._to_copy.default(member, dtype=torch.int64),
+                                                  aten.unsqueeze.default(_arange(bags, weight.device), 1)),
+                                  [0], False)
+    if mode == 2:
+        masked = aten.where.self(aten.unsqueeze.default(member, 2), aten.unsqueeze.default(rows, 0),
+                                 aten.full_like.default(aten.unsqueeze.default(rows, 0), float("-inf")))
+        empty = aten.unsqueeze.default(aten.eq.Scalar(sizes, 0), 1)
+        out = aten.where.self(empty, aten.zeros_like.default(aten.select.int(masked, 1, 0)), aten.amax.default(masked, [1]))
+        source = aten.index.Tensor(indices, [aten.argmax.default(masked, 1)])
+        return out, bag_of, sizes, aten.where.self(empty, aten.zeros_like.default(source), source)
+    out = aten.mm.default(aten._to_copy.default(member, dtype=weight.dtype), rows)
+    if mode == 1:
+        count = aten.clamp.default(aten._to_copy.default(sizes, dtype=weight.dtype), 1)
+        return aten.div.Tensor(out, aten.unsqueeze.default(count, 1)), bag_of, sizes, sizes
+    empty_bags = aten.zeros.default([0], dtype=torch.int64, device=weight.device)
+    return out, empty_bags, sizes, aten.zeros_like.default(sizes)
+
+
+@decomposes(aten.mode.default)
+def mode(x: torch.Tensor, dim: int = -1, keepdim: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+    """The most frequent value along `dim` (the smallest of equally frequent
+    ones) and the index of one of its occurrences (eager leaves which one
+    unspecified): every element's count from an [n, n] equality mask."""
+    if x.dim() == 0:
+        return aten.clone.default(x), aten.zeros_like.default(x, dtype=torch.int64)
+    dim = dim % x.dim()
+    lanes = aten.movedim.int(x, dim, -1)
+    counts = aten.sum.dim_IntList(aten.eq.Tensor(aten.unsqueeze.default(lanes, -1), aten.unsqueeze.default(lanes, -2)),
+                                  [-1], False, dtype=torch.int64)
+    frequent = aten.eq.Tensor(counts, aten.amax.default(counts, [-1], True))
+    if x.is_floating_point():
+        largest: float | int | bool = float("inf")
+    elif x.dtype == torch.bool:
+        largest = True
+    else:
+        largest = torch.iinfo(x.dtype).max
+    values = aten.amin.default(aten.where.self(frequent, lanes, aten.full_like.default(lanes, largest)), [-1], True)
+    hit = aten.logical_and.default(frequent, aten.eq.Tensor(lanes, values))
+    indices = aten.argmax.default(aten._to_copy.default(hit, dtype=torch.int64), -1, True)
+    values, indices = aten.movedim.int(values, -1, dim), aten.movedim.int(indices, -1, dim)
+    if not keepdim:
+        values, indices = aten.squeeze.dim(values, dim), aten.squeeze.dim(indices, dim)
+    return values, indices

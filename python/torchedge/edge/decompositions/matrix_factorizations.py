@@ -13,10 +13,10 @@ them and core ops:
   linalg_qr, ormqr                                geqrf + householder_product
   linalg_pinv                                     SVD (eigh when hermitian)
 
-Error checks: eager's linalg.inv / cholesky / lu_factor / solve check their
+Error checks: eager's linalg.inv / cholesky / lu_factor / solve / tensorinv check their
 `info` output through `_linalg_check_errors`, which export records as an
 effect (a TOKEN input and output the runtime has no use for). The rules for
-those four composite ops call the `_ex` kernels with check_errors=True
+those composite ops call the `_ex` kernels with check_errors=True
 instead, so the program carries no effect and a singular (or, for
 Cholesky, non positive-definite) matrix makes the kernel return an
 InvalidArgument Error at run time, naming the matrix.
@@ -153,6 +153,18 @@ def linalg_inv(a: torch.Tensor) -> torch.Tensor:
     return linalg_inv_ex(a, check_errors=True)[0]
 
 
+@decomposes(aten.linalg_tensorinv.default)
+def linalg_tensorinv(a: torch.Tensor, ind: int = 2) -> torch.Tensor:
+    """The inverse of `a` read as a (prod(shape[:ind]) x prod(shape[ind:]))
+    matrix, shaped shape[ind:] + shape[:ind]; singular fails in the kernel."""
+    rows = 1
+    for size in a.shape[:ind]:
+        rows = rows * size
+    matrix = aten.reshape.default(a, [rows, -1])
+    inverse = linalg_inv_ex(matrix, check_errors=True)[0]
+    return aten.reshape.default(inverse, list(a.shape[ind:]) + list(a.shape[:ind]))
+
+
 def _lu_diagonal_and_sign(a: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """(U's diagonal, the permutation's sign (+-1 in a's dtype), LU, pivots)."""
     lu, pivots, _ = aten.linalg_lu_factor_ex.default(a)
@@ -280,3 +292,47 @@ def _geqrf_meta(a: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 
 if not torch._C._dispatch_has_kernel_for_dispatch_key("aten::geqrf", "Meta"):
     _META_LIBRARY.impl("geqrf", _geqrf_meta, "Meta")
+
+
+# -- matrix exponential -----------------------------------------------------------------
+
+# Higham (2005): the [13/13] Pade approximant of exp, accurate to double
+# precision for ||A||_1 <= theta_13 after scaling A by 2^-s.
+_PADE13 = (64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0,
+           129060195264000.0, 10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0,
+           40840800.0, 960960.0, 16380.0, 182.0, 1.0)
+_THETA13 = 5.371920351148152
+_MAX_SQUARINGS = 32  # ||A||_1 up to theta_13 * 2^32; the squarings past s are skipped by where()
+
+
+@decomposes(aten.linalg_matrix_exp.default)
+def linalg_matrix_exp(a: torch.Tensor) -> torch.Tensor:
+    """exp(A) by scaling and squaring: A / 2^s with s = ceil(log2(||A||_1 /
+    theta_13)) (per matrix, computed in the graph), the Pade approximant
+    solved through LU, then _MAX_SQUARINGS conditional squarings of which
+    the first s apply."""
+    n = a.shape[-1]
+    norm = aten.amax.default(aten.sum.dim_IntList(aten.abs.default(a), [-2], False), [-1], True)  # [..., 1]
+    s = aten.clamp.default(aten.ceil.default(aten.log2.default(aten.div.Scalar(norm, _THETA13))), 0,
+                           _MAX_SQUARINGS)
+    s = aten.where.self(aten.isnan.default(s), aten.zeros_like.default(s), s)
+    scaled = aten.div.Tensor(a, aten.unsqueeze.default(aten.pow.Scalar(2.0, s), -1))
+    eye = aten.expand.default(_eye_like(a, n), list(a.shape))
+    a2 = aten.matmul.default(scaled, scaled)
+    a4 = aten.matmul.default(a2, a2)
+    a6 = aten.matmul.default(a4, a2)
+    b = _PADE13
+
+    def combo(c6: float, c4: float, c2: float, c0: float = 0.0) -> torch.Tensor:
+        total = aten.add.Tensor(aten.add.Tensor(aten.mul.Scalar(a6, c6), aten.mul.Scalar(a4, c4)),
+                                aten.mul.Scalar(a2, c2))
+        return aten.add.Tensor(total, aten.mul.Scalar(eye, c0)) if c0 else total
+
+    u = aten.matmul.default(scaled, aten.add.Tensor(aten.matmul.default(a6, combo(b[13], b[11], b[9])),
+                                                    combo(b[7], b[5], b[3], b[1])))
+    v = aten.add.Tensor(aten.matmul.default(a6, combo(b[12], b[10], b[8])), combo(b[6], b[4], b[2], b[0]))
+    result = linalg_solve_ex(aten.sub.Tensor(v, u), aten.add.Tensor(v, u))[0]
+    for step in range(_MAX_SQUARINGS):
+        apply = aten.unsqueeze.default(aten.gt.Scalar(s, step), -1)
+        result = aten.where.self(apply, aten.matmul.default(result, result), result)
+    return result

@@ -69,4 +69,5 @@ KEPT_WHOLE: frozenset[OpOverload] = frozenset({
     aten.gcd.default, aten.lcm.default, aten.bitwise_left_shift.Tensor,
     aten.bitwise_right_shift.Tensor, aten.nextafter.default, aten.frexp.Tensor,
     aten.grid_sampler_3d.default,  # kernels/portable/op_grid_sampler_3d.cpp
+    aten._upsample_bilinear2d_aa.default,  # kernels/portable/op_upsample_bilinear2d_aa.cpp
 })
