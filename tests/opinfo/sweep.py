@@ -156,16 +156,17 @@ def _same_up_to_sign(expected: Any, failed: int, exp_leaves: list, act_leaves: l
     e_ref, a_ref = exp_leaves[fields.index(decider)], act_leaves[fields.index(decider)]
     if e_ref.numel() == 0:
         return False
-    dim = vector_dims[decider]
-    signs = torch.sign((e_ref.double() * a_ref.double()).sum(dim=dim, keepdim=True))
-    e, a = exp_leaves[failed], act_leaves[failed]
-    if vector_dims[name] != dim:
-        signs = signs.transpose(-2, -1)
-    try:
-        flipped = a.double() * signs
-    except RuntimeError:  # as many vectors in U as in V only without full_matrices
-        return False
-    return flipped.shape == a.shape and _compare_values(e, flipped.to(a.dtype)) is None
+    signs = torch.sign((e_ref.double() * a_ref.double()).sum(dim=vector_dims[decider], keepdim=True))
+    for field, dim in vector_dims.items():  # every vector field under the same signs
+        e, a = exp_leaves[fields.index(field)], act_leaves[fields.index(field)]
+        field_signs = signs if dim == vector_dims[decider] else signs.transpose(-2, -1)
+        try:
+            flipped = a.double() * field_signs
+        except RuntimeError:  # as many vectors in U as in V only without full_matrices
+            return False
+        if flipped.shape != a.shape or _compare_values(e, flipped.to(a.dtype)) is not None:
+            return False
+    return True
 
 
 def _same_exactly(x: torch.Tensor, y: torch.Tensor) -> bool:
