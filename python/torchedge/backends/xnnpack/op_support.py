@@ -19,10 +19,10 @@ from typing import Any, Callable, Optional
 import torch
 
 from torchedge.backends.xnnpack.layout import AGNOSTIC, PLAIN, SPATIAL, NodeView, moves_no_data
-from torchedge.emit.tensor_values import dim_order
 from torchedge.backends.xnnpack.quantized_patterns import (
     DQ_PER_CHANNEL, QDQ_OPS, is_fold_candidate, qdq_problem,
 )
+from torchedge.emit.tensor_values import dim_order
 
 aten = torch.ops.aten
 ConstantLookup = Callable[[torch.fx.Node], Optional[torch.Tensor]]
