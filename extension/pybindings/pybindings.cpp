@@ -1,7 +1,7 @@
 // torchedge._C: Python bindings over the C++ runtime (extension/module).
 //
 // Deliberately free of libtorch and numpy: tensors cross the boundary as
-// (dtype wire value, sizes, buffer) triples. Inputs are read in place from
+// (dtype wire value, sizes, buffer[, dim order]) tuples. Inputs are read in place from
 // any object exposing the buffer protocol (the Python side passes a
 // contiguous tensor's memory); outputs are copied into bytes objects, since
 // the runtime's output memory is reused by the next run. python/torchedge/
@@ -150,6 +150,21 @@ class PyProgram {
         strides[i].resize(sizes[i].size());
         orders[i].resize(sizes[i].size());
         for (size_t d = 0; d < orders[i].size(); ++d) orders[i][d] = static_cast<uint8_t>(d);
+        if (t.size() > 3) {  // the buffer is laid out in this dim order (a permutation)
+          const std::vector<int> order = t[3].cast<std::vector<int>>();
+          std::vector<bool> seen(orders[i].size(), false);
+          bool valid = order.size() == orders[i].size();
+          for (size_t d = 0; valid && d < order.size(); ++d) {
+            valid = order[d] >= 0 && static_cast<size_t>(order[d]) < seen.size() && !seen[order[d]];
+            if (valid) seen[order[d]] = true;
+            if (valid) orders[i][d] = static_cast<uint8_t>(order[d]);
+          }
+          if (!valid) {
+            record_error_message("input %zu: dim order is not a permutation of its %zu dims", i,
+                                 orders[i].size());
+            raise(Error::InvalidArgument);
+          }
+        }
         tensors[i] = Tensor(static_cast<ScalarType>(dtype), static_cast<int>(sizes[i].size()),
                             sizes[i].data(), orders[i].data(), strides[i].data(),
                             buffers.back().ptr);

@@ -18,6 +18,7 @@
 
 #include "kernels/portable/support/dtype_dispatch.h"
 #include "kernels/portable/support/elementwise.h"  // switch_dtype_only
+#include "kernels/portable/support/grid_sample_index.h"
 #include "kernels/portable/support/kernel_args.h"
 #include "kernels/portable/support/pooling.h"
 #include "runtime/kernel/kernel_context.h"
@@ -27,50 +28,11 @@ namespace native {
 namespace {
 
 constexpr const char* kOp = "grid_sampler_2d.out";
-enum Padding : int64_t { kZeros = 0, kBorder = 1, kReflection = 2 };
-
-// Rounds a computed value to T's precision. ATen computes float16 and
-// bfloat16 grid samples in T itself, rounding after every operation, which
-// moves coordinates by far more than the output tolerance; r() reproduces
-// that (and is the identity for float and double).
-template <typename T>
-compute_t<T> r(compute_t<T> v) {
-  return static_cast<compute_t<T>>(static_cast<T>(v));
-}
-
-template <typename T>
-compute_t<T> reflect(compute_t<T> in, int64_t twice_low, int64_t twice_high) {
-  using C = compute_t<T>;
-  if (twice_low == twice_high) return C(0);
-  const C min = r<T>(static_cast<C>(twice_low) / 2);
-  const C span = r<T>(static_cast<C>(twice_high - twice_low) / 2);
-  in = r<T>(std::fabs(r<T>(in - min)));
-  const C extra = r<T>(std::fmod(in, span));
-  const int flips = static_cast<int>(std::floor(r<T>(in / span)));
-  return flips % 2 == 0 ? r<T>(extra + min) : r<T>(r<T>(span - extra) + min);
-}
-
-// ATen's grid_sampler_compute_source_index (argument order of std::min /
-// std::max kept: it decides where a NaN goes).
-template <typename T>
-compute_t<T> source_index(compute_t<T> coord, int64_t size, int64_t padding, bool align_corners) {
-  using C = compute_t<T>;
-  const C one = C(1);
-  coord = align_corners ? r<T>(r<T>(r<T>(coord + one) / 2) * static_cast<C>(size - 1))
-                        : r<T>(r<T>(r<T>(r<T>(coord + one) * static_cast<C>(size)) - one) / 2);
-  if (padding == kBorder || padding == kReflection) {
-    if (padding == kReflection) {
-      coord = align_corners ? reflect<T>(coord, 0, 2 * (size - 1))
-                            : reflect<T>(coord, -1, 2 * size - 1);
-    }
-    coord = std::min(static_cast<C>(size - 1), std::max(coord, C(0)));
-  }
-  if (coord > static_cast<C>(INT_MAX - 1) || coord < static_cast<C>(INT_MIN) ||
-      !std::isfinite(static_cast<double>(coord))) {
-    return C(-100);
-  }
-  return coord;
-}
+using grid_index::kBorder;
+using grid_index::kReflection;
+using grid_index::kZeros;
+using grid_index::r;
+using grid_index::source_index;
 
 template <typename T>
 void grid_sample(const Tensor& input, const Tensor& grid, bool nearest, int64_t padding,
@@ -140,19 +102,13 @@ Error check_args(const Tensor& input, const Tensor& grid, int64_t mode, int64_t 
 }  // namespace
 
 Error grid_sampler_2d_out(KernelContext& ctx, Span<EValue*> args) {
-  TE_RETURN_IF_ERROR(expect_arg_count(args, 6));
-  TE_ASSIGN_OR_RETURN(Tensor* input, tensor_arg(args, 0, "input"));
-  TE_ASSIGN_OR_RETURN(Tensor* grid, tensor_arg(args, 1, "grid"));
-  TE_ASSIGN_OR_RETURN(int64_t mode, int_arg(args, 2, "interpolation_mode"));
-  TE_ASSIGN_OR_RETURN(int64_t padding, int_arg(args, 3, "padding_mode"));
-  TE_ASSIGN_OR_RETURN(bool align_corners, bool_arg(args, 4, "align_corners"));
-  TE_ASSIGN_OR_RETURN(Tensor* out, tensor_arg(args, 5, "out"));
-  TE_RETURN_IF_ERROR(check_args(*input, *grid, mode, padding));
-  TE_RETURN_IF_ERROR(expect_same_dtype(*input, *out, "input", "out"));
-  const int64_t sizes[] = {input->size(0), input->size(1), grid->size(1), grid->size(2)};
-  TE_RETURN_IF_ERROR(resize_to(*out, sizes));
-  return switch_dtype_only<kFloatingTypes>(input->dtype(), kOp, [&](auto tag) {
-    grid_sample<decltype(tag)>(*input, *grid, mode == 1, padding, align_corners, *out);
+  TE_ASSIGN_OR_RETURN(grid_index::SamplerArgs a, grid_index::sampler_args(args));
+  TE_RETURN_IF_ERROR(check_args(*a.input, *a.grid, a.mode, a.padding));
+  TE_RETURN_IF_ERROR(expect_same_dtype(*a.input, *a.out, "input", "out"));
+  const int64_t sizes[] = {a.input->size(0), a.input->size(1), a.grid->size(1), a.grid->size(2)};
+  TE_RETURN_IF_ERROR(resize_to(*a.out, sizes));
+  return switch_dtype_only<kFloatingTypes>(a.input->dtype(), kOp, [&](auto tag) {
+    grid_sample<decltype(tag)>(*a.input, *a.grid, a.mode == 1, a.padding, a.align_corners, *a.out);
     return Error::Ok;
   });
 }

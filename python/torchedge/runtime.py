@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import weakref
-from typing import Any, Sequence, Union
+from typing import Any, Optional, Sequence, Union
 
 import torch
 
@@ -46,15 +46,21 @@ def _translate(error: _C.TorchEdgeError) -> TorchEdgeRuntimeError:
     return TorchEdgeRuntimeError(code, name, message)
 
 
-def _to_wire(value: Any, index: int) -> Any:
+def _to_wire(value: Any, index: int, dim_order: Optional[Sequence[int]] = None) -> Any:
+    """A tensor as (dtype, sizes, bytes[, dim order]): its elements laid out
+    in `dim_order` (the program's for this input, e.g. column-major for a
+    matrix exported from a linalg result), row-major when None."""
     if isinstance(value, torch.Tensor):
         if value.dtype not in _DTYPE_TO_WIRE:
             raise TorchEdgeRuntimeError(0x13, "InvalidType",
                                         f"input {index}: dtype {value.dtype} is not supported")
-        t = value.detach().cpu().contiguous()
+        t = value.detach().cpu()
+        permuted = dim_order is not None and list(dim_order) != list(range(t.dim()))
+        laid_out = (t.permute(list(dim_order)) if permuted else t).contiguous()
         # A byte view gives the buffer protocol for every dtype (bf16 included).
-        flat = t.reshape(-1).view(torch.uint8) if t.numel() else torch.empty(0, dtype=torch.uint8)
-        return (_DTYPE_TO_WIRE[t.dtype], list(t.shape), flat.numpy())
+        flat = laid_out.reshape(-1).view(torch.uint8) if t.numel() else torch.empty(0, dtype=torch.uint8)
+        wire = (_DTYPE_TO_WIRE[t.dtype], list(t.shape), flat.numpy())
+        return wire + (list(dim_order),) if permuted else wire
     if isinstance(value, (bool, int, float)):
         return value
     raise TorchEdgeRuntimeError(0x13, "InvalidType",
@@ -124,8 +130,20 @@ class Program:
         raise AttributeError(f"program has no method '{name}' "
                              f"(methods: {', '.join(self.__dict__.get('method_names', ()))})")
 
+    def _input_dim_orders(self, name: str) -> list:
+        """The dim order each tensor input of `name` was exported with (None
+        for non-tensor inputs), cached per method."""
+        orders = self.__dict__.setdefault("_dim_orders", {})
+        if name not in orders:
+            inputs = self._meta(name)["inputs"]
+            orders[name] = [info["dim_order"] if info else None for info in inputs]
+        return orders[name]
+
     def run_method(self, name: str, inputs: Sequence[Any]) -> Any:
-        wire = [_to_wire(v, i) for i, v in enumerate(inputs)]
+        orders = self._input_dim_orders(name) if name in self.method_names else []
+        wire = [_to_wire(v, i, orders[i] if i < len(orders) and isinstance(v, torch.Tensor)
+                         and orders[i] is not None and len(orders[i]) == v.dim() else None)
+                for i, v in enumerate(inputs)]
         try:
             outputs = self._native.run(name, wire)
         except _C.TorchEdgeError as e:

@@ -23,6 +23,8 @@ import torchedge
 import torchedge.runtime
 from torchedge.edge.decompositions import KEPT_WHOLE, RULES
 
+from opinfo.edge_cases_special_linalg import BINNING_CASES, LINALG_CASES, SPECIAL_CASES
+
 aten = torch.ops.aten
 
 
@@ -129,6 +131,7 @@ CASES = [
     Case("unique_consecutive", lambda x: torch.unique_consecutive(x, return_counts=True),
          lambda n: (torch.randint(0, 2, (n, 4)),), aten.unique_consecutive.default),
 ]
+CASES += [Case(*case) for case in SPECIAL_CASES + LINALG_CASES + BINNING_CASES]
 
 
 def _targets(program) -> set:

@@ -29,6 +29,8 @@ _GROUP_MODULES = {
     "strided": "op_table_strided",
     "complex": "op_table_complex",
     "data_dependent": "op_table_data_dependent",
+    "special": "op_table_special",
+    "linalg": "op_table_linalg",
 }
 
 

@@ -22,6 +22,7 @@ from torchedge.backends.xnnpack.layout import AGNOSTIC, PLAIN, SPATIAL, NodeView
 from torchedge.backends.xnnpack.quantized_patterns import (
     DQ_PER_CHANNEL, QDQ_OPS, is_fold_candidate, qdq_problem,
 )
+from torchedge.emit.tensor_values import dim_order
 
 aten = torch.ops.aten
 ConstantLookup = Callable[[torch.fx.Node], Optional[torch.Tensor]]
@@ -66,6 +67,11 @@ def tensor_problem(value: torch.fx.Node, what: str) -> Optional[str]:
         return f"{what} has rank {val.dim()}; XNNPACK tensors have 1 to 6 dims"
     if val.numel() == 0:
         return f"{what} is empty"
+    order = tuple(dim_order(val))  # as the emitter records it
+    if order != tuple(range(val.dim())) and not (val.dim() == 4 and order == (0, 2, 3, 1)):
+        # The delegate binds row-major tensors (4-D ones may be NHWC, layout.py);
+        # eager's linear-algebra results, for one, are column-major.
+        return f"{what} has the dim order {list(order)}; the XNNPACK delegate takes row-major tensors"
     return None
 
 

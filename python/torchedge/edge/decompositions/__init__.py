@@ -17,6 +17,7 @@ from torch.export.decomp_utils import CustomDecompTable
 
 from torchedge.edge.attention_decomposition import ATTENTION_DECOMPOSITIONS
 from torchedge.edge.decompositions import elementwise, indexing, linear_algebra, reductions  # noqa: F401 (register rules)
+from torchedge.edge.decompositions import binning, contractions, matrix_factorizations, scatters  # noqa: F401 (register rules)
 from torchedge.edge.decompositions.rules import KEPT_WHOLE, RULES
 
 aten = torch.ops.aten
