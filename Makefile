@@ -96,7 +96,7 @@ test-arm64: build-arm64 test-cpp
 # ---- fuzzing (fuzz/README.md): clang + libFuzzer + ASan/UBSan, its own build ----
 FUZZ_BUILD   := build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZERS      := program module xnnpack_blob tokenizer ptd
+FUZZERS      := program module xnnpack_blob tokenizer ptd vulkan_blob
 
 $(FUZZ_BUILD)/build.ninja: CMakeLists.txt fuzz/CMakeLists.txt | setup
 	cmake -G Ninja -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \

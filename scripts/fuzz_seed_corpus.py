@@ -87,6 +87,27 @@ def programs(out: Path) -> list[bytes]:
     return seeds
 
 
+def vulkan_blobs() -> list[bytes]:
+    """The Vulkan delegate's blobs of the small zoo models (convolutions,
+    pools, linears, attention, elementwise and movement shaders; the larger
+    ones' blobs carry megabytes of weights), no device needed."""
+    from torchedge.backends.vulkan import VulkanPartitioner
+
+    blobs = []
+    for name in ("small_cnn", "transformer_block"):
+        try:
+            spec = models.get(name)
+            inputs = spec.example_inputs["forward"]
+            program = torchedge.to_edge(torch.export.export(spec.module, inputs)).exported_program()
+            to_backend(program, VulkanPartitioner())
+        except Exception as e:  # noqa: BLE001  a model the seed set need not have
+            print(f"seed corpus: no Vulkan blob of {name} ({e})", file=sys.stderr)
+            continue
+        blobs += [bytes(n.target.processed) for n in program.graph.nodes
+                  if isinstance(n.target, LoweredModule)]
+    return blobs
+
+
 def tokenizers(out: Path) -> None:
     import gguf
 
@@ -126,12 +147,15 @@ def data_files(out: Path) -> None:
 def main() -> None:
     warnings.filterwarnings("ignore")
     root = Path(sys.argv[1])
-    dirs = {h: root / h for h in ("program", "module", "xnnpack_blob", "tokenizer", "ptd")}
+    dirs = {h: root / h for h in ("program", "module", "xnnpack_blob", "tokenizer", "ptd",
+                                  "vulkan_blob")}
     for d in dirs.values():
         d.mkdir(parents=True, exist_ok=True)
     blobs = programs(dirs["program"])
     for i, blob in enumerate(blobs):
         _save(dirs["xnnpack_blob"], f"blob_{i}.bin", blob)
+    for i, blob in enumerate(vulkan_blobs()):
+        _save(dirs["vulkan_blob"], f"blob_{i}.bin", blob)
     for p in dirs["program"].iterdir():
         (dirs["module"] / p.name).write_bytes(p.read_bytes())
     tokenizers(dirs["tokenizer"])
