@@ -88,8 +88,11 @@ build-arm64: setup $(ARM64_BUILD)/build.ninja
 test-arm64: build-arm64 test-cpp
 	@rm -rf $(ARM64_BUILD)/test_models && mkdir -p $(ARM64_BUILD)/test_models
 	@find $(abspath $(BUILD))/test_models -name '*.pte' -size -2048k -exec ln -s {} $(ARM64_BUILD)/test_models/ \;
-	# concurrency_test / exhaustion_test (stress_test) are host suites: too slow emulated, not built here.
-	ctest --test-dir $(ARM64_BUILD) --output-on-failure -j $(JOBS) -E "^(concurrency|exhaustion)_test$$"
+	# Host suites, not cross-built: concurrency_test / exhaustion_test (stress_test: too slow
+	# emulated), the selective build's tests (its ARM64 sizes: docs/selective-build.md), the
+	# Cortex-M kernels' host check and the fuzzers' mutator test.
+	ctest --test-dir $(ARM64_BUILD) --output-on-failure -j $(JOBS) \
+	  -E "^(concurrency_test|exhaustion_test|selective_kernels_test|selective_build_test|cortex_m_kernels_test|fuzz_mutator_test)$$"
 	$(PY) scripts/arm64_parity.py --host $(BUILD)/torchedge_run --arm64 $(ARM64_BUILD)/torchedge_run \
 	  --emulator "$(ARM64_EMULATOR)" $(ARM64_BUILD)/test_models
 
