@@ -47,7 +47,7 @@ def symbol(elf: Path, name: str) -> int:
 
 def build_plugin(work: Path) -> Path:
     plugin = work / "libinsn_count.so"
-    subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-o", str(plugin),
+    subprocess.run(["cc", "-shared", "-fPIC", "-O2", f"-I{ROOT}", "-o", str(plugin),
                     str(ROOT / "targets/cortex_m/qemu_plugin/insn_count.c")], check=True)
     return plugin
 
