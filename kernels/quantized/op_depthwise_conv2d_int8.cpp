@@ -31,22 +31,8 @@ constexpr const char* kOp = "depthwise_conv2d_int8.out";
 }  // namespace
 
 Error depthwise_conv2d_int8_out(KernelContext& ctx, Span<EValue*> args) {
-  TE_RETURN_IF_ERROR(expect_arg_count(args, 14));
-  quantized::Int8DepthwiseArgs a{};
-  TE_ASSIGN_OR_RETURN(a.input, tensor_arg(args, 0, "input"));
-  TE_ASSIGN_OR_RETURN(a.input_scale, double_arg(args, 1, "input_scale"));
-  TE_ASSIGN_OR_RETURN(a.input_zero_point, int_arg(args, 2, "input_zero_point"));
-  TE_ASSIGN_OR_RETURN(a.weight, tensor_arg(args, 3, "weight"));
-  TE_ASSIGN_OR_RETURN(a.weight_scales, tensor_arg(args, 4, "weight_scales"));
-  TE_ASSIGN_OR_RETURN(a.bias, optional_tensor_arg(args, 5, "bias"));
-  TE_ASSIGN_OR_RETURN(a.stride, int_list_arg(args, 6, "stride"));
-  TE_ASSIGN_OR_RETURN(a.padding, int_list_arg(args, 7, "padding"));
-  TE_ASSIGN_OR_RETURN(a.dilation, int_list_arg(args, 8, "dilation"));
-  TE_ASSIGN_OR_RETURN(a.output_scale, double_arg(args, 9, "output_scale"));
-  TE_ASSIGN_OR_RETURN(a.output_zero_point, int_arg(args, 10, "output_zero_point"));
-  TE_ASSIGN_OR_RETURN(a.output_min, int_arg(args, 11, "output_min"));
-  TE_ASSIGN_OR_RETURN(a.output_max, int_arg(args, 12, "output_max"));
-  TE_ASSIGN_OR_RETURN(a.out, tensor_arg(args, 13, "out"));
+  quantized::Int8DepthwiseArgs a;
+  TE_RETURN_IF_ERROR(quantized::read_int8_depthwise_args(args, &a));
   quantized::Int8DepthwiseProblem p;
   TE_RETURN_IF_ERROR(quantized::prepare_int8_depthwise(a, &p, kOp));
   if (p.planes() == 0) return Error::Ok;

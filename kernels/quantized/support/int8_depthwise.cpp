@@ -194,6 +194,27 @@ bool int8_depthwise_channel_is_bounded(const Int8DepthwiseProblem& p, int64_t c)
   return bound < 16384.0;
 }
 
+Error read_int8_depthwise_args(Span<EValue*> args, Int8DepthwiseArgs* out) {
+  TE_RETURN_IF_ERROR(expect_arg_count(args, 14));
+  Int8DepthwiseArgs a{};
+  TE_ASSIGN_OR_RETURN(a.input, tensor_arg(args, 0, "input"));
+  TE_ASSIGN_OR_RETURN(a.input_scale, double_arg(args, 1, "input_scale"));
+  TE_ASSIGN_OR_RETURN(a.input_zero_point, int_arg(args, 2, "input_zero_point"));
+  TE_ASSIGN_OR_RETURN(a.weight, tensor_arg(args, 3, "weight"));
+  TE_ASSIGN_OR_RETURN(a.weight_scales, tensor_arg(args, 4, "weight_scales"));
+  TE_ASSIGN_OR_RETURN(a.bias, optional_tensor_arg(args, 5, "bias"));
+  TE_ASSIGN_OR_RETURN(a.stride, int_list_arg(args, 6, "stride"));
+  TE_ASSIGN_OR_RETURN(a.padding, int_list_arg(args, 7, "padding"));
+  TE_ASSIGN_OR_RETURN(a.dilation, int_list_arg(args, 8, "dilation"));
+  TE_ASSIGN_OR_RETURN(a.output_scale, double_arg(args, 9, "output_scale"));
+  TE_ASSIGN_OR_RETURN(a.output_zero_point, int_arg(args, 10, "output_zero_point"));
+  TE_ASSIGN_OR_RETURN(a.output_min, int_arg(args, 11, "output_min"));
+  TE_ASSIGN_OR_RETURN(a.output_max, int_arg(args, 12, "output_max"));
+  TE_ASSIGN_OR_RETURN(a.out, tensor_arg(args, 13, "out"));
+  *out = a;
+  return Error::Ok;
+}
+
 Error prepare_int8_depthwise(const Int8DepthwiseArgs& a, Int8DepthwiseProblem* p,
                              const char* op) {
   TE_RETURN_IF_ERROR(check_tensors(a, op));

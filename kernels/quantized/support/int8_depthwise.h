@@ -42,6 +42,7 @@
 #include <cstdint>
 
 #include "runtime/core/error.h"
+#include "runtime/core/evalue.h"
 #include "runtime/core/span.h"
 #include "runtime/core/tensor.h"
 
@@ -93,6 +94,13 @@ struct Int8DepthwiseArgs {
 /// to [N, C, OH, OW] and fills `p`.
 Error prepare_int8_depthwise(const Int8DepthwiseArgs& args, Int8DepthwiseProblem* p,
                              const char* op);
+
+/// Reads torchedge::depthwise_conv2d_int8.out's 14 boxed arguments (input,
+/// input_scale, input_zero_point, weight, weight_scales, bias?, stride,
+/// padding, dilation, output_scale, output_zero_point, output_min,
+/// output_max, out) into `args`; InvalidArgument naming the one of the
+/// wrong kind. Shared by every kernel of the op (quantized, cortex_m).
+Error read_int8_depthwise_args(Span<EValue*> boxed, Int8DepthwiseArgs* args);
 
 /// Which loops run_int8_depthwise takes. kAuto: the u8 planes where
 /// int8_depthwise_u8_wins(), else channels-last where
