@@ -28,7 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   MemoryAllocator allocator(pool.get(), kPool);
   Result<vulkan::ParsedBlob> parsed = vulkan::parse_blob({blob.get(), size}, &allocator);
   if (!parsed.ok()) return 0;
-  (void)vulkan::plan_pool(parsed.get(), 256, &allocator);
+  (void)vulkan::plan_pool(parsed.get(), 256, (parsed->flags & vulkan::kFlagFloat16Compute) != 0,
+                          &allocator);
   VkPhysicalDeviceLimits limits{};
   limits.maxComputeWorkGroupCount[0] = limits.maxComputeWorkGroupCount[1] =
       limits.maxComputeWorkGroupCount[2] = 65535;

@@ -5,18 +5,27 @@
 // blob_reader.cpp reads. Little-endian; integers are u32 unless noted;
 // float parameters are IEEE-754 bit patterns in u32 slots.
 //
-//   header (32 bytes)   "TVK1", version, num_tensors, num_inputs,
-//                       num_outputs, num_ops, u64 data_offset
+//   header (40 bytes)   "TVK1", version (2), num_tensors, num_inputs,
+//                       num_outputs, num_ops, u64 data_offset, flags
+//                       (BlobFlag bits), reserved (0)
 //   tensors             kTensorRecordBytes each: kind, rank, dims[6],
-//                       u64 a, u64 b (see TensorKind)
+//                       u64 a, u64 b (see TensorKind), dtype (a
+//                       ScalarType code: 6 float32 or 5 float16),
+//                       reserved (0)
 //   ops                 kOpRecordBytes each, in execution order: shader,
 //                       debug handle, num_ids, ids[4] (output first, then
 //                       inputs), num_params, params[32]
-//   data                data_offset to the end: constants (float32)
+//   data                data_offset to the end: constants, each in its
+//                       tensor's dtype
 //
 // Tensors [0, num_inputs) are the delegate's runtime inputs in DelegateCall
-// order, the next num_outputs its outputs; every tensor is float32 and
-// contiguous. The meaning of each shader's parameters is written at the top
+// order, the next num_outputs its outputs; every tensor is contiguous. A
+// tensor's dtype is its dtype in the program (what crosses the delegate
+// boundary, how a constant is stored); every tensor an op binds has the
+// same dtype, and an alias has its target's. Where tensors live on the
+// device in float16 is decided at init (vulkan_delegate.h): float16
+// tensors always, float32 ones too under kFlagFloat16Compute when the
+// device can. The meaning of each shader's parameters is written at the top
 // of its GLSL file (backends/vulkan/shaders/) and checked by
 // blob_reader.cpp before anything reaches the device.
 #pragma once
@@ -28,9 +37,9 @@ namespace torchedge {
 namespace vulkan {
 
 constexpr char kBlobMagic[4] = {'T', 'V', 'K', '1'};
-constexpr uint32_t kBlobVersion = 1;
-constexpr size_t kHeaderBytes = 32;
-constexpr size_t kTensorRecordBytes = 48;
+constexpr uint32_t kBlobVersion = 2;
+constexpr size_t kHeaderBytes = 40;
+constexpr size_t kTensorRecordBytes = 56;
 constexpr uint32_t kMaxDims = 6;
 constexpr uint32_t kMaxOpIds = 4;
 constexpr uint32_t kMaxParams = 32;  // 128 bytes: the push-constant size every device has
@@ -51,6 +60,21 @@ enum class TensorKind : uint32_t {
                  // a reshape that shares its storage (no copy)
 };
 constexpr uint32_t kMaxTensorKind = 4;
+
+/// Header flag bits.
+enum BlobFlag : uint32_t {
+  /// Compute the float32 tensors in float16 on a device with float16
+  /// support (the partitioner's force_fp16): inputs and outputs stay float32
+  /// at the delegate boundary and are converted on the host; float32
+  /// constants are rounded to float16 at init. Without device support the
+  /// delegate runs in float32.
+  kFlagFloat16Compute = 1u,
+};
+constexpr uint32_t kKnownFlags = kFlagFloat16Compute;
+
+/// Tensor dtypes (ScalarType codes, runtime/core/scalar_type.h).
+constexpr uint32_t kDtypeFloat16 = 5;
+constexpr uint32_t kDtypeFloat32 = 6;
 
 /// One GLSL compute shader each (shaders/<name>.comp).
 enum class Shader : uint32_t {

@@ -297,6 +297,15 @@ Error parse_tensor(const uint8_t* rec, uint32_t id, const ParsedBlob& blob, Tens
   TE_CHECK_OR_RETURN(t.numel >= 1, kBad, "vulkan blob: tensor %u: has no elements", id);
   const uint64_t a = read_u64(rec + 32);
   const uint64_t b = read_u64(rec + 40);
+  const uint32_t dtype = read_u32(rec + 48);
+  const uint32_t reserved = read_u32(rec + 52);
+  TE_CHECK_OR_RETURN(dtype == kDtypeFloat32 || dtype == kDtypeFloat16, kBad,
+                     "vulkan blob: tensor %u: dtype code %u, expected %u (float32) or %u (float16)",
+                     id, dtype, kDtypeFloat32, kDtypeFloat16);
+  TE_CHECK_OR_RETURN(reserved == 0, kBad, "vulkan blob: tensor %u: reserved word is %u, expected 0",
+                     id, reserved);
+  t.float16 = dtype == kDtypeFloat16;
+  const uint64_t elem = element_bytes(t);
   const bool is_input = id < blob.num_inputs;
   const bool is_output = !is_input && id < blob.num_inputs + blob.num_outputs;
   const TensorKind expected =
@@ -309,12 +318,14 @@ Error parse_tensor(const uint8_t* rec, uint32_t id, const ParsedBlob& blob, Tens
   t.alias_of = id;
   if (t.kind == TensorKind::Constant) {
     uint64_t end = 0;
-    TE_CHECK_OR_RETURN(b == t.numel * 4 && add(a, b, &end) && end <= blob.data_size && a % 4 == 0,
+    TE_CHECK_OR_RETURN(b == t.numel * elem && add(a, b, &end) && end <= blob.data_size &&
+                           a % 4 == 0,
                        kBad,
                        "vulkan blob: tensor %u: constant bytes [%llu, +%llu) must be 4-aligned, "
-                       "numel * 4 = %llu and inside the %llu-byte data section",
+                       "numel * %llu = %llu and inside the %llu-byte data section",
                        id, static_cast<unsigned long long>(a), static_cast<unsigned long long>(b),
-                       static_cast<unsigned long long>(t.numel * 4),
+                       static_cast<unsigned long long>(elem),
+                       static_cast<unsigned long long>(t.numel * elem),
                        static_cast<unsigned long long>(blob.data_size));
     t.const_offset = a;
   } else if (t.kind == TensorKind::Alias) {
@@ -326,6 +337,10 @@ Error parse_tensor(const uint8_t* rec, uint32_t id, const ParsedBlob& blob, Tens
                        id, static_cast<unsigned long long>(t.numel),
                        static_cast<unsigned long long>(a),
                        static_cast<unsigned long long>(base.numel));
+    TE_CHECK_OR_RETURN(base.float16 == t.float16, kBad,
+                       "vulkan blob: tensor %u: dtype %s, but its alias target %llu is %s", id,
+                       t.float16 ? "float16" : "float32", static_cast<unsigned long long>(a),
+                       base.float16 ? "float16" : "float32");
     t.alias_of = base.alias_of;
   }
   return Error::Ok;
@@ -358,6 +373,15 @@ Error parse_op(const uint8_t* rec, uint32_t index, const ParsedBlob& blob, OpInf
                      "vulkan blob: op %u (%s): writes tensor %u of kind %u; only internal and "
                      "output tensors are written",
                      index, sig.name, op->ids[0], static_cast<uint32_t>(out.kind));
+  // One shader variant per dtype: an op cannot mix them.
+  for (uint32_t i = 1; i < sig.num_ids; ++i) {
+    if (op->ids[i] == kNoTensor) continue;
+    const bool half = blob.tensors[op->ids[i]].float16;
+    TE_CHECK_OR_RETURN(half == out.float16, kBad,
+                       "vulkan blob: op %u (%s): tensor %u in slot %u is %s, the output %u is %s",
+                       index, sig.name, op->ids[i], i, half ? "float16" : "float32", op->ids[0],
+                       out.float16 ? "float16" : "float32");
+  }
   const uint32_t num_params = read_u32(rec + 28);
   TE_CHECK_OR_RETURN(num_params == sig.num_params, kBad,
                      "vulkan blob: op %u (%s): %u parameters, expected %u", index, sig.name,
@@ -389,6 +413,12 @@ Result<ParsedBlob> parse_blob(Span<const uint8_t> blob, MemoryAllocator* allocat
   parsed.num_outputs = read_u32(b + 16);
   parsed.num_ops = read_u32(b + 20);
   const uint64_t data_offset = read_u64(b + 24);
+  parsed.flags = read_u32(b + 32);
+  const uint32_t reserved = read_u32(b + 36);
+  TE_CHECK_OR_RETURN((parsed.flags & ~kKnownFlags) == 0 && reserved == 0, kBad,
+                     "vulkan blob: flags 0x%x and reserved word %u; expected flags within 0x%x "
+                     "and 0",
+                     parsed.flags, reserved, kKnownFlags);
   TE_CHECK_OR_RETURN(parsed.num_tensors <= kMaxTensors && parsed.num_ops <= kMaxOps &&
                          parsed.num_ops >= 1 && parsed.num_outputs >= 1 &&
                          uint64_t{parsed.num_inputs} + parsed.num_outputs <= parsed.num_tensors,

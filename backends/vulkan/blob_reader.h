@@ -4,7 +4,8 @@
 // Vulkan object exists: header, every tensor record (kind, rank, sizes,
 // constant ranges inside the data section, alias targets), every op record
 // (shader, ids, parameter count) and, per shader, that the largest element
-// index its parameters can reach lies inside each bound tensor. A blob that
+// index its parameters can reach lies inside each bound tensor, and that the
+// tensors an op binds share one dtype (float32 or float16). A blob that
 // passes cannot make a shader read or write outside its tensors.
 //
 // Errors are DelegateInvalidCompatibility with a message naming the record
@@ -28,7 +29,11 @@ struct TensorInfo {
   uint64_t numel;
   uint64_t const_offset;  // Constant: offset into ParsedBlob::data
   uint32_t alias_of;      // Alias: the storage owner (resolved: never an alias)
+  bool float16;           // dtype: float16 (else float32)
 };
+
+/// Bytes per element of a tensor's dtype in the blob.
+inline uint32_t element_bytes(const TensorInfo& t) { return t.float16 ? 2 : 4; }
 
 struct OpInfo {
   Shader shader;
@@ -45,6 +50,7 @@ struct ParsedBlob {
   uint32_t num_inputs = 0;
   uint32_t num_outputs = 0;
   uint32_t num_ops = 0;
+  uint32_t flags = 0;  // BlobFlag bits
   const TensorInfo* tensors = nullptr;
   const OpInfo* ops = nullptr;
   const uint8_t* data = nullptr;

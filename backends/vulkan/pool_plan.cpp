@@ -14,12 +14,13 @@ struct Lifetime {
 
 }  // namespace
 
-uint64_t region_bytes(const TensorInfo& t, uint64_t alignment) {
-  const uint64_t bytes = t.numel * 4;  // numel <= 2^31: no overflow
+uint64_t region_bytes(const TensorInfo& t, uint64_t alignment, bool float32_as_float16) {
+  const uint64_t bytes = device_bytes(t, float32_as_float16);
   return (bytes + alignment - 1) / alignment * alignment;
 }
 
-Result<PoolPlan> plan_pool(const ParsedBlob& blob, uint64_t alignment, MemoryAllocator* allocator) {
+Result<PoolPlan> plan_pool(const ParsedBlob& blob, uint64_t alignment, bool float32_as_float16,
+                           MemoryAllocator* allocator) {
   const uint32_t n = blob.num_tensors;
   uint64_t* offsets = allocator->allocate_array<uint64_t>(n);
   Lifetime* life = allocator->allocate_array<Lifetime>(n);
@@ -44,8 +45,10 @@ Result<PoolPlan> plan_pool(const ParsedBlob& blob, uint64_t alignment, MemoryAll
     const TensorInfo& t = blob.tensors[i];
     if (t.kind == TensorKind::Internal || t.kind == TensorKind::Alias) continue;
     offsets[i] = end;
-    end += region_bytes(t, alignment);
-    if (t.kind == TensorKind::Constant) plan.constant_bytes += region_bytes(t, alignment);
+    end += region_bytes(t, alignment, float32_as_float16);
+    if (t.kind == TensorKind::Constant) {
+      plan.constant_bytes += region_bytes(t, alignment, float32_as_float16);
+    }
   }
   const uint64_t internal_base = end;
   // Internal tensors, first fit among those whose lifetimes overlap.
@@ -54,7 +57,7 @@ Result<PoolPlan> plan_pool(const ParsedBlob& blob, uint64_t alignment, MemoryAll
   for (uint32_t i = 0; i < n; ++i) {
     const TensorInfo& t = blob.tensors[i];
     if (t.kind != TensorKind::Internal) continue;
-    const uint64_t size = region_bytes(t, alignment);
+    const uint64_t size = region_bytes(t, alignment, float32_as_float16);
     uint64_t best = UINT64_MAX;
     // Candidates: 0 and the end of every overlapping placed tensor.
     for (uint32_t c = 0; c <= num_placed; ++c) {
@@ -62,7 +65,7 @@ Result<PoolPlan> plan_pool(const ParsedBlob& blob, uint64_t alignment, MemoryAll
       if (c < num_placed) {
         const uint32_t o = placed[c];
         if (life[o].last < life[i].first || life[i].last < life[o].first) continue;
-        candidate = offsets[o] - internal_base + region_bytes(blob.tensors[o], alignment);
+        candidate = offsets[o] - internal_base + region_bytes(blob.tensors[o], alignment, float32_as_float16);
       }
       if (candidate >= best) continue;
       bool fits = true;
@@ -70,7 +73,7 @@ Result<PoolPlan> plan_pool(const ParsedBlob& blob, uint64_t alignment, MemoryAll
         const uint32_t o = placed[q];
         if (life[o].last < life[i].first || life[i].last < life[o].first) continue;
         const uint64_t o_start = offsets[o] - internal_base;
-        const uint64_t o_end = o_start + region_bytes(blob.tensors[o], alignment);
+        const uint64_t o_end = o_start + region_bytes(blob.tensors[o], alignment, float32_as_float16);
         fits = candidate + size <= o_start || o_end <= candidate;
       }
       if (fits) best = candidate;

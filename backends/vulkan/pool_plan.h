@@ -10,6 +10,10 @@
 // last read, counting reads through aliases) do not overlap (first fit).
 // Aliases take their target's offset. Every offset is a multiple of
 // `alignment` (the device's minStorageBufferOffsetAlignment, at least 16).
+// A tensor takes 2 bytes per element on the device when it is float16, or
+// when it is float32 and the delegate computes in float16
+// (`float32_as_float16`: the blob's kFlagFloat16Compute on a device that
+// can); 4 otherwise.
 #pragma once
 
 #include <cstdint>
@@ -30,10 +34,21 @@ struct PoolPlan {
 
 /// Plans `blob`'s tensors; arrays come from `allocator`.
 /// MemoryAllocationFailed when it runs out.
-Result<PoolPlan> plan_pool(const ParsedBlob& blob, uint64_t alignment, MemoryAllocator* allocator);
+Result<PoolPlan> plan_pool(const ParsedBlob& blob, uint64_t alignment, bool float32_as_float16,
+                           MemoryAllocator* allocator);
 
-/// Bytes of tensor `t` (float32), rounded up to `alignment`.
-uint64_t region_bytes(const TensorInfo& t, uint64_t alignment);
+/// Whether tensor `t` is float16 on the device.
+inline bool stored_float16(const TensorInfo& t, bool float32_as_float16) {
+  return t.float16 || float32_as_float16;
+}
+
+/// Device bytes of tensor `t` (unrounded).
+inline uint64_t device_bytes(const TensorInfo& t, bool float32_as_float16) {
+  return t.numel * (stored_float16(t, float32_as_float16) ? 2 : 4);  // numel <= 2^31
+}
+
+/// device_bytes rounded up to `alignment`.
+uint64_t region_bytes(const TensorInfo& t, uint64_t alignment, bool float32_as_float16);
 
 }  // namespace vulkan
 }  // namespace torchedge

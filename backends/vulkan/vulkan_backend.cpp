@@ -57,4 +57,18 @@ const char* vulkan_device_name() {
 
 int vulkan_live_delegates() { return g_live.load(); }
 
+VulkanFloat16Features vulkan_float16_features(bool present) {
+  Result<vulkan::VulkanContext*> ctx = vulkan::VulkanContext::get();
+  if (!ctx.ok()) return {false, false};
+  const uint32_t bits =
+      present ? ctx.get()->float16_features() : ctx.get()->usable_float16_features();
+  return {(bits & vulkan::kShaderFloat16) != 0, (bits & vulkan::kStorageBuffer16BitAccess) != 0};
+}
+
+void vulkan_mask_float16_features(bool shader_float16, bool storage_buffer_16bit_access) {
+  vulkan::VulkanContext::set_masked_features(
+      (shader_float16 ? uint32_t{vulkan::kShaderFloat16} : 0u) |
+      (storage_buffer_16bit_access ? uint32_t{vulkan::kStorageBuffer16BitAccess} : 0u));
+}
+
 }  // namespace torchedge

@@ -13,6 +13,10 @@
 //            out; allocates nothing.
 //   destroy  releases the Vulkan objects.
 //
+// float16 (blob_format.h, vulkan_delegate.h): float16 programs and
+// force_fp16 programs run the shaders' float16 variants on devices with
+// shaderFloat16 and storageBuffer16BitAccess.
+//
 // Without a Vulkan 1.1 device is_available() is false and init fails with
 // NotSupported naming the reason (no loader/driver/device). Tests on a
 // machine without a GPU use Mesa's lavapipe: VK_ICD_FILENAMES (or
@@ -32,5 +36,20 @@ const char* vulkan_device_name();
 
 /// Delegates initialized and not yet destroyed (for tests).
 int vulkan_live_delegates();
+
+/// The selected device's float16 features, by their Vulkan names, as
+/// booleans: `present` what the device has (and the context enabled),
+/// else what remains after the mask. false for both when there is no
+/// device.
+struct VulkanFloat16Features {
+  bool shader_float16;
+  bool storage_buffer_16bit_access;
+};
+VulkanFloat16Features vulkan_float16_features(bool present);
+
+/// Hides float16 features from delegates initialized from now on (process-
+/// wide): float16 programs then fail init naming the feature, and
+/// force_fp16 programs run in float32. For tests, and for forcing float32.
+void vulkan_mask_float16_features(bool shader_float16, bool storage_buffer_16bit_access);
 
 }  // namespace torchedge

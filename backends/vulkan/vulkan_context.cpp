@@ -1,5 +1,6 @@
 #include "backends/vulkan/vulkan_context.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 
@@ -44,7 +45,46 @@ int32_t compute_family(VkPhysicalDevice device, uint32_t* timestamp_bits) {
   return -1;
 }
 
+bool has_extension(VkPhysicalDevice device, const char* name) {
+  VkExtensionProperties props[512];
+  uint32_t count = 512;
+  const VkResult r = vkEnumerateDeviceExtensionProperties(device, nullptr, &count, props);
+  if (r != VK_SUCCESS && r != VK_INCOMPLETE) return false;
+  for (uint32_t i = 0; i < count; ++i) {
+    if (strcmp(props[i].extensionName, name) == 0) return true;
+  }
+  return false;
+}
+
+// TORCHEDGE_VULKAN_MASK_FEATURES: a comma-separated list of feature names.
+uint32_t mask_from_env() {
+  const char* env = getenv("TORCHEDGE_VULKAN_MASK_FEATURES");
+  if (env == nullptr) return 0;
+  uint32_t mask = 0;
+  for (uint32_t bit : {uint32_t{kShaderFloat16}, uint32_t{kStorageBuffer16BitAccess}}) {
+    if (strstr(env, feature_name(bit)) != nullptr) mask |= bit;
+  }
+  return mask;
+}
+
+std::atomic<uint32_t>& mask_word() {
+  static std::atomic<uint32_t> mask{mask_from_env()};
+  return mask;
+}
+
 }  // namespace
+
+const char* feature_name(uint32_t feature) {
+  switch (feature) {
+    case kShaderFloat16: return "shaderFloat16";
+    case kStorageBuffer16BitAccess: return "storageBuffer16BitAccess";
+    default: return "unknown feature";
+  }
+}
+
+void VulkanContext::set_masked_features(uint32_t mask) { mask_word().store(mask); }
+
+uint32_t VulkanContext::masked_features() { return mask_word().load(); }
 
 const char* vk_result_name(VkResult result) {
   switch (result) {
@@ -89,7 +129,9 @@ Result<VulkanContext*> VulkanContext::get() {
 Error VulkanContext::create() {
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
   app.pApplicationName = "torchedge";
-  app.apiVersion = VK_API_VERSION_1_1;
+  // 1.2, the highest version used (shaderFloat16 as core, see
+  // choose_float16_features); 1.1 devices still work, at their version.
+  app.apiVersion = VK_API_VERSION_1_2;
   VkInstanceCreateInfo instance_info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
   instance_info.pApplicationInfo = &app;
   const VkResult created = vkCreateInstance(&instance_info, nullptr, &instance_);
@@ -134,6 +176,12 @@ Error VulkanContext::create() {
   vkGetPhysicalDeviceFeatures(physical_, &supported);
   VkPhysicalDeviceFeatures enabled{};
   enabled.robustBufferAccess = supported.robustBufferAccess;
+  VkPhysicalDevice16BitStorageFeatures storage{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+  VkPhysicalDeviceShaderFloat16Int8Features arithmetic{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+  bool needs_extension = false;
+  choose_float16_features(&storage, &arithmetic, &needs_extension);
+  const char* extension = VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME;
   const float priority = 1.0f;
   VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
   queue_info.queueFamilyIndex = queue_family_;
@@ -143,6 +191,9 @@ Error VulkanContext::create() {
   device_info.queueCreateInfoCount = 1;
   device_info.pQueueCreateInfos = &queue_info;
   device_info.pEnabledFeatures = &enabled;
+  device_info.pNext = &storage;  // -> arithmetic when shaderFloat16 is enabled
+  device_info.enabledExtensionCount = needs_extension ? 1 : 0;
+  device_info.ppEnabledExtensionNames = needs_extension ? &extension : nullptr;
   TE_VK_CHECK(vkCreateDevice(physical_, &device_info, nullptr, &device_), Error::NotSupported);
   vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
 
@@ -171,6 +222,34 @@ Error VulkanContext::create() {
   return Error::Ok;
 }
 
+void VulkanContext::choose_float16_features(VkPhysicalDevice16BitStorageFeatures* storage,
+                                            VkPhysicalDeviceShaderFloat16Int8Features* arithmetic,
+                                            bool* needs_extension) {
+  // shaderFloat16 is core from Vulkan 1.2; a 1.1 device has it only
+  // through VK_KHR_shader_float16_int8 (its struct is undefined otherwise).
+  const bool core12 = properties_.apiVersion >= VK_API_VERSION_1_2;
+  const bool arithmetic_known =
+      core12 || has_extension(physical_, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
+  VkPhysicalDevice16BitStorageFeatures storage_q{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+  VkPhysicalDeviceShaderFloat16Int8Features arithmetic_q{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+  storage_q.pNext = arithmetic_known ? &arithmetic_q : nullptr;
+  VkPhysicalDeviceFeatures2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  query.pNext = &storage_q;
+  vkGetPhysicalDeviceFeatures2(physical_, &query);
+  float16_features_ = 0;
+  if (storage_q.storageBuffer16BitAccess == VK_TRUE) {
+    storage->storageBuffer16BitAccess = VK_TRUE;
+    float16_features_ |= kStorageBuffer16BitAccess;
+  }
+  if (arithmetic_known && arithmetic_q.shaderFloat16 == VK_TRUE) {
+    arithmetic->shaderFloat16 = VK_TRUE;
+    storage->pNext = arithmetic;
+    float16_features_ |= kShaderFloat16;
+    *needs_extension = !core12;
+  }
+}
+
 int32_t VulkanContext::memory_type(uint32_t type_bits, VkMemoryPropertyFlags required,
                                    VkMemoryPropertyFlags preferred) const {
   int32_t fallback = -1;
@@ -187,13 +266,19 @@ VkMemoryPropertyFlags VulkanContext::memory_flags(uint32_t type) const {
   return type < memory_.memoryTypeCount ? memory_.memoryTypes[type].propertyFlags : 0;
 }
 
-Result<VkPipeline> VulkanContext::pipeline(Shader shader) {
+Result<VkPipeline> VulkanContext::pipeline(Shader shader, bool float16) {
   const uint32_t index = static_cast<uint32_t>(shader);
   TE_CHECK_OR_RETURN(index < kNumShaders, Error::DelegateInvalidCompatibility,
                      "vulkan: shader %u does not exist", index);
+  // A device without the features would reject (or worse, misrun) them.
+  TE_CHECK_OR_RETURN(!float16 || (float16_features_ & kFloat16Features) == kFloat16Features,
+                     Error::DelegateInvalidCompatibility,
+                     "vulkan: the float16 variant of shader %s needs shaderFloat16 and "
+                     "storageBuffer16BitAccess", shader_name(shader));
   std::lock_guard<std::mutex> guard(mutex_);
-  if (pipelines_[index] != VK_NULL_HANDLE) return pipelines_[index];
-  const SpirvCode code = shader_spirv(shader);
+  VkPipeline& slot = pipelines_[float16 ? 1 : 0][index];
+  if (slot != VK_NULL_HANDLE) return slot;
+  const SpirvCode code = shader_spirv(shader, float16);
   VkShaderModuleCreateInfo module_info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   module_info.codeSize = code.size_bytes;
   module_info.pCode = code.words;
@@ -207,12 +292,12 @@ Result<VkPipeline> VulkanContext::pipeline(Shader shader) {
   info.stage.pName = "main";
   info.layout = pipeline_layout_;
   const VkResult made =
-      vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &info, nullptr, &pipelines_[index]);
+      vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &info, nullptr, &slot);
   vkDestroyShaderModule(device_, module, nullptr);
   TE_CHECK_OR_RETURN(made == VK_SUCCESS, Error::DelegateInvalidCompatibility,
-                     "vulkan: the driver rejected shader %s: %s", shader_name(shader),
-                     vk_result_name(made));
-  return pipelines_[index];
+                     "vulkan: the driver rejected shader %s (%s): %s", shader_name(shader),
+                     float16 ? "float16" : "float32", vk_result_name(made));
+  return slot;
 }
 
 }  // namespace vulkan

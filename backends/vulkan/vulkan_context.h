@@ -6,7 +6,17 @@
 // TORCHEDGE_VULKAN_DEVICE), one compute queue, a command pool, the
 // descriptor set layout and pipeline layout all shaders use (four storage
 // buffers, 128 bytes of push constants), and one compute pipeline per
-// shader, built the first time a delegate needs it.
+// shader and variant (float32 / float16), built the first time a delegate
+// needs it.
+//
+// float16: at device selection the context reads the device's
+// VkPhysicalDeviceShaderFloat16Int8Features::shaderFloat16 and
+// VkPhysicalDevice16BitStorageFeatures::storageBuffer16BitAccess, enables
+// each one present (with VK_KHR_shader_float16_int8 on a Vulkan 1.1
+// device) and records them (float16_features()). The float16 shader
+// variants need both. A mask (TORCHEDGE_VULKAN_MASK_FEATURES at creation,
+// set_masked_features() later) hides features from delegates built
+// afterwards, so the no-float16 paths run on any device.
 //
 // Created on first use and kept for the life of the process (drivers do
 // not like being unloaded under static destructors). Thread safety: the
@@ -24,6 +34,16 @@
 
 namespace torchedge {
 namespace vulkan {
+
+/// Feature bits (float16_features(), masks).
+enum DeviceFeature : uint32_t {
+  kShaderFloat16 = 1u,             // VkPhysicalDeviceShaderFloat16Int8Features
+  kStorageBuffer16BitAccess = 2u,  // VkPhysicalDevice16BitStorageFeatures
+};
+constexpr uint32_t kFloat16Features = kShaderFloat16 | kStorageBuffer16BitAccess;
+
+/// "shaderFloat16" / "storageBuffer16BitAccess" (one bit), for messages.
+const char* feature_name(uint32_t feature);
 
 class VulkanContext {
  public:
@@ -48,15 +68,31 @@ class VulkanContext {
                       VkMemoryPropertyFlags preferred) const;
   VkMemoryPropertyFlags memory_flags(uint32_t type) const;
 
-  /// The compute pipeline of `shader`, built on first request.
-  /// DelegateInvalidCompatibility when the driver rejects the shader.
-  Result<VkPipeline> pipeline(Shader shader);
+  /// DeviceFeature bits the device has and the context enabled.
+  uint32_t float16_features() const { return float16_features_; }
+  /// float16_features() less the mask: what delegates may use.
+  uint32_t usable_float16_features() const { return float16_features_ & ~masked_features(); }
+
+  /// Hides DeviceFeature bits from delegates built from now on (tests; a
+  /// user forcing the float32 path). Process-wide, thread-safe.
+  static void set_masked_features(uint32_t mask);
+  static uint32_t masked_features();
+
+  /// The compute pipeline of `shader` (its float16 variant with
+  /// `float16`), built on first request. DelegateInvalidCompatibility when
+  /// the driver rejects the shader.
+  Result<VkPipeline> pipeline(Shader shader, bool float16);
 
   std::mutex& lock() { return mutex_; }
 
  private:
   VulkanContext() = default;
   Error create();
+  // Queries the float16 features of physical_ and fills the structs
+  // chained into VkDeviceCreateInfo (enabled ones only).
+  void choose_float16_features(VkPhysicalDevice16BitStorageFeatures* storage,
+                               VkPhysicalDeviceShaderFloat16Int8Features* arithmetic,
+                               bool* needs_extension);
 
   VkInstance instance_ = VK_NULL_HANDLE;
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
@@ -66,7 +102,8 @@ class VulkanContext {
   VkCommandPool command_pool_ = VK_NULL_HANDLE;
   VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
   VkPipelineLayout pipeline_layout_ = VK_NULL_HANDLE;
-  VkPipeline pipelines_[kNumShaders] = {};
+  VkPipeline pipelines_[2][kNumShaders] = {};  // [float16][shader]
+  uint32_t float16_features_ = 0;
   VkPhysicalDeviceProperties properties_{};
   VkPhysicalDeviceMemoryProperties memory_{};
   uint32_t timestamp_bits_ = 0;

@@ -5,6 +5,7 @@
 #include "backends/vulkan/dispatch_size.h"
 #include "backends/vulkan/pool_plan.h"
 #include "runtime/core/error_message.h"
+#include "runtime/core/half.h"
 #include "runtime/executor/event_tracer.h"
 #include "runtime/platform/platform.h"
 
@@ -75,6 +76,7 @@ struct Build {
   uint8_t* pool_host;        // mapped pool (when `mapped`)
   uint8_t* staging_host;     // mapped staging buffer (otherwise)
   uint64_t* staging_offsets; // per io binding (staging mode)
+  bool f32_as_f16;           // kFlagFloat16Compute in effect
 };
 
 Error make_memory(Build& b, MemoryAllocator* allocator) {
@@ -96,7 +98,8 @@ Error make_memory(Build& b, MemoryAllocator* allocator) {
   uint64_t staging_bytes = 0;
   for (uint32_t i = 0; i < num_io; ++i) {
     b.staging_offsets[i] = staging_bytes;
-    staging_bytes += region_bytes(b.blob.tensors[i], alignment < 16 ? 16 : alignment);
+    staging_bytes +=
+        region_bytes(b.blob.tensors[i], alignment < 16 ? 16 : alignment, b.f32_as_f16);
   }
   uint8_t*& staging_host = b.staging_host;
   if (b.mapped) {
@@ -122,7 +125,10 @@ Error make_memory(Build& b, MemoryAllocator* allocator) {
     IoBinding& io = d->io[i];
     io.rank = t.rank;
     memcpy(io.dims, t.dims, sizeof(io.dims));
-    io.nbytes = t.numel * 4;
+    io.numel = t.numel;
+    io.nbytes = device_bytes(t, b.f32_as_f16);
+    io.float16 = t.float16;
+    io.convert = !t.float16 && b.f32_as_f16;
     io.host = b.mapped ? b.pool_host + b.plan.offsets[i] : staging_host + b.staging_offsets[i];
   }
   return Error::Ok;
@@ -145,7 +151,18 @@ Error upload_constants(Build& b) {
     const TensorInfo& t = blob.tensors[i];
     if (t.kind != TensorKind::Constant) continue;
     const uint64_t at = b.mapped ? b.plan.offsets[i] : b.plan.offsets[i] - base;
-    memcpy(dst + at, blob.data + t.const_offset, t.numel * 4);
+    const uint8_t* src = blob.data + t.const_offset;
+    if (!t.float16 && b.f32_as_f16) {
+      // float32 weights computed in float16: rounded once, here.
+      uint16_t* out = reinterpret_cast<uint16_t*>(dst + at);
+      for (uint64_t e = 0; e < t.numel; ++e) {
+        float v;
+        memcpy(&v, src + 4 * e, 4);
+        out[e] = Half(v).bits;
+      }
+    } else {
+      memcpy(dst + at, src, device_bytes(t, b.f32_as_f16));
+    }
   }
   if (b.mapped) return Error::Ok;
   VkCommandBuffer cb = VK_NULL_HANDLE;
@@ -197,7 +214,7 @@ Error make_descriptors(Build& b, VkDescriptorSet* sets) {
     for (uint32_t s = 0; s < kMaxOpIds; ++s) {
       // Unused slots see the op's output region; the shader never reads them.
       const uint32_t id = op.ids[s] == kNoTensor ? op.ids[0] : op.ids[s];
-      const uint64_t range = blob.tensors[id].numel * 4;
+      const uint64_t range = device_bytes(blob.tensors[id], b.f32_as_f16);
       TE_CHECK_OR_RETURN(range <= max_range, Error::DelegateInvalidCompatibility,
                          "vulkan delegate: tensor %u is %llu bytes; this device binds at most "
                          "%llu bytes per storage buffer",
@@ -249,7 +266,8 @@ Error record_commands(Build& b, const VkDescriptorSet* sets) {
     const OpInfo& op = blob.ops[k];
     uint32_t groups[3];
     TE_RETURN_IF_ERROR(dispatch_size(op, k, ctx->properties().limits, groups));
-    TE_ASSIGN_OR_RETURN(VkPipeline pipeline, ctx->pipeline(op.shader));
+    const bool half = stored_float16(blob.tensors[op.ids[0]], b.f32_as_f16);
+    TE_ASSIGN_OR_RETURN(VkPipeline pipeline, ctx->pipeline(op.shader, half));
     if (pipeline != bound) {
       vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
       bound = pipeline;
@@ -288,7 +306,7 @@ Error build(Build& b, MemoryAllocator* allocator) {
   const ParsedBlob& blob = b.blob;
   uint64_t alignment = b.ctx->properties().limits.minStorageBufferOffsetAlignment;
   if (alignment < 16) alignment = 16;
-  TE_ASSIGN_OR_RETURN(b.plan, plan_pool(blob, alignment, allocator));
+  TE_ASSIGN_OR_RETURN(b.plan, plan_pool(blob, alignment, b.f32_as_f16, allocator));
   d->pool_bytes = b.plan.pool_bytes;
   d->io = allocator->allocate_array<IoBinding>(blob.num_inputs + blob.num_outputs + 1);
   VkDescriptorSet* sets = allocator->allocate_array<VkDescriptorSet>(blob.num_ops);
@@ -327,15 +345,17 @@ Error check_argument(const Delegate& d, uint32_t i, EValue* arg) {
                      "vulkan delegate: argument %u is not a tensor", i);
   const Tensor& t = arg->to_tensor();
   const IoBinding& io = d.io[i];
-  bool same = t.dtype() == ScalarType::Float && t.dim() == static_cast<int>(io.rank);
+  const ScalarType dtype = io.float16 ? ScalarType::Half : ScalarType::Float;
+  bool same = t.dtype() == dtype && t.dim() == static_cast<int>(io.rank);
   for (uint32_t k = 0; same && k < io.rank; ++k) {
     same = t.size(static_cast<int>(k)) == static_cast<Tensor::SizesType>(io.dims[k]);
   }
   TE_CHECK_OR_RETURN(same && t.mutable_data() != nullptr && t.is_contiguous(),
                      Error::InvalidArgument,
-                     "vulkan delegate: argument %u must be a contiguous float32 tensor of the "
-                     "shape the delegate was compiled for (rank %u, %llu bytes)",
-                     i, io.rank, static_cast<unsigned long long>(io.nbytes));
+                     "vulkan delegate: argument %u must be a contiguous %s tensor of the "
+                     "shape the delegate was compiled for (rank %u, %llu elements)",
+                     i, io.float16 ? "float16" : "float32", io.rank,
+                     static_cast<unsigned long long>(io.numel));
   return Error::Ok;
 }
 
@@ -362,6 +382,55 @@ void report_ops(EventTracer* tracer, const Delegate& d, uint64_t start, uint64_t
   }
 }
 
+// Copies argument data into device-visible memory (or back), rounding
+// float32 to float16 (or widening) where the delegate computes in float16.
+void copy_in(const IoBinding& io, const void* src) {
+  if (!io.convert) {
+    memcpy(io.host, src, io.nbytes);
+    return;
+  }
+  const float* in = static_cast<const float*>(src);
+  uint16_t* out = reinterpret_cast<uint16_t*>(io.host);
+  for (uint64_t e = 0; e < io.numel; ++e) out[e] = Half(in[e]).bits;
+}
+
+void copy_out(const IoBinding& io, void* dst) {
+  if (!io.convert) {
+    memcpy(dst, io.host, io.nbytes);
+    return;
+  }
+  const uint16_t* in = reinterpret_cast<const uint16_t*>(io.host);
+  float* out = static_cast<float*>(dst);
+  for (uint64_t e = 0; e < io.numel; ++e) {
+    Half h;
+    h.bits = in[e];
+    out[e] = h;
+  }
+}
+
+// Whether the delegate computes its float32 tensors in float16, or an
+// error naming the float16 feature a float16 blob needs and the device
+// lacks (or has masked).
+Result<bool> resolve_float16(const ParsedBlob& blob, const VulkanContext& ctx) {
+  const uint32_t usable = ctx.usable_float16_features();
+  const uint32_t missing = kFloat16Features & ~usable;
+  bool has_float16 = false;
+  for (uint32_t i = 0; i < blob.num_tensors; ++i) has_float16 |= blob.tensors[i].float16;
+  if (has_float16 && missing != 0) {
+    const bool both = missing == kFloat16Features;
+    TE_CHECK_OR_RETURN(false, Error::DelegateInvalidCompatibility,
+                       "vulkan delegate: the partition has float16 tensors and device \"%s\" "
+                       "lacks %s%s%s%s (delegate float32 models, or lower with "
+                       "VulkanPartitioner(force_fp16=True) to compute float32 models in float16 "
+                       "where the device can)",
+                       ctx.device_name(),
+                       feature_name(both ? kShaderFloat16 : missing), both ? " and " : "",
+                       both ? feature_name(kStorageBuffer16BitAccess) : "",
+                       (ctx.float16_features() & missing) != 0 ? " (masked)" : "");
+  }
+  return (blob.flags & kFlagFloat16Compute) != 0 && missing == 0;
+}
+
 }  // namespace
 
 Result<Delegate*> build_delegate(const ParsedBlob& blob, MemoryAllocator* allocator) {
@@ -374,7 +443,9 @@ Result<Delegate*> build_delegate(const ParsedBlob& blob, MemoryAllocator* alloca
   d->num_inputs = blob.num_inputs;
   d->num_outputs = blob.num_outputs;
   d->num_ops = blob.num_ops;
-  Build b{blob, PoolPlan{}, ctx, d, false, nullptr, nullptr, nullptr};
+  TE_ASSIGN_OR_RETURN(const bool f32_as_f16, resolve_float16(blob, *ctx));
+  d->float32_as_float16 = f32_as_f16;
+  Build b{blob, PoolPlan{}, ctx, d, false, nullptr, nullptr, nullptr, f32_as_f16};
   const Error err = build(b, allocator);
   if (err != Error::Ok) {
     release_delegate(d);
@@ -392,7 +463,7 @@ Error run_delegate(Delegate* d, Span<EValue*> args) {
   EventTracer* tracer = current_delegate_tracer();
   const uint64_t t0 = tracer != nullptr ? platform_now_ns() : 0;
   for (uint32_t i = 0; i < d->num_inputs; ++i) {
-    memcpy(d->io[i].host, args[i]->to_tensor().mutable_data(), d->io[i].nbytes);
+    copy_in(d->io[i], args[i]->to_tensor().mutable_data());
   }
   const uint64_t t1 = tracer != nullptr ? platform_now_ns() : 0;
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
@@ -409,7 +480,7 @@ Error run_delegate(Delegate* d, Span<EValue*> args) {
                      "vulkan delegate: running the command buffer failed: %s", vk_result_name(r));
   const uint64_t t2 = tracer != nullptr ? platform_now_ns() : 0;
   for (uint32_t i = d->num_inputs; i < count; ++i) {
-    memcpy(args[i]->to_tensor().mutable_data(), d->io[i].host, d->io[i].nbytes);
+    copy_out(d->io[i], args[i]->to_tensor().mutable_data());
   }
   if (tracer != nullptr) {
     tracer->log_delegate_event(kInputCopyEvent, -1, nullptr, t0, t1);

@@ -20,6 +20,16 @@
 //   timestamps  a query pool of num_ops + 1 timestamps when the queue has
 //               them (VulkanContext::timestamp_bits() > 0)
 //
+// float16: tensors the blob marks float16 live in float16 on the device
+// and cross the delegate boundary as float16 (a model exported in
+// float16); under the blob's kFlagFloat16Compute the float32 tensors live
+// in float16 too, and run() converts float32 inputs and outputs on the
+// host while copying them (float32 at the boundary). Both run the shaders'
+// float16 variants, which need the device's shaderFloat16 and
+// storageBuffer16BitAccess (VulkanContext::usable_float16_features()):
+// without them a blob with float16 tensors fails build() naming the
+// missing feature, and kFlagFloat16Compute falls back to float32.
+//
 // run() copies inputs in, submits the recorded command buffer, waits on the
 // fence and copies outputs out: no allocation and no Vulkan object creation
 // (what the driver does inside vkQueueSubmit is up to the driver). Under an
@@ -51,8 +61,11 @@ constexpr const char* kOutputCopyEvent = "VULKAN_OUTPUT_COPY";
 struct IoBinding {
   uint32_t rank;
   uint32_t dims[kMaxDims];
-  uint64_t nbytes;
-  uint8_t* host;  // mapped pool or staging memory
+  uint64_t numel;
+  uint64_t nbytes;   // on the device
+  bool float16;      // the argument's dtype: float16 (else float32)
+  bool convert;      // float32 argument, float16 on the device
+  uint8_t* host;     // mapped pool or staging memory
 };
 
 struct Delegate {
@@ -73,17 +86,19 @@ struct Delegate {
   const uint32_t* debug_handles;  // per op
   const Shader* shaders;          // per op (event names)
   uint64_t pool_bytes;
+  bool float32_as_float16;  // kFlagFloat16Compute in effect
 };
 
 /// Builds a delegate for `blob` (already validated). Errors: NotSupported
 /// when no device exists, DelegateInvalidCompatibility when the device
-/// cannot run it (limits, rejected shader), DelegateMemoryAllocationFailed
+/// cannot run it (limits, rejected shader, float16 tensors without the
+/// float16 features), DelegateMemoryAllocationFailed
 /// when device memory runs out, MemoryAllocationFailed when `allocator` does.
 /// On error every Vulkan object made so far is released.
 Result<Delegate*> build_delegate(const ParsedBlob& blob, MemoryAllocator* allocator);
 
-/// One execution: `args` are inputs then outputs, float32 contiguous tensors
-/// of the shapes the blob names (InvalidArgument otherwise).
+/// One execution: `args` are inputs then outputs, contiguous tensors of the
+/// dtypes and shapes the blob names (InvalidArgument otherwise).
 Error run_delegate(Delegate* d, Span<EValue*> args);
 
 /// Releases the Vulkan objects (idempotent).

@@ -25,18 +25,19 @@ void main() {
     ib += c * p[15 + d];
     ic += c * p[21 + d];
   }
-  float a = in0[ia];
-  float b = in1[ib];
-  float r;
+  CT a = CT(in0[ia]);
+  CT b = CT(in1[ib]);
+  CT r;
   switch (p[0]) {
-    case 0u: r = a + pf(2) * b; break;
-    case 1u: r = a - pf(2) * b; break;
+    // alpha * b in float32 (alpha need not be a float16 value), rounded once.
+    case 0u: r = CT(float(a) + pf(2) * float(b)); break;
+    case 1u: r = CT(float(a) - pf(2) * float(b)); break;
     case 2u: r = a * b; break;
     case 3u: r = a / b; break;
     case 4u: r = max(a, b); break;
     case 5u: r = min(a, b); break;
-    case 6u: r = pow(a, b); break;
-    default: r = in2[ic] != 0.0 ? a : b; break;
+    case 6u: r = CT(pow(float(a), float(b))); break;  // float16 pow loses digits
+    default: r = float(in2[ic]) != 0.0 ? a : b; break;
   }
-  out_data[i] = r;
+  out_data[i] = T(r);
 }

@@ -64,10 +64,10 @@ void main() {
   vec4 accs[4] = vec4[4](acc0, acc1, acc2, acc3);
   for (uint j = 0u; j < CB; ++j) {
     uint co = co0 + j;
-    float bias = p[16] != 0u ? in2[co] : 0.0;
+    float bias = p[16] != 0u ? float(in2[co]) : 0.0;
     uint out_row = ((n * Cout + co) * OH + oy) * OW;
     for (uint q = 0u; q < 4u; ++q) {
-      if (ox0 + q < OW) out_data[out_row + ox0 + q] = activate(p[17], accs[j][q] + bias, pf(18), pf(19));
+      if (ox0 + q < OW) out_data[out_row + ox0 + q] = T(activate(p[17], accs[j][q] + bias, pf(18), pf(19)));
     }
   }
 }

@@ -50,7 +50,7 @@ void main() {
       if (col >= N) break;
       float v = pf(16) * acc[i][j];
       if (p[15] != 0u) v += in2[row * p[13] + col * p[14]];
-      out_data[out_base + row * N + col] = activate(p[17], v, pf(18), pf(19));
+      out_data[out_base + row * N + col] = T(activate(p[17], v, pf(18), pf(19)));
     }
   }
 }

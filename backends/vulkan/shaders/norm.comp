@@ -26,6 +26,6 @@ void main() {
     float v = (in0[base + k] - mean) * inv;
     if (p[3] != 0u) v *= in1[k];
     if (p[4] != 0u) v += in2[k];
-    out_data[base + k] = v;
+    out_data[base + k] = T(v);
   }
 }

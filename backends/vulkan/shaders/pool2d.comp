@@ -57,5 +57,5 @@ void main() {
     if (mode == 1u && p[15] != 0u) divisor = float(p[15]);
     acc /= divisor;
   }
-  out_data[plane * OH * OW + pos] = acc;
+  out_data[plane * OH * OW + pos] = T(acc);
 }

@@ -16,5 +16,5 @@ void main() {
     acc = op == 2u ? max(acc, v) : (op == 3u ? min(acc, v) : acc + v);
   }
   if (op == 1u) acc /= float(R);
-  out_data[o] = acc;
+  out_data[o] = T(acc);
 }

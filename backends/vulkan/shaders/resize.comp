@@ -34,5 +34,5 @@ void main() {
   float lx = fx - float(x0);
   float top = (1.0 - lx) * in0[base + y0 * W + x0] + lx * in0[base + y0 * W + x1];
   float bottom = (1.0 - lx) * in0[base + y1 * W + x0] + lx * in0[base + y1 * W + x1];
-  out_data[i] = (1.0 - ly) * top + ly * bottom;
+  out_data[i] = T((1.0 - ly) * top + ly * bottom);
 }

@@ -14,18 +14,18 @@ void main() {
   if (row >= p[0] * inner) return;
   uint base = (row / inner) * dim * inner + row % inner;
   float m = uintBitsToFloat(0xff800000u);
-  for (uint k = 0u; k < dim; ++k) m = max(m, in0[base + k * inner]);
+  for (uint k = 0u; k < dim; ++k) m = max(m, float(in0[base + k * inner]));
   if (isinf(m) && m < 0.0) {
-    for (uint k = 0u; k < dim; ++k) out_data[base + k * inner] = 0.0;
+    for (uint k = 0u; k < dim; ++k) out_data[base + k * inner] = T(0.0);
     return;
   }
   float s = 0.0;
   for (uint k = 0u; k < dim; ++k) s += exp(in0[base + k * inner] - m);
   if (p[3] != 0u) {
     float lse = m + log(s);
-    for (uint k = 0u; k < dim; ++k) out_data[base + k * inner] = in0[base + k * inner] - lse;
+    for (uint k = 0u; k < dim; ++k) out_data[base + k * inner] = T(in0[base + k * inner] - lse);
   } else {
     float inv = 1.0 / s;
-    for (uint k = 0u; k < dim; ++k) out_data[base + k * inner] = exp(in0[base + k * inner] - m) * inv;
+    for (uint k = 0u; k < dim; ++k) out_data[base + k * inner] = T(exp(in0[base + k * inner] - m) * inv);
   }
 }

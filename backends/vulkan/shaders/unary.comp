@@ -8,5 +8,5 @@ layout(local_size_x = 256) in;
 void main() {
   uint i = linear_index(256u);
   if (i >= p[1]) return;
-  out_data[i] = activate(p[0], in0[i], pf(2), pf(3));
+  out_data[i] = T(activate(p[0], in0[i], pf(2), pf(3)));
 }

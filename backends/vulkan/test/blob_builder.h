@@ -1,6 +1,6 @@
 // torchedge/backends/vulkan/test/blob_builder.h
 //
-// Writes "TVK1" blobs (blob_format.h) for the Vulkan backend tests, the way
+// Writes "TVK1" (version 2) blobs (blob_format.h) for the Vulkan backend tests, the way
 // python/torchedge/backends/vulkan/blob_writer.py does.
 #pragma once
 
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backends/vulkan/blob_format.h"
+#include "runtime/core/half.h"
 
 namespace torchedge {
 namespace vulkan {
@@ -22,19 +23,33 @@ class BlobBuilder {
     return u;
   }
 
+  /// Tensors added from now on have `dtype` (kDtypeFloat32 by default).
+  void set_dtype(uint32_t dtype) { dtype_ = dtype; }
+  void set_flags(uint32_t flags) { flags_ = flags; }
+
   uint32_t tensor(TensorKind kind, std::vector<uint32_t> dims, uint64_t a = 0, uint64_t b = 0) {
-    tensors_.push_back({kind, std::move(dims), a, b});
+    tensors_.push_back({kind, std::move(dims), a, b, dtype_});
     return static_cast<uint32_t>(tensors_.size() - 1);
   }
   uint32_t input(std::vector<uint32_t> dims) { ++inputs_; return tensor(TensorKind::Input, dims); }
   uint32_t output(std::vector<uint32_t> dims) { ++outputs_; return tensor(TensorKind::Output, dims); }
   uint32_t internal(std::vector<uint32_t> dims) { return tensor(TensorKind::Internal, dims); }
+  /// A constant in the current dtype (float16 values rounded from `values`).
   uint32_t constant(std::vector<uint32_t> dims, const std::vector<float>& values) {
     while (data_.size() % 16) data_.push_back(0);
     const uint64_t offset = data_.size();
-    data_.resize(offset + 4 * values.size());
-    memcpy(data_.data() + offset, values.data(), 4 * values.size());
-    return tensor(TensorKind::Constant, std::move(dims), offset, 4 * values.size());
+    const bool half = dtype_ == kDtypeFloat16;
+    const uint64_t bytes = (half ? 2 : 4) * values.size();
+    data_.resize(offset + bytes);
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (half) {
+        const uint16_t h = Half(values[i]).bits;
+        memcpy(data_.data() + offset + 2 * i, &h, 2);
+      } else {
+        memcpy(data_.data() + offset + 4 * i, &values[i], 4);
+      }
+    }
+    return tensor(TensorKind::Constant, std::move(dims), offset, bytes);
   }
 
   void op(Shader shader, std::vector<uint32_t> ids, std::vector<uint32_t> params,
@@ -55,12 +70,16 @@ class BlobBuilder {
     u32(outputs_);
     u32(static_cast<uint32_t>(ops_.size()));
     u64(data_offset);
+    u32(flags_);
+    u32(0);
     for (const T& t : tensors_) {
       u32(static_cast<uint32_t>(t.kind));
       u32(static_cast<uint32_t>(t.dims.size()));
       for (uint32_t d = 0; d < kMaxDims; ++d) u32(d < t.dims.size() ? t.dims[d] : 0);
       u64(t.a);
       u64(t.b);
+      u32(t.dtype);
+      u32(0);
     }
     for (const O& o : ops_) {
       u32(static_cast<uint32_t>(o.shader));
@@ -76,13 +95,15 @@ class BlobBuilder {
   }
 
  private:
-  struct T { TensorKind kind; std::vector<uint32_t> dims; uint64_t a, b; };
+  struct T { TensorKind kind; std::vector<uint32_t> dims; uint64_t a, b; uint32_t dtype; };
   struct O { Shader shader; std::vector<uint32_t> ids; std::vector<uint32_t> params; uint32_t handle; };
   std::vector<T> tensors_;
   std::vector<O> ops_;
   std::vector<uint8_t> data_;
   uint32_t inputs_ = 0;
   uint32_t outputs_ = 0;
+  uint32_t dtype_ = kDtypeFloat32;
+  uint32_t flags_ = 0;
 };
 
 /// Binary-shader params for same-shape contiguous operands of `dims` (rank <= 6).

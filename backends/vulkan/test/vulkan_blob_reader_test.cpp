@@ -122,6 +122,57 @@ TEST(VulkanBlobReader, TensorMistakes) {
   expect_rejected(g, "no elements");
 }
 
+TEST(VulkanBlobReader, DtypeCodesFlagsAndMixedDtypes) {
+  // Byte 48 of a tensor record is its dtype: only 6 (float32) and 5
+  // (float16) exist; every other code is rejected by number.
+  for (uint32_t code : {0u, 3u, 4u, 7u, 15u, 255u}) {
+    std::vector<uint8_t> blob = add_relu().build();
+    blob[kHeaderBytes + 2 * kTensorRecordBytes + 48] = static_cast<uint8_t>(code);
+    std::string message;
+    EXPECT_EQ(parse(blob, &message), kBad) << code;
+    EXPECT_NE(message.find("tensor 2: dtype code " + std::to_string(code)), std::string::npos)
+        << message;
+  }
+  std::vector<uint8_t> reserved = add_relu().build();
+  reserved[kHeaderBytes + 52] = 1;
+  std::string message;
+  EXPECT_EQ(parse(reserved, &message), kBad);
+  EXPECT_NE(message.find("reserved word is 1"), std::string::npos) << message;
+
+  BlobBuilder flags = add_relu();
+  flags.set_flags(kFlagFloat16Compute | 4u);
+  expect_rejected(flags, "flags 0x5");
+  BlobBuilder fp16_compute = add_relu();
+  fp16_compute.set_flags(kFlagFloat16Compute);
+  EXPECT_EQ(parse(fp16_compute.build()), Error::Ok);
+
+  // A float16 constant added to a float32 tensor: one op, two dtypes.
+  BlobBuilder mixed;
+  const uint32_t a = mixed.input({2, 3});
+  const uint32_t out = mixed.output({2, 3});
+  mixed.set_dtype(kDtypeFloat16);
+  const uint32_t c = mixed.constant({2, 3}, {1, 2, 3, 4, 5, 6});
+  mixed.op(Shader::Binary, {out, a, c, kNoTensor}, binary_params(0, {2, 3}));
+  expect_rejected(mixed, "tensor 2 in slot 2 is float16, the output 1 is float32");
+
+  // An alias keeps its target's dtype.
+  BlobBuilder alias = add_relu();
+  alias.set_dtype(kDtypeFloat16);
+  alias.tensor(TensorKind::Alias, {6}, 3);
+  expect_rejected(alias, "alias target 3 is float32");
+
+  // float16 constants take 2 bytes per element, no more, no less.
+  BlobBuilder half;
+  half.set_dtype(kDtypeFloat16);
+  const uint32_t x = half.input({2, 3});
+  const uint32_t y = half.output({2, 3});
+  const uint32_t k = half.constant({2, 3}, {1, 2, 3, 4, 5, 6});
+  half.op(Shader::Binary, {y, x, k, kNoTensor}, binary_params(2, {2, 3}));
+  EXPECT_EQ(parse(half.build()), Error::Ok);
+  half.tensor(TensorKind::Constant, {2, 3}, 0, 6 * 4);  // float32 size
+  expect_rejected(half, "numel * 2 = 12");
+}
+
 TEST(VulkanBlobReader, OpMistakes) {
   BlobBuilder a = add_relu();
   a.op(static_cast<Shader>(42), {1, 0}, {});

@@ -1,4 +1,4 @@
-"""The Vulkan GPU delegate (float32 compute shaders), ahead-of-time half.
+"""The Vulkan GPU delegate (float32/float16 compute shaders), ahead-of-time half.
 
     from torchedge.backends.vulkan import VulkanPartitioner
     edge = torchedge.to_edge(ep).to_backend(VulkanPartitioner())

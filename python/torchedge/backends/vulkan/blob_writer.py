@@ -2,15 +2,22 @@
 
 Little-endian, u32 unless noted; float parameters as IEEE-754 bits:
 
-    header (32 bytes)   b"TVK1", version 1, num_tensors, num_inputs,
-                        num_outputs, num_ops, u64 data_offset
-    tensor (48 bytes)   kind, rank, dims[6], u64 a, u64 b
+    header (40 bytes)   b"TVK1", version 2, num_tensors, num_inputs,
+                        num_outputs, num_ops, u64 data_offset, flags
+                        (FLOAT16_COMPUTE), reserved 0
+    tensor (56 bytes)   kind, rank, dims[6], u64 a, u64 b, dtype
+                        (ScalarType code: 6 float32, 5 float16), reserved 0
                         (Constant: a = byte offset in the data section,
                         b = byte size; Alias: a = id of an earlier tensor
                         with the same element count)
     op (160 bytes)      shader, debug handle, num_ids, ids[4] (output
                         first; 0xFFFFFFFF = none), num_params, params[32]
-    data                float32 constants, 16-byte aligned each
+    data                constants in their tensor's dtype, 16-byte aligned each
+
+One blob holds one dtype: every tensor is float32 (a float32 partition)
+or float16 (a partition of a float16 model). FLOAT16_COMPUTE asks the
+runtime to keep a float32 partition's tensors in float16 on devices that
+can (float32 at the delegate boundary); see docs/vulkan.md.
 
 Tensors 0..num_inputs-1 are the delegate's inputs (DelegateCall order), the
 next num_outputs its outputs. Each shader's parameters are listed at the
@@ -28,7 +35,10 @@ from typing import Optional, Sequence
 import torch
 
 MAGIC = b"TVK1"
-VERSION = 1
+VERSION = 2
+HEADER_BYTES = 40
+FLOAT16_COMPUTE = 1  # header flag
+DTYPE_CODES = {torch.float32: 6, torch.float16: 5}  # ScalarType codes
 MAX_DIMS = 6
 MAX_PARAMS = 32
 NO_TENSOR = 0xFFFFFFFF
@@ -128,7 +138,12 @@ class BlobWriter:
 
     Inputs and outputs must be added first (add_io), in DelegateCall order.
     `debug_handle_map` maps each op's debug handle to the FX node names it runs.
+    `dtype` is every tensor's (constants are converted to it); `flags` the
+    header's (FLOAT16_COMPUTE).
     """
+
+    dtype: torch.dtype = torch.float32
+    flags: int = 0
 
     tensors: list[_Tensor] = field(default_factory=list)
     ops: list[_Op] = field(default_factory=list)
@@ -156,11 +171,12 @@ class BlobWriter:
         return self._add(_Tensor(TensorKind.ALIAS, tuple(shape), base))
 
     def add_constant(self, value: torch.Tensor) -> int:
-        value = value.detach().to(torch.float32).contiguous()
+        value = value.detach().to(self.dtype).contiguous()
         while len(self.data) % 16:
             self.data.append(0)
         offset = len(self.data)
-        raw = value.numpy().tobytes() if value.numel() else b""
+        raw = value.view(torch.int16).numpy().tobytes() if value.dtype == torch.float16 else \
+            value.numpy().tobytes()
         self.data += raw
         return self._add(_Tensor(TensorKind.CONSTANT, tuple(value.shape), offset, len(raw)))
 
@@ -176,18 +192,19 @@ class BlobWriter:
 
     def serialize(self) -> bytes:
         records = bytearray()
+        dtype = DTYPE_CODES[self.dtype]
         for t in self.tensors:
             dims = list(t.shape) + [0] * (MAX_DIMS - len(t.shape))
-            records += struct.pack("<8I2Q", int(t.kind), len(t.shape), *dims, t.a, t.b)
+            records += struct.pack("<8I2Q2I", int(t.kind), len(t.shape), *dims, t.a, t.b, dtype, 0)
         for op in self.ops:
             ids = list(op.ids) + [NO_TENSOR] * (4 - len(op.ids))
             params = list(op.params) + [0] * (MAX_PARAMS - len(op.params))
             records += struct.pack("<3I4II32I", int(op.shader), op.handle, len(op.ids), *ids,
                                    len(op.params), *params)
-        data_offset = 32 + len(records)
+        data_offset = HEADER_BYTES + len(records)
         data_offset += -data_offset % 16
-        header = MAGIC + struct.pack("<5IQ", VERSION, len(self.tensors), self.num_inputs,
-                                     self.num_outputs, len(self.ops), data_offset)
+        header = MAGIC + struct.pack("<5IQ2I", VERSION, len(self.tensors), self.num_inputs,
+                                     self.num_outputs, len(self.ops), data_offset, self.flags, 0)
         body = header + records
         body += b"\0" * (data_offset - len(body))
         return bytes(body + self.data)

@@ -1,6 +1,7 @@
 """A partition's FX graph -> the Vulkan delegate's compute graph (blob_writer.py).
 
-Every FX value becomes a blob tensor (float32, contiguous); each operator
+Every FX value becomes a blob tensor (contiguous, in the partition's one
+dtype: float32, or float16 for a float16 model); each operator
 becomes one or more shader dispatches. Reshapes that keep the element
 order become aliases (no dispatch); permutes, expands, slices, selects,
 concatenation and splits become strided copies; a relu/clamp/... right
@@ -18,9 +19,9 @@ import torch
 
 from torchedge.backends.backend_details import DelegateSubgraph
 from torchedge.backends.vulkan.blob_writer import (
-    Binary, BlobWriter, MAX_DIMS, Shader, TensorKind, Unary, f32_bits)
+    FLOAT16_COMPUTE, Binary, BlobWriter, MAX_DIMS, Shader, TensorKind, Unary, f32_bits)
 from torchedge.backends.vulkan.movement import MOVEMENT_EMITTERS
-from torchedge.backends.vulkan.op_support import arguments
+from torchedge.backends.vulkan.op_support import arguments, first_value
 from torchedge.backends.vulkan.patterns import pattern_role
 from torchedge.backends.vulkan.shapes import broadcast_strides, contiguous_strides, pad6, shape_of
 
@@ -96,7 +97,7 @@ class Lowering:
 
     def __init__(self, subgraph: DelegateSubgraph) -> None:
         self.subgraph = subgraph
-        self.writer = BlobWriter()
+        self.writer = BlobWriter(dtype=partition_dtype(subgraph))
         self.values: dict[torch.fx.Node, Any] = {}
         self.output_ids: dict[torch.fx.Node, int] = {}
         self.handle = 0
@@ -447,6 +448,31 @@ EMITTERS: dict[Any, Callable] = {
 }
 
 
-def lower_subgraph(subgraph: DelegateSubgraph) -> BlobWriter:
-    """The blob contents for one partition (see module docstring)."""
-    return Lowering(subgraph).run()
+def partition_dtype(subgraph: DelegateSubgraph) -> torch.dtype:
+    """float16 when the partition's floating values are float16, else float32.
+
+    op_support gives every delegated node one floating dtype, so a connected
+    partition has one too; a mix is a partitioner bug, reported as such.
+    """
+    found = set()
+    for node in subgraph.graph_module.graph.nodes:
+        val = first_value(node) if node.op != "output" else None
+        if isinstance(val, torch.Tensor) and val.dtype.is_floating_point:
+            found.add(val.dtype)
+    if len(found) > 1:
+        raise ValueError(f"a Vulkan partition mixes {sorted(str(d) for d in found)}; one blob "
+                         "holds one dtype")
+    return torch.float16 if found == {torch.float16} else torch.float32
+
+
+def lower_subgraph(subgraph: DelegateSubgraph, float16_compute: bool = False) -> BlobWriter:
+    """The blob contents for one partition (see module docstring).
+
+    `float16_compute` (force_fp16) sets the blob's FLOAT16_COMPUTE flag on a
+    float32 partition: the runtime then keeps its tensors in float16 where
+    the device can.
+    """
+    writer = Lowering(subgraph).run()
+    if float16_compute and writer.dtype == torch.float32:
+        writer.flags |= FLOAT16_COMPUTE
+    return writer

@@ -2,8 +2,9 @@
 
 `check_node(node)` returns None when the node can run as the delegate's
 shaders, else the reason it stays on the CPU kernels (the delegation report
-prints it). Every value inside the delegate is a float32 tensor with a
-static shape, rank 0..6 and fewer than 2^31 elements; lowering.py holds the
+prints it). Every value inside the delegate is a float32 or float16 tensor
+(one of the two per node: dtype conversions stay on the CPU) with a static
+shape, rank 0..6 and fewer than 2^31 elements; lowering.py holds the
 emitter of each operator named here.
 """
 
@@ -16,6 +17,7 @@ import torch
 
 aten = torch.ops.aten
 
+FLOAT_DTYPES = (torch.float32, torch.float16)
 MAX_RANK = 6
 MAX_ELEMENTS = 2**31 - 1
 Check = Callable[[torch.fx.Node, dict], Optional[str]]
@@ -38,14 +40,23 @@ def value_of(x: Any) -> Any:
     return x.meta.get("val") if isinstance(x, torch.fx.Node) else None
 
 
+def first_value(node: torch.fx.Node) -> Any:
+    """The node's value, or item 0 of a tuple (layer norm's and max pooling's
+    other results, e.g. float32 statistics of a float16 layer norm, are never
+    delegated)."""
+    val = node.meta.get("val")
+    return val[0] if isinstance(val, (tuple, list)) and val else val
+
+
 def tensor_problem(value: Any, what: str, allow_bool: bool = False) -> Optional[str]:
     """Why `value` (a node) cannot be a Vulkan tensor, or None."""
     val = value_of(value)
     if not isinstance(val, torch.Tensor):
         return f"{what} is not a tensor"
-    dtypes = (torch.float32, torch.bool) if allow_bool else (torch.float32,)
+    dtypes = FLOAT_DTYPES + (torch.bool,) if allow_bool else FLOAT_DTYPES
     if val.dtype not in dtypes:
-        return f"{what} is {str(val.dtype).replace('torch.', '')}; the Vulkan delegate runs float32"
+        return (f"{what} is {str(val.dtype).replace('torch.', '')}; the Vulkan delegate runs "
+                "float32 and float16")
     if not all(isinstance(d, int) for d in val.shape):
         return f"{what} has the dynamic shape {list(val.shape)}; the delegate's shapes are static"
     if val.dim() > MAX_RANK:
@@ -148,8 +159,8 @@ def _reduce_dims(node, args) -> Optional[str]:
     dims = sorted(d % max(1, len(shape)) for d in (dims if isinstance(dims, (list, tuple)) else [dims]))
     if dims != list(range(dims[0], dims[0] + len(dims))):
         return "the reduced dims must be adjacent"
-    if args.get("dtype") is not None and args["dtype"] != torch.float32:
-        return "dtype must be float32"
+    if args.get("dtype") is not None and args["dtype"] != value_of(args["self"]).dtype:
+        return "dtype must be the input's"
     return None
 
 
@@ -192,8 +203,8 @@ def _slice(node, args) -> Optional[str]:
 
 
 def _to_copy(node, args) -> Optional[str]:
-    if value_of(args["self"]).dtype != torch.float32 or node.meta["val"].dtype != torch.float32:
-        return "only float32 -> float32 copies"
+    if value_of(args["self"]).dtype != node.meta["val"].dtype:
+        return "dtype conversions stay on the CPU (one dtype per Vulkan partition)"
     return None
 
 
@@ -264,4 +275,20 @@ def check_node(node: torch.fx.Node) -> Optional[str]:
                    tensor_problem(args["other"], "input 'other'") or _output_ok(node))
     else:
         problem = _tensors_ok(node, args) or _output_ok(node)
-    return problem or rule(node, args)
+    return problem or _one_dtype(node, args) or rule(node, args)
+
+
+def _one_dtype(node: torch.fx.Node, args: dict) -> Optional[str]:
+    """Each node computes in one float dtype: a blob (and a shader) holds one."""
+    found = set()
+    values = [node] + [v for v in args.values() if isinstance(v, torch.fx.Node)]
+    for arg in args.values():
+        if isinstance(arg, (list, tuple)):
+            values += [v for v in arg if isinstance(v, torch.fx.Node)]
+    for v in values:
+        val = first_value(v)
+        if isinstance(val, torch.Tensor) and val.dtype in FLOAT_DTYPES:
+            found.add(val.dtype)
+    if len(found) > 1:
+        return "mixes float32 and float16 (dtype conversions stay on the CPU)"
+    return None

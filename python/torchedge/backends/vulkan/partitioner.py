@@ -17,11 +17,12 @@ import torch
 from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind
 
+from torchedge.backends.backend_details import CompileSpec
 from torchedge.backends.partitioner import NodeDecision, Partitioner
 from torchedge.backends.vulkan.lowering import ALIASES
 from torchedge.backends.vulkan.op_support import check_node
 from torchedge.backends.vulkan.patterns import ROLE_KEY, mark_patterns
-from torchedge.backends.vulkan.preprocess import VulkanBackend
+from torchedge.backends.vulkan.preprocess import FORCE_FP16_KEY, VulkanBackend
 
 aten = torch.ops.aten
 
@@ -37,12 +38,26 @@ def _constant_placeholders(ep: ExportedProgram) -> set[str]:
 
 
 class VulkanPartitioner(Partitioner):
-    """Delegates float32 operators with a Vulkan shader (see op_support.RULES)."""
+    """Delegates float32 and float16 operators with a Vulkan shader (op_support.RULES).
+
+    A float16 model (`model.half()`, float16 inputs) delegates as float16:
+    float16 tensors in the blob and on the device, which needs the device's
+    shaderFloat16 and storageBuffer16BitAccess; on a device without them the
+    program's init fails naming the missing feature (the partitioner cannot
+    know the device: lower the float32 model, or use force_fp16, for such
+    devices). `force_fp16=True` computes float32 partitions in float16 on
+    devices that can (float32 inputs/outputs at the delegate boundary, about
+    3 decimal digits inside; docs/vulkan.md has the measured errors) and in
+    float32 on the others.
+    """
 
     backend = VulkanBackend
 
-    def __init__(self, compile_specs=None) -> None:
-        super().__init__(compile_specs)
+    def __init__(self, compile_specs=None, force_fp16: bool = False) -> None:
+        specs = list(compile_specs or [])
+        if force_fp16:
+            specs.append(CompileSpec(FORCE_FP16_KEY, b"\x01"))
+        super().__init__(specs)
         self._reasons: dict[torch.fx.Node, Optional[str]] = {}
 
     def decide(self, program: ExportedProgram) -> list[NodeDecision]:

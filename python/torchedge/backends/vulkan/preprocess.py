@@ -6,6 +6,9 @@ from torchedge.backends.backend_details import (
     BackendDetails, CompileSpec, DelegateSubgraph, PreprocessResult)
 
 
+FORCE_FP16_KEY = "force_fp16"
+
+
 class VulkanBackend(BackendDetails):
     """preprocess() lowers a partition to the "TVK1" blob (blob_writer.py).
 
@@ -13,7 +16,11 @@ class VulkanBackend(BackendDetails):
     validates the blob, builds the pool, pipelines and command buffer once at
     load and replays the command buffer per run. Each op carries a debug
     handle; the returned map names the FX nodes of each, for the ETRecord.
-    No compile specs are read.
+
+    Compile spec FORCE_FP16_KEY (b"\\x01", set by VulkanPartitioner(
+    force_fp16=True)) marks float32 partitions for float16 compute on the
+    device (float32 at the delegate boundary; float32 where the device has
+    no float16). A float16 partition is float16 regardless.
     """
 
     backend_id = "VulkanBackend"
@@ -23,5 +30,7 @@ class VulkanBackend(BackendDetails):
                    compile_specs: list[CompileSpec]) -> PreprocessResult:
         from torchedge.backends.vulkan.lowering import lower_subgraph
 
-        writer = lower_subgraph(subgraph)
+        force_fp16 = any(s.key == FORCE_FP16_KEY and s.value not in (b"", b"\x00")
+                         for s in compile_specs)
+        writer = lower_subgraph(subgraph, float16_compute=force_fp16)
         return PreprocessResult(writer.serialize(), dict(writer.debug_handle_map))

@@ -1,4 +1,4 @@
-"""Shapes and strides of the Vulkan delegate's tensors (all contiguous float32)."""
+"""Shapes and strides of the Vulkan delegate's tensors (all contiguous)."""
 
 from __future__ import annotations
 
