@@ -22,7 +22,8 @@
 // order, the next num_outputs its outputs; every tensor is contiguous. A
 // tensor's dtype is its dtype in the program (what crosses the delegate
 // boundary, how a constant is stored); every tensor an op binds has the
-// same dtype, and an alias has its target's. Where tensors live on the
+// same dtype, and an alias has its target's, unless kFlagFloat16Compute is
+// set (a float16 program's float32 upcasts: all float16 on the device). Where tensors live on the
 // device in float16 is decided at init (vulkan_delegate.h): float16
 // tensors always, float32 ones too under kFlagFloat16Compute when the
 // device can. The meaning of each shader's parameters is written at the top
@@ -67,7 +68,9 @@ enum BlobFlag : uint32_t {
   /// support (the partitioner's force_fp16): inputs and outputs stay float32
   /// at the delegate boundary and are converted on the host; float32
   /// constants are rounded to float16 at init. Without device support the
-  /// delegate runs in float32.
+  /// delegate runs in float32. Also set on a float16 program's partition
+  /// that holds float32 values (decompositions upcast, e.g. hardswish):
+  /// they are float16 on the device too.
   kFlagFloat16Compute = 1u,
 };
 constexpr uint32_t kKnownFlags = kFlagFloat16Compute;

@@ -337,7 +337,7 @@ Error parse_tensor(const uint8_t* rec, uint32_t id, const ParsedBlob& blob, Tens
                        id, static_cast<unsigned long long>(t.numel),
                        static_cast<unsigned long long>(a),
                        static_cast<unsigned long long>(base.numel));
-    TE_CHECK_OR_RETURN(base.float16 == t.float16, kBad,
+    TE_CHECK_OR_RETURN(base.float16 == t.float16 || (blob.flags & kFlagFloat16Compute) != 0, kBad,
                        "vulkan blob: tensor %u: dtype %s, but its alias target %llu is %s", id,
                        t.float16 ? "float16" : "float32", static_cast<unsigned long long>(a),
                        base.float16 ? "float16" : "float32");
@@ -373,8 +373,10 @@ Error parse_op(const uint8_t* rec, uint32_t index, const ParsedBlob& blob, OpInf
                      "vulkan blob: op %u (%s): writes tensor %u of kind %u; only internal and "
                      "output tensors are written",
                      index, sig.name, op->ids[0], static_cast<uint32_t>(out.kind));
-  // One shader variant per dtype: an op cannot mix them.
-  for (uint32_t i = 1; i < sig.num_ids; ++i) {
+  // One shader variant per dtype: an op cannot mix them, except under
+  // kFlagFloat16Compute, where every tensor is float16 on the device (or,
+  // without device float16, every tensor of a blob that passed is float32).
+  for (uint32_t i = 1; i < sig.num_ids && (blob.flags & kFlagFloat16Compute) == 0; ++i) {
     if (op->ids[i] == kNoTensor) continue;
     const bool half = blob.tensors[op->ids[i]].float16;
     TE_CHECK_OR_RETURN(half == out.float16, kBad,

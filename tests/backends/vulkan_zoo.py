@@ -11,10 +11,17 @@ position tables, detection grids or sequence lengths).
 
 Tolerance (float32): max |vulkan - eager| <= 1e-4 * max(1, max |eager|)
 over every output (zoo_common.parity_error, the zoo's own bound).
+
+float16 (run_zoo_model_float16): the model in float16 (`.half()`, float16
+inputs) against eager float16 and eager float32, or the float32 model
+lowered with force_fp16 against eager float32. Tolerance: the same
+relative measure against eager float32 <= FLOAT16_TOLERANCE; float16 keeps
+11 significant bits (unit roundoff 4.9e-4) and errors grow with depth.
 """
 
 from __future__ import annotations
 
+import copy
 import os
 import time
 from dataclasses import dataclass
@@ -30,6 +37,7 @@ LAVAPIPE_ICD = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"
 SMALL_IMAGE = {"mobilenet_v2", "mobilenet_v3_small", "resnet18", "resnet50", "efficientnet_b0",
                "unet_small"}
 TOLERANCE = PARITY_TOLERANCE
+FLOAT16_TOLERANCE = 3e-2
 
 
 def use_lavapipe_unless_chosen() -> None:
@@ -111,3 +119,76 @@ def run_zoo_model(name: str) -> ZooResult:
                      delegates, len(decisions),
                      [(d.operator, d.reason) for d in decisions if not d.delegated],
                      lowered - start, ran - lowered, max_abs, max_rel)
+
+
+@dataclass
+class Float16Result:
+    name: str
+    mode: str               # "float16" (a float16 model) or "force_fp16" (float32 model)
+    input_shapes: list
+    delegates: int
+    nodes: int
+    kept: list
+    error: float            # parity_error against eager float32 (outputs compared as float32)
+    max_abs: float          # against eager float32
+    max_rel: float
+    max_abs_fp16: float | None  # against eager float16 ("float16" mode; None when eager
+                                # float16 has no CPU kernel for an operator)
+    max_rel_fp16: float | None
+    eager_fp16_rel: float | None  # eager float16 against eager float32: the format's own
+                                  # error on this model, the yardstick for max_rel
+
+
+def _differences(out: list, ref: list) -> tuple[float, float]:
+    max_abs = max(float((a.float() - r.float()).abs().max()) for a, r in zip(out, ref))
+    max_rel = max(float((a.float() - r.float()).abs().max() / r.float().abs().max().clamp_min(1e-30))
+                  for a, r in zip(out, ref))
+    return max_abs, max_rel
+
+
+def _float_leaves(tree) -> list:
+    return [t for t in torch.utils._pytree.tree_leaves(tree) if isinstance(t, torch.Tensor)]
+
+
+def run_zoo_model_float16(name: str, force_fp16: bool = False) -> Float16Result:
+    """One zoo model in float16 on the delegate (see the module docstring)."""
+    from torchedge.backends.vulkan import VulkanPartitioner
+    from torchedge.models.zoo_common import parity_error
+
+    spec = models.get(name)
+    inputs32 = zoo_inputs(name)
+    torch.manual_seed(1)
+    inputs32 = tuple(torch.randn_like(x) if x.dtype.is_floating_point else x for x in inputs32)
+    module32 = spec.module
+    if force_fp16:
+        module, inputs = module32, inputs32
+    else:
+        module = copy.deepcopy(module32).half()
+        inputs = tuple(x.half() if x.dtype.is_floating_point else x for x in inputs32)
+    edge = torchedge.to_edge(torchedge.export_methods(module, inputs))
+    edge = edge.to_backend(VulkanPartitioner(force_fp16=force_fp16))
+    pte = edge.to_pte()
+    graph = edge.exported_program().graph
+    delegates = sum(1 for n in graph.nodes if isinstance(n.target, LoweredModule))
+    decisions = edge.delegation_report.decisions["forward"]
+    with torch.no_grad():
+        reference32 = module32(*inputs32)
+        try:
+            reference16 = copy.deepcopy(module32).half()(
+                *(x.half() if x.dtype.is_floating_point else x for x in inputs32))
+        except RuntimeError:  # an operator without a float16 CPU kernel in eager
+            reference16 = None
+    actual = runtime.load(pte.buffer).forward(*inputs)
+    out = _float_leaves(actual)
+    ref32 = _float_leaves(reference32)
+    max_abs, max_rel = _differences(out, ref32)
+    error = parity_error([r.float() for r in ref32], [a.float() for a in out])
+    abs16 = rel16 = eager16 = None
+    if reference16 is not None:
+        eager16 = _differences(_float_leaves(reference16), ref32)[1]
+        if not force_fp16:
+            abs16, rel16 = _differences(out, _float_leaves(reference16))
+    return Float16Result(name, "force_fp16" if force_fp16 else "float16",
+                         [list(x.shape) for x in inputs], delegates, len(decisions),
+                         [(d.operator, d.reason) for d in decisions if not d.delegated],
+                         error, max_abs, max_rel, abs16, rel16, eager16)

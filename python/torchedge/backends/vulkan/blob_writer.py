@@ -14,10 +14,12 @@ Little-endian, u32 unless noted; float parameters as IEEE-754 bits:
                         first; 0xFFFFFFFF = none), num_params, params[32]
     data                constants in their tensor's dtype, 16-byte aligned each
 
-One blob holds one dtype: every tensor is float32 (a float32 partition)
-or float16 (a partition of a float16 model). FLOAT16_COMPUTE asks the
-runtime to keep a float32 partition's tensors in float16 on devices that
-can (float32 at the delegate boundary); see docs/vulkan.md.
+A blob holds one dtype: every tensor is float32 (a float32 partition) or
+float16 (a partition of a float16 model). FLOAT16_COMPUTE asks the runtime
+to keep a float32 partition's tensors in float16 on devices that can
+(float32 at the delegate boundary), and marks a float16 program's
+partition whose inputs or outputs include float32 values (its float32
+upcasts are float16 on the device); see docs/vulkan.md.
 
 Tensors 0..num_inputs-1 are the delegate's inputs (DelegateCall order), the
 next num_outputs its outputs. Each shader's parameters are listed at the
@@ -122,6 +124,7 @@ class _Tensor:
     shape: tuple[int, ...]
     a: int = 0
     b: int = 0
+    dtype: Optional[torch.dtype] = None  # None: the writer's
 
 
 @dataclass
@@ -152,7 +155,8 @@ class BlobWriter:
     num_outputs: int = 0
     debug_handle_map: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
-    def add_io(self, kind: TensorKind, shape: Sequence[int]) -> int:
+    def add_io(self, kind: TensorKind, shape: Sequence[int],
+               dtype: Optional[torch.dtype] = None) -> int:
         assert not self.ops and all(t.kind in (TensorKind.INPUT, TensorKind.OUTPUT)
                                     for t in self.tensors), "inputs and outputs come first"
         if kind == TensorKind.INPUT:
@@ -160,7 +164,7 @@ class BlobWriter:
             self.num_inputs += 1
         else:
             self.num_outputs += 1
-        return self._add(_Tensor(kind, tuple(shape)))
+        return self._add(_Tensor(kind, tuple(shape), dtype=dtype))
 
     def add_internal(self, shape: Sequence[int]) -> int:
         return self._add(_Tensor(TensorKind.INTERNAL, tuple(shape)))
@@ -192,8 +196,8 @@ class BlobWriter:
 
     def serialize(self) -> bytes:
         records = bytearray()
-        dtype = DTYPE_CODES[self.dtype]
         for t in self.tensors:
+            dtype = DTYPE_CODES[t.dtype or self.dtype]
             dims = list(t.shape) + [0] * (MAX_DIMS - len(t.shape))
             records += struct.pack("<8I2Q2I", int(t.kind), len(t.shape), *dims, t.a, t.b, dtype, 0)
         for op in self.ops:

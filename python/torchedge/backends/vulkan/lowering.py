@@ -97,7 +97,11 @@ class Lowering:
 
     def __init__(self, subgraph: DelegateSubgraph) -> None:
         self.subgraph = subgraph
-        self.writer = BlobWriter(dtype=partition_dtype(subgraph))
+        dtypes = partition_dtypes(subgraph)
+        # A float16 program's float32 upcasts (decompositions like
+        # hardswish's) live in float16 on the device with everything else.
+        self.writer = BlobWriter(dtype=torch.float16 if torch.float16 in dtypes else torch.float32,
+                                 flags=FLOAT16_COMPUTE if len(dtypes) > 1 else 0)
         self.values: dict[torch.fx.Node, Any] = {}
         self.output_ids: dict[torch.fx.Node, int] = {}
         self.handle = 0
@@ -152,10 +156,12 @@ class Lowering:
         by_name = {n.name: n for n in graph.nodes if n.op == "placeholder"}
         for name in self.subgraph.inputs:
             node = by_name[name]
-            self.values[node] = self.writer.add_io(TensorKind.INPUT, shape_of(node))
+            self.values[node] = self.writer.add_io(TensorKind.INPUT, shape_of(node),
+                                                   first_value(node).dtype)
         outputs = list(graph.output_node().args[0])
         for node in outputs:
-            self.output_ids[node] = self.writer.add_io(TensorKind.OUTPUT, shape_of(node))
+            self.output_ids[node] = self.writer.add_io(TensorKind.OUTPUT, shape_of(node),
+                                                       first_value(node).dtype)
         fused: set[torch.fx.Node] = set()
         for node in graph.nodes:
             if node.op != "call_function" or node in fused:
@@ -448,21 +454,19 @@ EMITTERS: dict[Any, Callable] = {
 }
 
 
-def partition_dtype(subgraph: DelegateSubgraph) -> torch.dtype:
-    """float16 when the partition's floating values are float16, else float32.
+def partition_dtypes(subgraph: DelegateSubgraph) -> set:
+    """The floating dtypes of the partition's values.
 
-    op_support gives every delegated node one floating dtype, so a connected
-    partition has one too; a mix is a partitioner bug, reported as such.
+    Both float16 and float32 only in a float16 program whose partition holds
+    the float32 upcasts of a decomposition (op_support lets such `_to_copy`
+    nodes in); everything else has one.
     """
     found = set()
     for node in subgraph.graph_module.graph.nodes:
         val = first_value(node) if node.op != "output" else None
         if isinstance(val, torch.Tensor) and val.dtype.is_floating_point:
             found.add(val.dtype)
-    if len(found) > 1:
-        raise ValueError(f"a Vulkan partition mixes {sorted(str(d) for d in found)}; one blob "
-                         "holds one dtype")
-    return torch.float16 if found == {torch.float16} else torch.float32
+    return found
 
 
 def lower_subgraph(subgraph: DelegateSubgraph, float16_compute: bool = False) -> BlobWriter:
@@ -473,6 +477,6 @@ def lower_subgraph(subgraph: DelegateSubgraph, float16_compute: bool = False) ->
     the device can.
     """
     writer = Lowering(subgraph).run()
-    if float16_compute and writer.dtype == torch.float32:
+    if float16_compute:
         writer.flags |= FLOAT16_COMPUTE
     return writer

@@ -18,6 +18,11 @@ import torch
 aten = torch.ops.aten
 
 FLOAT_DTYPES = (torch.float32, torch.float16)
+# Node meta the partitioner sets on float16 <-> float32 `_to_copy` nodes of a
+# float16 program (every floating input and weight float16): there they are
+# the upcasts of decompositions, delegated with the values between them held
+# in float16 on the device.
+FLOAT16_PROGRAM = "vulkan_float16_program"
 MAX_RANK = 6
 MAX_ELEMENTS = 2**31 - 1
 Check = Callable[[torch.fx.Node, dict], Optional[str]]
@@ -203,8 +208,9 @@ def _slice(node, args) -> Optional[str]:
 
 
 def _to_copy(node, args) -> Optional[str]:
-    if value_of(args["self"]).dtype != node.meta["val"].dtype:
-        return "dtype conversions stay on the CPU (one dtype per Vulkan partition)"
+    if value_of(args["self"]).dtype != node.meta["val"].dtype and not node.meta.get(FLOAT16_PROGRAM):
+        return ("dtype conversions stay on the CPU (one dtype per Vulkan partition; float16 "
+                "<-> float32 ones are delegated only in float16 programs)")
     return None
 
 
@@ -289,6 +295,6 @@ def _one_dtype(node: torch.fx.Node, args: dict) -> Optional[str]:
         val = first_value(v)
         if isinstance(val, torch.Tensor) and val.dtype in FLOAT_DTYPES:
             found.add(val.dtype)
-    if len(found) > 1:
+    if len(found) > 1 and not node.meta.get(FLOAT16_PROGRAM):
         return "mixes float32 and float16 (dtype conversions stay on the CPU)"
     return None

@@ -20,7 +20,7 @@ from torch.export.graph_signature import InputKind
 from torchedge.backends.backend_details import CompileSpec
 from torchedge.backends.partitioner import NodeDecision, Partitioner
 from torchedge.backends.vulkan.lowering import ALIASES
-from torchedge.backends.vulkan.op_support import check_node
+from torchedge.backends.vulkan.op_support import FLOAT16_PROGRAM, check_node
 from torchedge.backends.vulkan.patterns import ROLE_KEY, mark_patterns
 from torchedge.backends.vulkan.preprocess import FORCE_FP16_KEY, VulkanBackend
 
@@ -81,6 +81,10 @@ class VulkanPartitioner(Partitioner):
         graph = program.graph
         mark_patterns(graph)
         constants = _constant_placeholders(program)
+        placeholders = {n.meta["val"].dtype for n in graph.nodes if n.op == "placeholder" and
+                        isinstance(n.meta.get("val"), torch.Tensor) and
+                        n.meta["val"].dtype.is_floating_point}
+        float16_program = placeholders == {torch.float16}
         reasons: dict[torch.fx.Node, Optional[str]] = {}
         for node in graph.nodes:
             if node.op != "call_function":
@@ -90,6 +94,8 @@ class VulkanPartitioner(Partitioner):
                 node.meta["vulkan_constant_condition"] = (
                     isinstance(cond, torch.fx.Node) and cond.op == "placeholder" and
                     cond.name in constants)
+            if node.target is aten._to_copy.default:
+                node.meta[FLOAT16_PROGRAM] = float16_program
             reasons[node] = check_node(node)
         # A pattern goes with its softmax; a getitem with its producer.
         for node in graph.nodes:
