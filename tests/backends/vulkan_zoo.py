@@ -137,6 +137,8 @@ class Float16Result:
     max_rel_fp16: float | None
     eager_fp16_rel: float | None  # eager float16 against eager float32: the format's own
                                   # error on this model, the yardstick for max_rel
+    cpu_fp16_rel: float | None = None  # the same float16 program on torchedge's CPU kernels
+                                       # against eager float32 (with cpu_reference=True)
 
 
 def _differences(out: list, ref: list) -> tuple[float, float]:
@@ -150,8 +152,14 @@ def _float_leaves(tree) -> list:
     return [t for t in torch.utils._pytree.tree_leaves(tree) if isinstance(t, torch.Tensor)]
 
 
-def run_zoo_model_float16(name: str, force_fp16: bool = False) -> Float16Result:
-    """One zoo model in float16 on the delegate (see the module docstring)."""
+def run_zoo_model_float16(name: str, force_fp16: bool = False,
+                          cpu_reference: bool = False) -> Float16Result:
+    """One zoo model in float16 on the delegate (see the module docstring).
+
+    `cpu_reference` also runs the float16 program without the delegate
+    (float16 models only): the edge graph rounds after every operator, which
+    eager's fused kernels do not, so this is the delegate's own yardstick.
+    """
     from torchedge.backends.vulkan import VulkanPartitioner
     from torchedge.models.zoo_common import parity_error
 
@@ -166,6 +174,9 @@ def run_zoo_model_float16(name: str, force_fp16: bool = False) -> Float16Result:
         module = copy.deepcopy(module32).half()
         inputs = tuple(x.half() if x.dtype.is_floating_point else x for x in inputs32)
     edge = torchedge.to_edge(torchedge.export_methods(module, inputs))
+    cpu_fp16 = None
+    if cpu_reference and not force_fp16:
+        cpu_fp16 = runtime.load(edge.to_pte().buffer).forward(*inputs)
     edge = edge.to_backend(VulkanPartitioner(force_fp16=force_fp16))
     pte = edge.to_pte()
     graph = edge.exported_program().graph
@@ -188,7 +199,8 @@ def run_zoo_model_float16(name: str, force_fp16: bool = False) -> Float16Result:
         eager16 = _differences(_float_leaves(reference16), ref32)[1]
         if not force_fp16:
             abs16, rel16 = _differences(out, _float_leaves(reference16))
+    cpu_rel = None if cpu_fp16 is None else _differences(_float_leaves(cpu_fp16), ref32)[1]
     return Float16Result(name, "force_fp16" if force_fp16 else "float16",
                          [list(x.shape) for x in inputs], delegates, len(decisions),
                          [(d.operator, d.reason) for d in decisions if not d.delegated],
-                         error, max_abs, max_rel, abs16, rel16, eager16)
+                         error, max_abs, max_rel, abs16, rel16, eager16, cpu_rel)

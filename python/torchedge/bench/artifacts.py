@@ -108,6 +108,7 @@ def prepare_model(name: str, out_dir: Path, keys: set[str], env: Environment,
                                   directory / "torchedge_portable.pte", art, "pte"))
     step("pte_xnnpack", lambda: _save_xnnpack(spec.module, inputs, directory, art))
     step("pte_vulkan", lambda: _save_vulkan(spec.module, inputs, directory, art))
+    step("pte_vulkan_fp16", lambda: _save_vulkan(spec.module, inputs, directory, art, force_fp16=True))
     step("pte_int8", lambda: _save_int8(spec.module, inputs, directory, art))
     step("pte_int8_w7", lambda: _save_int8(spec.module, inputs, directory, art, weight_bits=7))
     step("pte_int8_xnnpack", lambda: _save_int8_xnnpack(spec.module, inputs, directory, art))
@@ -168,10 +169,12 @@ def _save_xnnpack(module: torch.nn.Module, inputs: tuple, directory: Path, art: 
     _save_pte(pte, directory / "torchedge_xnnpack.pte", art, "pte_xnnpack")
 
 
-def _save_vulkan(module: torch.nn.Module, inputs: tuple, directory: Path, art: ModelArtifacts) -> None:
-    pte, summary = torchedge_lowering.lower_vulkan(module, inputs)
-    art.notes["torchedge_vulkan_delegation"] = summary
-    _save_pte(pte, directory / "torchedge_vulkan.pte", art, "pte_vulkan")
+def _save_vulkan(module: torch.nn.Module, inputs: tuple, directory: Path, art: ModelArtifacts,
+                 force_fp16: bool = False) -> None:
+    pte, summary = torchedge_lowering.lower_vulkan(module, inputs, force_fp16=force_fp16)
+    suffix = "_fp16" if force_fp16 else ""
+    art.notes[f"torchedge_vulkan{suffix}_delegation"] = summary
+    _save_pte(pte, directory / f"torchedge_vulkan{suffix}.pte", art, f"pte_vulkan{suffix}")
 
 
 def _save_int8(module: torch.nn.Module, inputs: tuple, directory: Path, art: ModelArtifacts,

@@ -153,6 +153,14 @@ OPTIONAL_CONFIGS = OPTIONAL_CONFIGS + (
            "pte_vulkan", "torchedge_cli", "native", threads_apply=False,
            host="C++ CLI (build/torchedge_run), no Python; Vulkan driver",
            child_args=("--kernels", "optimized")),
+    # force_fp16: float32 in and out, float16 tensors and shader variants on
+    # the device (docs/vulkan.md; float32 where the device lacks float16).
+    Config("torchedge-vulkan-fp16", "torchedge",
+           "torchedge, Vulkan delegate computing in float16 (force_fp16; on lavapipe: "
+           "CPU-emulated, not GPU numbers)",
+           "pte_vulkan_fp16", "torchedge_cli", "native", threads_apply=False,
+           host="C++ CLI (build/torchedge_run), no Python; Vulkan driver",
+           child_args=("--kernels", "optimized")),
 )
 
 

@@ -40,9 +40,12 @@ def lower_xnnpack(module: torch.nn.Module, inputs: tuple) -> tuple[PteProgram, d
     return edge.to_pte(), delegation_summary(edge)
 
 
-def lower_vulkan(module: torch.nn.Module, inputs: tuple) -> tuple[PteProgram, dict[str, Any]]:
+def lower_vulkan(module: torch.nn.Module, inputs: tuple,
+                 force_fp16: bool = False) -> tuple[PteProgram, dict[str, Any]]:
     """(program, delegation summary with the Vulkan device); NotAvailable
-    when this build has no Vulkan delegate or the machine no Vulkan device."""
+    when this build has no Vulkan delegate or the machine no Vulkan device.
+    `force_fp16`: float16 on the device where it has the features (the
+    summary's "float16" says whether this one does)."""
     from torchedge import _C
 
     if not _C.vulkan_built():
@@ -53,9 +56,12 @@ def lower_vulkan(module: torch.nn.Module, inputs: tuple) -> tuple[PteProgram, di
         raise NotAvailable(f"no Vulkan device: {e}") from None
     from torchedge.backends.vulkan import VulkanPartitioner
 
-    edge = torchedge.to_edge(torchedge.export_methods(module, inputs)).to_backend(VulkanPartitioner())
+    edge = torchedge.to_edge(torchedge.export_methods(module, inputs)).to_backend(
+        VulkanPartitioner(force_fp16=force_fp16))
     summary = delegation_summary(edge)
     summary["device"] = device
+    if force_fp16:
+        summary["float16"] = all(_C.vulkan_float16_features(present=False).values())
     # Mesa's lavapipe (llvmpipe) runs the shaders on the CPU: its timings
     # are not GPU numbers, and the report says so.
     summary["cpu_emulated"] = "llvmpipe" in device.lower()
