@@ -3,9 +3,9 @@
 #include <cstring>
 
 #include "backends/vulkan/dispatch_size.h"
+#include "backends/vulkan/float16_support.h"
 #include "backends/vulkan/pool_plan.h"
 #include "runtime/core/error_message.h"
-#include "runtime/core/half.h"
 #include "runtime/executor/event_tracer.h"
 #include "runtime/platform/platform.h"
 
@@ -151,18 +151,9 @@ Error upload_constants(Build& b) {
     const TensorInfo& t = blob.tensors[i];
     if (t.kind != TensorKind::Constant) continue;
     const uint64_t at = b.mapped ? b.plan.offsets[i] : b.plan.offsets[i] - base;
-    const uint8_t* src = blob.data + t.const_offset;
-    if (!t.float16 && b.f32_as_f16) {
-      // float32 weights computed in float16: rounded once, here.
-      uint16_t* out = reinterpret_cast<uint16_t*>(dst + at);
-      for (uint64_t e = 0; e < t.numel; ++e) {
-        float v;
-        memcpy(&v, src + 4 * e, 4);
-        out[e] = Half(v).bits;
-      }
-    } else {
-      memcpy(dst + at, src, device_bytes(t, b.f32_as_f16));
-    }
+    // float32 weights computed in float16 are rounded once, here.
+    copy_to_device(dst + at, blob.data + t.const_offset, t.numel, device_bytes(t, b.f32_as_f16),
+                   !t.float16 && b.f32_as_f16);
   }
   if (b.mapped) return Error::Ok;
   VkCommandBuffer cb = VK_NULL_HANDLE;
@@ -382,55 +373,6 @@ void report_ops(EventTracer* tracer, const Delegate& d, uint64_t start, uint64_t
   }
 }
 
-// Copies argument data into device-visible memory (or back), rounding
-// float32 to float16 (or widening) where the delegate computes in float16.
-void copy_in(const IoBinding& io, const void* src) {
-  if (!io.convert) {
-    memcpy(io.host, src, io.nbytes);
-    return;
-  }
-  const float* in = static_cast<const float*>(src);
-  uint16_t* out = reinterpret_cast<uint16_t*>(io.host);
-  for (uint64_t e = 0; e < io.numel; ++e) out[e] = Half(in[e]).bits;
-}
-
-void copy_out(const IoBinding& io, void* dst) {
-  if (!io.convert) {
-    memcpy(dst, io.host, io.nbytes);
-    return;
-  }
-  const uint16_t* in = reinterpret_cast<const uint16_t*>(io.host);
-  float* out = static_cast<float*>(dst);
-  for (uint64_t e = 0; e < io.numel; ++e) {
-    Half h;
-    h.bits = in[e];
-    out[e] = h;
-  }
-}
-
-// Whether the delegate computes its float32 tensors in float16, or an
-// error naming the float16 feature a float16 blob needs and the device
-// lacks (or has masked).
-Result<bool> resolve_float16(const ParsedBlob& blob, const VulkanContext& ctx) {
-  const uint32_t usable = ctx.usable_float16_features();
-  const uint32_t missing = kFloat16Features & ~usable;
-  bool has_float16 = false;
-  for (uint32_t i = 0; i < blob.num_tensors; ++i) has_float16 |= blob.tensors[i].float16;
-  if (has_float16 && missing != 0) {
-    const bool both = missing == kFloat16Features;
-    TE_CHECK_OR_RETURN(false, Error::DelegateInvalidCompatibility,
-                       "vulkan delegate: the partition has float16 tensors and device \"%s\" "
-                       "lacks %s%s%s%s (delegate float32 models, or lower with "
-                       "VulkanPartitioner(force_fp16=True) to compute float32 models in float16 "
-                       "where the device can)",
-                       ctx.device_name(),
-                       feature_name(both ? kShaderFloat16 : missing), both ? " and " : "",
-                       both ? feature_name(kStorageBuffer16BitAccess) : "",
-                       (ctx.float16_features() & missing) != 0 ? " (masked)" : "");
-  }
-  return (blob.flags & kFlagFloat16Compute) != 0 && missing == 0;
-}
-
 }  // namespace
 
 Result<Delegate*> build_delegate(const ParsedBlob& blob, MemoryAllocator* allocator) {
@@ -463,7 +405,8 @@ Error run_delegate(Delegate* d, Span<EValue*> args) {
   EventTracer* tracer = current_delegate_tracer();
   const uint64_t t0 = tracer != nullptr ? platform_now_ns() : 0;
   for (uint32_t i = 0; i < d->num_inputs; ++i) {
-    copy_in(d->io[i], args[i]->to_tensor().mutable_data());
+    const IoBinding& io = d->io[i];
+    copy_to_device(io.host, args[i]->to_tensor().mutable_data(), io.numel, io.nbytes, io.convert);
   }
   const uint64_t t1 = tracer != nullptr ? platform_now_ns() : 0;
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
@@ -480,7 +423,8 @@ Error run_delegate(Delegate* d, Span<EValue*> args) {
                      "vulkan delegate: running the command buffer failed: %s", vk_result_name(r));
   const uint64_t t2 = tracer != nullptr ? platform_now_ns() : 0;
   for (uint32_t i = d->num_inputs; i < count; ++i) {
-    copy_out(d->io[i], args[i]->to_tensor().mutable_data());
+    const IoBinding& io = d->io[i];
+    copy_from_device(args[i]->to_tensor().mutable_data(), io.host, io.numel, io.nbytes, io.convert);
   }
   if (tracer != nullptr) {
     tracer->log_delegate_event(kInputCopyEvent, -1, nullptr, t0, t1);

@@ -28,7 +28,8 @@
 // float16 variants, which need the device's shaderFloat16 and
 // storageBuffer16BitAccess (VulkanContext::usable_float16_features()):
 // without them a blob with float16 tensors fails build() naming the
-// missing feature, and kFlagFloat16Compute falls back to float32.
+// missing feature, and kFlagFloat16Compute falls back to float32
+// (float16_support.h).
 //
 // run() copies inputs in, submits the recorded command buffer, waits on the
 // fence and copies outputs out: no allocation and no Vulkan object creation
