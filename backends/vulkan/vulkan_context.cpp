@@ -45,8 +45,10 @@ int32_t compute_family(VkPhysicalDevice device, uint32_t* timestamp_bits) {
   return -1;
 }
 
+// Called only while the context is created (once, under std::call_once):
+// the 130 KiB list lives in static storage rather than on the stack.
 bool has_extension(VkPhysicalDevice device, const char* name) {
-  VkExtensionProperties props[512];
+  static VkExtensionProperties props[512];
   uint32_t count = 512;
   const VkResult r = vkEnumerateDeviceExtensionProperties(device, nullptr, &count, props);
   if (r != VK_SUCCESS && r != VK_INCOMPLETE) return false;
