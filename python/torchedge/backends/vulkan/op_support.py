@@ -3,7 +3,8 @@
 `check_node(node)` returns None when the node can run as the delegate's
 shaders, else the reason it stays on the CPU kernels (the delegation report
 prints it). Every value inside the delegate is a float32 or float16 tensor
-(one of the two per node: dtype conversions stay on the CPU) with a static
+(one of the two per node: dtype conversions stay on the CPU, except the
+float16 <-> float32 ones of float16 programs, see FLOAT16_PROGRAM) with a static
 shape, rank 0..6 and fewer than 2^31 elements; lowering.py holds the
 emitter of each operator named here.
 """
