@@ -203,8 +203,10 @@ def markdown_report(data: dict[str, Any]) -> str:
         vk16 = notes.get("torchedge_vulkan_fp16_delegation")
         if vk16:
             precision = "float16" if vk16.get("float16") else "float32 (the device lacks float16)"
-            lines.append(f"- {model}: torchedge Vulkan force_fp16 on {vk16['device']} computed in "
-                         f"{precision}; took {vk16['delegated']} of {vk16['nodes']} operator nodes")
+            emulated = " (lavapipe: CPU-emulated, not GPU numbers)" if vk16.get("cpu_emulated") else ""
+            lines.append(f"- {model}: torchedge Vulkan force_fp16 on {vk16['device']}{emulated} "
+                         f"computed in {precision}; took {vk16['delegated']} of {vk16['nodes']} "
+                         "operator nodes")
         fused = notes.get("torchedge_int8_fusion")
         if fused:
             lines.append(f"- {model}: torchedge int8 fused {fused['conv2d_int8']} conv2d_int8, "
