@@ -4,7 +4,8 @@
 // out, all contiguous: flash attention (vec/flash_attention.h's
 // flash_attention(): blocks of query rows of one batch item split across
 // threads, each thread with its slot of scratch from the temp allocator, no
-// score matrix). Every
+// score matrix; when the AVX-512 kernel's packed keys do not fit there, the
+// generic block, whose scratch is one query block's). Every
 // other call (other dtypes or layouts, mismatched shapes) goes to the
 // portable kernel, which also reports the errors.
 #include "kernels/optimized/portable_fallback.h"
@@ -37,11 +38,21 @@ Error attention_out(KernelContext& ctx, Span<EValue*> args) {
   const FlashAttentionProblem problem{q.data_as<float>(), kt.data_as<float>(), v.data_as<float>(),
                                       out.mutable_data_as<float>(), batch, queries, kt.size(2),
                                       q.size(2), vdim};
-  const size_t bytes = flash_attention_scratch_bytes(problem, best_isa(), static_cast<int64_t>(num_threads()));
+  const int64_t threads = static_cast<int64_t>(num_threads());
+  Isa isa = best_isa();
+  size_t bytes = flash_attention_scratch_bytes(problem, isa, threads);
   float* scratch = static_cast<float*>(ctx.allocate_temp(bytes, 64));
+  if (scratch == nullptr && isa == Isa::kAvx512) {
+    // The AVX-512 kernel's slots hold a head's packed keys (S x D floats):
+    // a sequence too long for the temp memory takes the generic block, whose
+    // scratch does not grow with S.
+    isa = Isa::kAvx2;
+    bytes = flash_attention_scratch_bytes(problem, isa, threads);
+    scratch = static_cast<float*>(ctx.allocate_temp(bytes, 64));
+  }
   TE_CHECK_OR_RETURN(scratch != nullptr, Error::MemoryAllocationFailed,
                      "attention.out: needs %zu bytes of kernel scratch (temp allocator)", bytes);
-  flash_attention(problem, best_isa(), scratch);
+  flash_attention(problem, isa, scratch);
   return Error::Ok;
 }
 

@@ -66,7 +66,10 @@ std::vector<float> reference(const std::vector<float>& q, const std::vector<floa
   return out;
 }
 
-void run_case(const AttentionCase& c, std::mt19937& rng, bool with_portable) {
+// `arena` bytes of temp memory; `min_scratch` (0: one slot of the best
+// ISA's) is what the fast path must have taken from it.
+void run_case(const AttentionCase& c, std::mt19937& rng, bool with_portable,
+              size_t arena_bytes = size_t{4} << 20, size_t min_scratch = 0) {
   std::normal_distribution<float> dist(0.0f, 1.0f);
   std::vector<float> q(static_cast<size_t>(c.batch) * c.queries * c.dim),
       kt(static_cast<size_t>(c.batch) * c.dim * c.keys), v(static_cast<size_t>(c.batch) * c.keys * c.vdim);
@@ -85,7 +88,7 @@ void run_case(const AttentionCase& c, std::mt19937& rng, bool with_portable) {
     TestTensor out(ScalarType::Float, {c.batch, c.queries, c.vdim});
     Args args;
     args.t(tq).t(tk).t(tv).t(out);
-    std::vector<unsigned char> arena(size_t{4} << 20);
+    std::vector<unsigned char> arena(arena_bytes);
     MemoryAllocator temp(arena.data(), arena.size());
     KernelContext ctx(&temp);
     ASSERT_EQ(args.run_with(which == 0 ? &optimized::attention_out : &native::attention_out, ctx),
@@ -94,7 +97,9 @@ void run_case(const AttentionCase& c, std::mt19937& rng, bool with_portable) {
       // One thread's slot: the fast path ran (the portable kernel takes none).
       const optimized::FlashAttentionProblem sizes{nullptr, nullptr, nullptr, nullptr, c.batch,
                                                    c.queries, c.keys, c.dim, c.vdim};
-      EXPECT_GE(temp.used(), optimized::flash_attention_scratch_bytes(sizes, optimized::best_isa(), 1))
+      EXPECT_GE(temp.used(), min_scratch != 0 ? min_scratch
+                                              : optimized::flash_attention_scratch_bytes(
+                                                    sizes, optimized::best_isa(), 1))
           << "fast path";
     }
     const std::vector<float> got = out.values<float>();
@@ -160,6 +165,19 @@ TEST_P(FlashAttentionTest, LongSequencesOfOddLengths) {
                                       << " D=" << c.dim << " E=" << c.vdim);
     run_case(c, rng, false);
   }
+}
+
+// A sequence whose packed keys (AVX-512: 4000 x 64 floats per thread, 1 MB)
+// exceed the temp memory runs the generic block instead, which needs one
+// query block's scratch: same results, no error.
+TEST_P(FlashAttentionTest, KeysTooLongForTempMemoryTakeTheGenericBlock) {
+  std::mt19937 rng(37);
+  const AttentionCase c{2, 100, 4000, 64, 64, false};
+  const optimized::FlashAttentionProblem sizes{nullptr, nullptr, nullptr, nullptr, c.batch,
+                                               c.queries, c.keys, c.dim, c.vdim};
+  const size_t generic = optimized::flash_attention_scratch_bytes(sizes, optimized::Isa::kAvx2, 1);
+  ASSERT_LT(generic * 2 + 4096, size_t{512} << 10);
+  run_case(c, rng, false, size_t{512} << 10, generic);
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, FlashAttentionTest, ::testing::Values(1, 2));
