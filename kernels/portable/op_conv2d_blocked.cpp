@@ -25,6 +25,12 @@
 // padded input smaller than the filter, a NaN bound or output_min >
 // output_max, input overlapping out, residual overlapping out other than
 // as out itself.
+//
+// torchedge::conv2d_blocked_gelu.out (the same arguments) is
+// gelu(conv2d_blocked(...)) with the exact GELU, x/2 (1 + erf(x / sqrt 2))
+// as aten::gelu computes it in float, applied to each value after its clamp.
+#include <cmath>
+
 #include "kernels/portable/support/blocked_conv_checks.h"
 #include "kernels/portable/support/elementwise.h"
 #include "kernels/portable/support/kernel_args.h"
@@ -143,10 +149,9 @@ void sum_pixel(const Arguments& a, const InputBlocks& in, int64_t n, int64_t cob
   }
 }
 
-}  // namespace
 
-Error conv2d_blocked_out(KernelContext& ctx, Span<EValue*> args) {
-  (void)ctx;
+// The shared body: `gelu` adds the exact GELU after the clamp.
+Error conv2d_blocked(Span<EValue*> args, bool gelu) {
   Arguments a;
   TE_RETURN_IF_ERROR(read_arguments(args, &a));
   const int64_t batch = a.out->size(0), cout_blocks = a.out->size(1);
@@ -166,13 +171,26 @@ Error conv2d_blocked_out(KernelContext& ctx, Span<EValue*> args) {
             float v = acc[i];
             if (bias != nullptr) v += bias[(cob * kBlock + i) * a.bias->stride(0)];
             if (residual != nullptr) v += residual[at + i];
-            yd[at + i] = min_propagate_nan(max_propagate_nan(v, a.lo), a.hi);
+            v = min_propagate_nan(max_propagate_nan(v, a.lo), a.hi);
+            yd[at + i] = gelu ? v * 0.5f * (1.0f + std::erf(v * static_cast<float>(M_SQRT1_2))) : v;
           }
         }
       }
     }
   }
   return Error::Ok;
+}
+
+}  // namespace
+
+Error conv2d_blocked_out(KernelContext& ctx, Span<EValue*> args) {
+  (void)ctx;
+  return conv2d_blocked(args, /*gelu=*/false);
+}
+
+Error conv2d_blocked_gelu_out(KernelContext& ctx, Span<EValue*> args) {
+  (void)ctx;
+  return conv2d_blocked(args, /*gelu=*/true);
 }
 
 }  // namespace native

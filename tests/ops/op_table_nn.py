@@ -235,6 +235,23 @@ CONV2D_BLOCKED = OpSpec("torchedge::conv2d_blocked.out", _conv2d_blocked, _rows(
 ), dtypes=(torch.float32,), kind=REDUCTION)
 
 
+# torchedge::conv2d_blocked_gelu: the same call, then the exact GELU (the 1-d
+# chains of wav2vec2 / Whisper as [N, C/16, 1, L, 16], and 2-d ones).
+_conv2d_blocked_gelu = torch.ops.torchedge.conv2d_blocked_gelu.default
+
+CONV2D_BLOCKED_GELU = OpSpec("torchedge::conv2d_blocked_gelu.out", _conv2d_blocked_gelu, _rows(
+    ("1d_k3_stride2", _inputs(m(1, 2, 1, 41, 16), _packed(48, 32, 1, 3), m(48)),
+     lambda x, w, b: _conv2d_blocked_gelu(x, w, b, None, 48, [1, 2], [0, 0], -math.inf,
+                                          math.inf), ()),
+    ("1d_k2_stride2_no_bias", _inputs(m(2, 1, 1, 20, 16), _packed(16, 16, 1, 2)),
+     lambda x, w: _conv2d_blocked_gelu(x, w, None, None, 16, [1, 2], [0, 0], -math.inf,
+                                       math.inf), ()),
+    ("3x3_pad1_residual_clamp", _inputs(m(1, 2, 6, 7, 16), _packed(64, 32, 3, 3), m(64),
+                                        m(1, 4, 6, 7, 16)),
+     lambda x, w, b, r: _conv2d_blocked_gelu(x, w, b, r, 64, [1, 1], [1, 1], -1.0, 3.0), ()),
+), dtypes=(torch.float32,), kind=REDUCTION)
+
+
 def _blocked_with_special(*shape: int) -> Callable[[torch.dtype], torch.Tensor]:
     """A random blocked tensor sprinkled with NaN, +-inf and -0."""
     def maker(dtype: torch.dtype) -> torch.Tensor:
@@ -332,6 +349,7 @@ MATMUL = [
     CONV2D_ADD_CLAMP,
     CONV2D_WINOGRAD,
     CONV2D_BLOCKED,
+    CONV2D_BLOCKED_GELU,
     CONV2D_DEPTHWISE_BLOCKED,
     CONV2D_WINOGRAD_BLOCKED,
     TO_BLOCKED,

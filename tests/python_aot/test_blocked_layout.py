@@ -37,6 +37,7 @@ POOL = "torchedge::max_pool2d_blocked.out"
 TO = "torchedge::to_blocked.out"
 FROM = "torchedge::from_blocked.out"
 WINOGRAD = "torchedge::conv2d_winograd_blocked.out"
+CONV_GELU = "torchedge::conv2d_blocked_gelu.out"
 RELATIVE_TOLERANCE = 1e-4
 
 
@@ -491,9 +492,40 @@ def feature_extractor():
 
 def test_the_1d_chain_runs_blocked_through_its_gelus(feature_extractor):
     _, _, _, pte = feature_extractor
-    assert _calls(pte, CONV) == 3
+    # Each blocked convolution's GELU is in its epilogue; the stem's (after
+    # the group norm) runs on the blocked tensor as it is.
+    assert _calls(pte, CONV_GELU) == 3 and _calls(pte, CONV) == 0
+    assert _calls(pte, "aten::gelu.out") == 1
     assert _calls(pte, TO) == 1 and _calls(pte, FROM) == 1  # one change in, one out
     assert _calls(pte, "aten::convolution.out") == 1        # the stride-5 stem
+
+
+def test_a_gelu_is_fused_only_into_its_convolutions_sole_reader():
+    """A convolution whose output a GELU and another convolution read keeps
+    its GELU separate, a tanh GELU is never fused, an exact one that is the
+    sole reader is; the program matches eager."""
+
+    class Readers(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.a = torch.nn.Conv1d(32, 32, 3, 2)
+            self.b = torch.nn.Conv1d(32, 32, 3, 1, 1)
+            self.c = torch.nn.Conv1d(32, 32, 2, 1)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            y = self.a(x)
+            z = torch.nn.functional.gelu(self.b(torch.nn.functional.gelu(y)))
+            w = torch.nn.functional.gelu(self.c(y), approximate="tanh")
+            return torch.cat([z[..., :-1], w], 1)
+
+    torch.manual_seed(9)
+    module = Readers().eval()
+    inputs = (torch.randn(1, 32, 97),)
+    edge, pte = _lower(module, inputs)
+    assert _calls(pte, CONV_GELU) == 1 and _calls(pte, CONV) == 2
+    assert _calls(pte, "aten::gelu.out") == 2  # a's (two readers) and the tanh one
+    for kernels in ("portable", "optimized"):
+        _expect_matches_eager((module, inputs, edge, pte), kernels, 1)
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -2,26 +2,49 @@
 #include "kernels/optimized/conv/conv2d_blocked.h"
 
 #include "kernels/optimized/gemm/sgemm.h"
+#include "kernels/optimized/threadpool/threadpool.h"
+#include "kernels/optimized/vec/vec_kernels.h"
 
 namespace torchedge {
 namespace optimized {
 
+namespace {
+
+// The GELU of the tiles without it in their epilogue: one vectorized pass
+// over y (rows of channels split across threads).
+[[maybe_unused]] Error gelu_after(Error err, const Conv2dShape& s, float* y, bool gelu) {
+  if (err != Error::Ok || !gelu) return err;
+  const int64_t rows = s.batch * s.out_channels / kConvBlock, row = s.out_h * s.out_w * kConvBlock;
+  const VecKernels& k = active_vec_kernels();
+  parallel_for(0, rows, 1, [&](int64_t begin, int64_t end) {
+    k.gelu_erf(y + begin * row, y + begin * row, (end - begin) * row);
+  });
+  return Error::Ok;
+}
+
+}  // namespace
+
 Error conv2d_blocked(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
                      const float* bias, const float* residual, float* y,
-                     const Conv2dClamp& clamp) {
+                     const Conv2dClamp& clamp, bool gelu) {
 #ifndef TORCHEDGE_NO_X86_SIMD
   const Isa isa = best_isa();
   if (isa == Isa::kAvx512) {
-    return detail::conv2d_blocked_avx512(ctx, s, x, w, bias, residual, y, clamp);
+    return detail::conv2d_blocked_avx512(ctx, s, x, w, bias, residual, y, clamp, gelu);
   }
-  if (isa == Isa::kAvx2) return detail::conv2d_blocked_avx2(ctx, s, x, w, bias, residual, y, clamp);
+  if (isa == Isa::kAvx2) {
+    return gelu_after(detail::conv2d_blocked_avx2(ctx, s, x, w, bias, residual, y, clamp), s, y,
+                      gelu);
+  }
 #endif
 #if defined(__aarch64__)
   if (best_arm_isa() >= ArmIsa::kNeon) {
-    return detail::conv2d_blocked_neon(ctx, s, x, w, bias, residual, y, clamp);
+    return gelu_after(detail::conv2d_blocked_neon(ctx, s, x, w, bias, residual, y, clamp), s, y,
+                      gelu);
   }
 #endif
-  (void)ctx, (void)s, (void)x, (void)w, (void)bias, (void)residual, (void)y, (void)clamp;
+  (void)ctx, (void)s, (void)x, (void)w, (void)bias, (void)residual, (void)y, (void)clamp,
+      (void)gelu;
   return Error::NotSupported;
 }
 

@@ -58,14 +58,17 @@ constexpr int64_t kConvBlockGroup = 64;  // output channels per packed weight gr
 
 // out_channels is a multiple of kConvBlock, in_channels too or below it
 // (plain input); groups and the dilations are 1 (checked by the caller).
+// With `gelu`, y = gelu_erf(clamp(...)) (torchedge::conv2d_blocked_gelu):
+// the AVX-512 tile applies it to its accumulators before storing them;
+// AVX2 and NEON run one vectorized GELU pass over y after the convolution.
 Error conv2d_blocked(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
                      const float* bias, const float* residual, float* y,
-                     const Conv2dClamp& clamp = {});
+                     const Conv2dClamp& clamp = {}, bool gelu = false);
 
 namespace detail {
 Error conv2d_blocked_avx512(KernelContext& ctx, const Conv2dShape& s, const float* x,
                             const float* w, const float* bias, const float* residual, float* y,
-                            const Conv2dClamp& clamp);
+                            const Conv2dClamp& clamp, bool gelu);
 Error conv2d_blocked_avx2(KernelContext& ctx, const Conv2dShape& s, const float* x,
                           const float* w, const float* bias, const float* residual, float* y,
                           const Conv2dClamp& clamp);

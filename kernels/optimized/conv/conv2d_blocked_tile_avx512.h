@@ -24,6 +24,7 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
 #include "kernels/optimized/conv/conv2d_blocked_driver.h"
+#include "kernels/optimized/vec/vec_math_avx512.h"
 
 namespace torchedge {
 namespace optimized {
@@ -140,8 +141,10 @@ struct Avx512Tile {
     }
   }
 
-  // Partial sums back to y, or (the last chunk) bias and clamp (the
-  // residual started the first chunk's accumulators: see conv2d_blocked.h).
+  // Partial sums back to y, or (the last chunk) bias, clamp and, with
+  // a.gelu, the exact GELU (the residual started the first chunk's
+  // accumulators: see conv2d_blocked.h). The GELU runs on the registers
+  // about to be stored, so a convolution + GELU writes its output once.
   template <int kP, int kB>
   __attribute__((always_inline)) static inline void store(const BlockedTile& a,
                                                           __m512 (&acc)[kP][kB]) {
@@ -164,7 +167,9 @@ struct Avx512Tile {
         __m512 v = acc[p][b];
         if (a.bias != nullptr) v = _mm512_add_ps(v, bias);
         // max/min take v second so a NaN stays NaN.
-        _mm512_storeu_ps(a.y + b * ys + p * 16, _mm512_min_ps(hi, _mm512_max_ps(lo, v)));
+        v = _mm512_min_ps(hi, _mm512_max_ps(lo, v));
+        if (a.gelu) v = vec_avx512::gelu_erf(v);
+        _mm512_storeu_ps(a.y + b * ys + p * 16, v);
       }
     }
   }

@@ -1,9 +1,11 @@
 // torchedge::attention.out(Tensor query, Tensor key_t, Tensor value, *, Tensor(a!) out)
 //
 // Fast case: float32 query [B, L, D], key_t [B, D, S], value [B, S, E] and
-// out, all contiguous: flash attention (vec/flash_attention.h), blocks of
-// kFlashQueryBlock query rows of one batch item split across threads, each
-// with its own scratch from the temp allocator (no score matrix). Every
+// out, all contiguous: flash attention (vec/flash_attention.h's
+// flash_attention(): blocks of query rows of one batch item split across
+// threads, each thread with its slot of scratch from the temp allocator, no
+// score matrix; when the AVX-512 kernel's packed keys do not fit there, the
+// generic block, whose scratch is one query block's). Every
 // other call (other dtypes or layouts, mismatched shapes) goes to the
 // portable kernel, which also reports the errors.
 #include "kernels/optimized/portable_fallback.h"
@@ -34,26 +36,23 @@ Error attention_out(KernelContext& ctx, Span<EValue*> args) {
   TE_RETURN_IF_ERROR(resize_to(out, out_sizes));
   if (batch == 0 || queries == 0 || vdim == 0) return Error::Ok;
   const FlashAttentionProblem problem{q.data_as<float>(), kt.data_as<float>(), v.data_as<float>(),
-                                      out.mutable_data_as<float>(), queries, kt.size(2),
+                                      out.mutable_data_as<float>(), batch, queries, kt.size(2),
                                       q.size(2), vdim};
-  const int64_t blocks = (queries + kFlashQueryBlock - 1) / kFlashQueryBlock;
-  const int64_t units = batch * blocks;
   const int64_t threads = static_cast<int64_t>(num_threads());
-  const int64_t slots = units < threads ? units : threads;
-  const size_t slot_floats = flash_attention_scratch_floats(problem.head_dim, vdim);
-  const size_t bytes = static_cast<size_t>(slots) * slot_floats * sizeof(float);
+  Isa isa = best_isa();
+  size_t bytes = flash_attention_scratch_bytes(problem, isa, threads);
   float* scratch = static_cast<float*>(ctx.allocate_temp(bytes, 64));
+  if (scratch == nullptr && isa == Isa::kAvx512) {
+    // The AVX-512 kernel's slots hold a head's packed keys (S x D floats):
+    // a sequence too long for the temp memory takes the generic block, whose
+    // scratch does not grow with S.
+    isa = Isa::kAvx2;
+    bytes = flash_attention_scratch_bytes(problem, isa, threads);
+    scratch = static_cast<float*>(ctx.allocate_temp(bytes, 64));
+  }
   TE_CHECK_OR_RETURN(scratch != nullptr, Error::MemoryAllocationFailed,
                      "attention.out: needs %zu bytes of kernel scratch (temp allocator)", bytes);
-  const FlashAttentionBlockFn block = flash_attention_block_fn(best_isa(), vdim);
-  parallel_for_slots(0, units, 1, slots, [&](int64_t begin, int64_t end, int64_t slot) {
-    float* mine = scratch + static_cast<size_t>(slot) * slot_floats;
-    for (int64_t unit = begin; unit < end; ++unit) {
-      const int64_t b = unit / blocks, q0 = unit % blocks * kFlashQueryBlock;
-      const int64_t q1 = q0 + kFlashQueryBlock < queries ? q0 + kFlashQueryBlock : queries;
-      block(problem, b, q0, q1, mine);
-    }
-  });
+  flash_attention(problem, isa, scratch);
   return Error::Ok;
 }
 

@@ -2,8 +2,11 @@
 //     Tensor? residual, int out_channels, int[] stride, int[] padding,
 //     float output_min, float output_max, *, Tensor(a!) out) -> Tensor(a!)
 //
+// torchedge::conv2d_blocked_gelu.out (the same arguments): then the exact
+// GELU.
+//
 // Optimized: the channel-blocked direct convolution (conv/conv2d_blocked.h)
-// with bias, residual and clamp on its accumulators. The portable kernel
+// with bias, residual, clamp (and the GELU) on its accumulators. The portable kernel
 // takes every call the fast path declines: no AVX2, non-contiguous or
 // overlapping operands, malformed arguments (it reports them) and short temp
 // memory for the padded input copy.
@@ -63,26 +66,37 @@ bool fast_call(Span<EValue*> args, Conv2dFastCall* f) {
   return blocked_clamp_bias_residual(args, 7, 2, 3, kOut, /*out_may_be_residual=*/true, f);
 }
 
-}  // namespace
 
-Error conv2d_blocked_out(KernelContext& ctx, Span<EValue*> args) {
+using PortableFn = Error (*)(KernelContext&, Span<EValue*>);
+
+Error run(KernelContext& ctx, Span<EValue*> args, bool gelu, PortableFn portable) {
   Conv2dFastCall f;
-  if (args.size() != kOut + 1 || !fast_call(args, &f)) return native::conv2d_blocked_out(ctx, args);
+  if (args.size() != kOut + 1 || !fast_call(args, &f)) return portable(ctx, args);
   Tensor& out = args[kOut]->to_tensor();
   const int64_t sizes[] = {f.s.batch, f.s.out_channels / kConvBlock, f.s.out_h, f.s.out_w,
                            kConvBlock};
   if (out.dtype() != ScalarType::Float || resize_to(out, {sizes, 5}) != Error::Ok ||
       !out.is_contiguous() || bytes_overlap(out, args[0]->to_tensor())) {
-    return native::conv2d_blocked_out(ctx, args);
+    return portable(ctx, args);
   }
   if (out.numel() == 0) return Error::Ok;
   const Error err = conv2d_blocked(ctx, f.s, args[0]->to_tensor().data_as<float>(),
                                    args[1]->to_tensor().data_as<float>(), f.bias, f.residual,
-                                   out.mutable_data_as<float>(), f.clamp);
+                                   out.mutable_data_as<float>(), f.clamp, gelu);
   if (err == Error::MemoryAllocationFailed || err == Error::NotSupported) {
-    return native::conv2d_blocked_out(ctx, args);
+    return portable(ctx, args);
   }
   return err;
+}
+
+}  // namespace
+
+Error conv2d_blocked_out(KernelContext& ctx, Span<EValue*> args) {
+  return run(ctx, args, /*gelu=*/false, &native::conv2d_blocked_out);
+}
+
+Error conv2d_blocked_gelu_out(KernelContext& ctx, Span<EValue*> args) {
+  return run(ctx, args, /*gelu=*/true, &native::conv2d_blocked_gelu_out);
 }
 
 }  // namespace optimized

@@ -11,7 +11,8 @@
 // also with y the residual itself (written over in place, several chunks);
 // 1 and 2 threads; a first layer's plain NCHW input (3 channels, 7x7
 // stride 2 like ResNet's stem; 1 channel; a 1x1 one read flat). NaN in the
-// input stays NaN through the clamp. Under
+// input stays NaN through the clamp. The fused GELU against the GELU of the
+// unfused output. Under
 // TORCHEDGE_ISA=scalar (ctest's third run) no SIMD build applies: the
 // kernel must say NotSupported (the op then takes the portable kernel).
 #include <gtest/gtest.h>
@@ -120,7 +121,8 @@ void expect_matches(const Case& c, const Operands& r) {
                               c.residual ? r.residual.data() : nullptr, c.lo, c.hi, r.y);
 }
 
-Error run_kernel(const Case& c, Operands& r, size_t temp_bytes = size_t{16} << 20) {
+Error run_kernel(const Case& c, Operands& r, size_t temp_bytes = size_t{16} << 20,
+                 bool gelu = false) {
   std::vector<uint8_t> temp(temp_bytes);
   MemoryAllocator allocator(temp.data(), temp.size());
   KernelContext ctx(&allocator);
@@ -128,7 +130,7 @@ Error run_kernel(const Case& c, Operands& r, size_t temp_bytes = size_t{16} << 2
   clamp.min = c.lo;
   clamp.max = c.hi;
   return conv2d_blocked(ctx, shape_of(c), r.xb.data(), r.wb.data(), c.bias ? r.bias.data() : nullptr,
-                        c.residual ? r.rb.data() : nullptr, r.y.data(), clamp);
+                        c.residual ? r.rb.data() : nullptr, r.y.data(), clamp, gelu);
 }
 
 bool simd() { return has_simd(); }
@@ -149,6 +151,36 @@ TEST(Conv2dBlocked, MatchesDirectSumsAtOneAndTwoThreads) {
       }
       ASSERT_EQ(err, Error::Ok);
       expect_matches(c, r);
+    }
+  }
+  ASSERT_EQ(set_num_threads(1), Error::Ok);
+}
+
+// The fused GELU (torchedge::conv2d_blocked_gelu): every case (several
+// input chunks included: only the last applies it), plus wav2vec2-shaped
+// 1-d layers (1 x L planes, k3 / k2 at stride 2), at 1 and 2 threads,
+// against the exact GELU in double of the same call without it (same sums):
+// rel 2e-6 + abs 1e-7, the vectorized erf's accuracy.
+TEST(Conv2dBlocked, FusedGeluMatchesGeluOfTheOutput) {
+  if (!simd()) return;  // NotSupported: checked above
+  std::vector<Case> cases(std::begin(kCases), std::end(kCases));
+  cases.push_back({1, 64, 1, 301, 48, 1, 3, 2, 0, true, false, -kInf, kInf});
+  cases.push_back({1, 32, 1, 99, 32, 1, 2, 2, 0, false, false, -kInf, kInf});
+  for (size_t threads : {size_t{1}, size_t{2}}) {
+    ASSERT_EQ(set_num_threads(threads), Error::Ok);
+    uint32_t seed = 40;
+    for (const Case& c : cases) {
+      SCOPED_TRACE(testing::Message() << "case cin " << c.cin << " cout " << c.cout << " " << c.kh
+                                      << "x" << c.kw << " " << c.w << " wide, threads " << threads);
+      Operands plain_run = make_run(c, seed), fused = make_run(c, seed);
+      ++seed;
+      ASSERT_EQ(run_kernel(c, plain_run), Error::Ok);
+      ASSERT_EQ(run_kernel(c, fused, size_t{16} << 20, /*gelu=*/true), Error::Ok);
+      for (size_t i = 0; i < fused.y.size(); ++i) {
+        const double v = plain_run.y[i];
+        const double want = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+        ASSERT_NEAR(fused.y[i], want, 1e-7 + 2e-6 * std::fabs(want)) << "at " << i;
+      }
     }
   }
   ASSERT_EQ(set_num_threads(1), Error::Ok);

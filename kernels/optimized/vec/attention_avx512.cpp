@@ -11,7 +11,6 @@
 #include <limits>
 
 #include "kernels/optimized/vec/attention.h"
-#include "kernels/optimized/vec/flash_attention.h"
 #include "kernels/optimized/vec/vec_math_avx512.h"
 
 namespace torchedge {
@@ -66,7 +65,6 @@ struct Avx512 {
 };
 
 #include "kernels/optimized/vec/attention_tile.h"
-#include "kernels/optimized/vec/flash_attention_tile.h"
 
 }  // namespace
 
@@ -75,10 +73,6 @@ void attention_block_avx512(const AttentionProblem& p, int64_t b, int64_t h0, in
                             int64_t t1, int64_t j_begin, int64_t j_end, float* scratch,
                             const AttentionPartial* partial) {
   attention_block_impl<Avx512>(p, b, h0, h1, t0, t1, j_begin, j_end, scratch, partial);
-}
-void flash_attention_block_avx512(const FlashAttentionProblem& p, int64_t b, int64_t q0,
-                                  int64_t q1, float* scratch) {
-  flash_attention_block_impl<Avx512>(p, b, q0, q1, scratch);
 }
 }  // namespace detail
 

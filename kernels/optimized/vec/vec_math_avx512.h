@@ -10,6 +10,8 @@
 //
 // Accuracy (checked against the C library on dense sweeps in
 // kernels/optimized/test/transformer_ops_test.cpp):
+//   exp2_nonpositive  |rel err| <= 2.5e-7 for x in [-126, 0]; below, FLT_MIN
+//            (to the same 2.5e-7).
 //   exp      |rel err| <= 2 ulp for x in [-87.3, 88.7]; x < -87.3365 gives 0
 //            (every result from FLT_MIN up is kept: vscalefps has no 2^-125
 //            limit), x > 88.72 gives +inf, NaN stays NaN.
@@ -60,6 +62,20 @@ inline __m512 exp(__m512 x) {
   const __m512 y = _mm512_scalef_ps(polynomial(r, vec_math::kExpTaylor), n);
   // Zero the lanes below log(FLT_MIN); NaN compares unordered and is kept.
   return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, kMin, _CMP_NLT_UQ), y);
+}
+
+/// 2^x for x <= 0, the softmax's exponential when scores are in base 2
+/// (flash attention): vreduceps gives r = x - round(x) in one instruction,
+/// so there is no Cody-Waite split; relative error <= 2.5e-7 down to
+/// kExp2Min, below which the result is FLT_MIN, not 0 (callers that need
+/// exact zeros mask them). NaN stays NaN; x > 0 is outside the contract
+/// (correct up to 127, then wrong).
+inline __m512 exp2_nonpositive(__m512 x) {
+  // x as the second operand of max, so NaN passes through the clamp.
+  const __m512 clamped = _mm512_max_ps(_mm512_set1_ps(vec_math::kExp2Min), x);
+  const __m512 r = _mm512_reduce_ps(clamped, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m512 n = _mm512_sub_ps(clamped, r);
+  return _mm512_scalef_ps(polynomial(r, vec_math::kExp2Small), n);
 }
 
 inline __m512 abs(__m512 x) { return _mm512_abs_ps(x); }

@@ -48,7 +48,10 @@ squeezed back after its from_blocked, filters [Cout, Cin, K] are packed as
 chains are joined by GELU / SiLU (transformers' conv stacks put one after
 every convolution): an elementwise activation between members runs on the
 blocked tensor as it is (its padding lanes hold f(0), which the next
-convolution's zero filters ignore and a from_blocked's slice cuts). A
+convolution's zero filters ignore and a from_blocked's slice cuts), and an
+exact GELU that is a blocked convolution's only reader goes into its
+epilogue (torchedge::conv2d_blocked_gelu: one write of the output instead
+of a second pass over it). A
 group of 1-d convolutions needs MIN_CONVOLUTIONS_1D of them and at most one
 layout change per convolution: a feature extractor's layers are 5-50x a
 ResNet layer's work per element moved by a layout change.
@@ -81,6 +84,7 @@ from torchedge.passes.weight_prepacking import stored_constants
 
 _namespace = getattr(torch.ops, conv2d_blocked_op.NAMESPACE)
 CONV2D_BLOCKED = getattr(_namespace, conv2d_blocked_op.CONV_OP_NAME).default
+CONV2D_BLOCKED_GELU = getattr(_namespace, conv2d_blocked_op.CONV_GELU_OP_NAME).default
 DEPTHWISE_BLOCKED = getattr(_namespace, conv2d_blocked_op.DEPTHWISE_OP_NAME).default
 TO_BLOCKED = getattr(_namespace, conv2d_blocked_op.TO_OP_NAME).default
 FROM_BLOCKED = getattr(_namespace, conv2d_blocked_op.FROM_OP_NAME).default
@@ -362,10 +366,30 @@ def use_blocked_layout(ep: ExportedProgram, keep: frozenset[str] = frozenset(),
                     back = graph.call_function(aten.squeeze_copy.dims, (back, [2]))
             for user in nchw_users:
                 user.replace_input_with(node, back)
+    _fuse_gelus(graph)
     graph.lint()
     drop_unused_constants(ep)  # also recompiles
     refresh_fake_tensors(ep.graph_module)
     return rewritten
+
+
+def _fuse_gelus(graph: torch.fx.Graph) -> int:
+    """conv2d_blocked whose only reader is an exact GELU on it -> one
+    conv2d_blocked_gelu (the GELU in the convolution's epilogue, no pass
+    over its output); returns how many."""
+    fused = 0
+    for node in list(graph.nodes):
+        if node.target != CONV2D_BLOCKED or len(node.users) != 1:
+            continue
+        (user,) = node.users
+        if user.target != aten.gelu.default or user.args != (node,) \
+                or user.kwargs.get("approximate", "none") != "none":
+            continue
+        node.target = CONV2D_BLOCKED_GELU
+        user.replace_all_uses_with(node)
+        graph.erase_node(user)
+        fused += 1
+    return fused
 
 
 def _filters_2d(weight: torch.Tensor) -> torch.Tensor:
