@@ -9,7 +9,8 @@ Annotates (torchao PT2E API) the ATen graph `torch.export.export(m).module()`:
   add                both inputs and the output (after a fused relu)
   relu / hardtanh    (standalone) input and output
   max/avg pooling,   input: activation spec; output: the input's qparams
-  adaptive avg pool  (shared), so pooling never requantizes
+  adaptive avg pool, (shared), so pooling never requantizes
+  mean over H, W     (of a 4-d tensor: global average pooling spelled as mean)
   cat                every input and the output share one set of qparams
 
 Dynamic mode only quantizes linear layers' inputs (per call) and weights.
@@ -42,7 +43,7 @@ ACTIVATION_OPS = {aten.relu.default, aten.relu_.default, aten.hardtanh.default,
                   aten.hardtanh_.default, aten.relu6.default}
 ADD_OPS = {aten.add.Tensor, aten.add_.Tensor}
 POOL_OPS = {aten.max_pool2d.default, aten.avg_pool2d.default, aten.adaptive_avg_pool2d.default,
-            aten.max_pool1d.default, aten.avg_pool1d.default}
+            aten.max_pool1d.default, aten.avg_pool1d.default, aten.mean.dim}
 CAT_OPS = {aten.cat.default, aten.concat.default}
 
 # Operator groups a user may select (TorchEdgeQuantizer(operators=...)).
@@ -137,6 +138,8 @@ class TorchEdgeQuantizer(Quantizer):
 
     def _annotate_pool(self, node: torch.fx.Node) -> None:
         x = node.args[0]
+        if node.target == aten.mean.dim and not _is_plane_mean(node):
+            return
         if _is_float(x):
             self._mark(node, {x: self._specs.activation}, SharedQuantizationSpec((x, node)))
 
@@ -168,6 +171,14 @@ def _is_float(value: object) -> bool:
         return False
     val = value.meta.get("val")
     return isinstance(val, torch.Tensor) and val.dtype == torch.float32
+
+
+def _is_plane_mean(node: torch.fx.Node) -> bool:
+    """mean(x, dims) over exactly the last two dims of a 4-d x (other means stay float)."""
+    val = node.args[0].meta.get("val") if isinstance(node.args[0], torch.fx.Node) else None
+    dims = node.args[1] if len(node.args) > 1 else None
+    return isinstance(val, torch.Tensor) and val.dim() == 4 and isinstance(dims, (list, tuple)) \
+        and sorted(d % 4 for d in dims if isinstance(d, int)) == [2, 3]
 
 
 def _fused_tail(node: torch.fx.Node, fusable: set) -> torch.fx.Node:
