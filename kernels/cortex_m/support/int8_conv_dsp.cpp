@@ -75,6 +75,10 @@ bool is_pointwise(const quantized::Int8ConvProblem& p) {
 
 }  // namespace
 
+bool int8_conv_dsp_in_place_ok(const quantized::Int8ConvProblem& p) {
+  return is_pointwise(p) && p.cin_g() == p.cout_g();
+}
+
 void int8_conv_dsp(const quantized::Int8ConvProblem& p, int16_t* patch) {
   float* scales = reinterpret_cast<float*>(patch + p.k_quads() * 4);
   float* biases = scales + p.cout_g();
