@@ -107,7 +107,8 @@ def test_whole_plane_averages_are_fused_and_the_runtime_is_bit_exact():
 def test_ds_cnn_int8_has_no_float_copy_of_the_pooled_activation():
     """The DS-CNN (docs/cortex-m.md): the last 64x25x5 activation is averaged
     in int8, so no float32 tensor larger than the 64 pooled values remains and
-    the planned arena is two int8 activations at most."""
+    the planned arena is two int8 activations at most (one with in-place
+    planning: tests/quantization/test_int8_in_place.py)."""
     spec = models.get("ds_cnn_kws")
     g = torch.Generator().manual_seed(1234)
     x = torch.randn(1, 1, 49, 10, generator=g)
@@ -116,6 +117,10 @@ def test_ds_cnn_int8_has_no_float_copy_of_the_pooled_activation():
     floats = [n for n in edge.exported_program().graph.nodes if n.op == "call_function"
               and n.meta["val"].dtype == torch.float32 and n.meta["val"].numel() > 64]
     assert not floats, [(n.target, list(n.meta["val"].shape)) for n in floats]
+    # The flatten before the classifier shares the pool's quantization and
+    # moves onto the int8 tensor: one dequantize left, the output's.
+    targets = [n.target for n in edge.exported_program().graph.nodes if n.op == "call_function"]
+    assert sum("dequantize_per_tensor" in str(t) for t in targets) == 1, targets
     program = edge.to_pte()
     assert "torchedge::mean_hw_int8.out" in program.operators["forward"]
     assert program.memory_plan["forward"].arena_bytes <= 2 * 64 * 25 * 5 + 2048

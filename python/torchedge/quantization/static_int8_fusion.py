@@ -32,7 +32,8 @@ clamp(quantize(y), quantize(a), quantize(b)) exactly). Likewise
 with act none or relu and a, b of the add's own shape (no broadcasting)
 becomes torchedge::add_int8, and quantize(max_pool2d(dequantize(x, s, z)), s, z)
 (the same parameters both sides, as the quantizer shares them) becomes
-max_pool2d(x) on the int8 tensor itself (exact: see _match_max_pool), and quantize(mean over H, W of dequantize(x))
+max_pool2d(x) on the int8 tensor itself, flatten likewise (exact: see
+_match_max_pool), and quantize(mean over H, W of dequantize(x))
 (adaptive_avg_pool2d(x, 1), mean(x, [-2, -1]), or an avg_pool2d whose one
 window is the whole unpadded plane) becomes torchedge::mean_hw_int8
 (int8_pool_ops.py: PyTorch's quantized average pooling's rounding, within one
@@ -67,6 +68,7 @@ _HARDTANH = {aten.hardtanh.default, aten.hardtanh_.default}
 _RELU6 = {aten.relu6.default}
 _ADD = {aten.add.Tensor, aten.add_.Tensor}
 _MAX_POOL = {aten.max_pool2d.default}
+_VALUE_PRESERVING = _MAX_POOL | {aten.flatten.using_ints}
 _MEAN_OPS = {aten.adaptive_avg_pool2d.default, aten.mean.dim, aten.avg_pool2d.default}
 # Metadata key of a fused node's output shape (for the shape checks of later matches;
 # convert's final export recomputes every node's metadata).
@@ -307,14 +309,15 @@ def _match_add(q: torch.fx.Node) -> Optional[tuple]:
 
 
 def _match_max_pool(q: torch.fx.Node) -> Optional[tuple]:
-    """(aten.max_pool2d's args on the int8 input, nodes to erase) for
-    quantize(max_pool2d(dequantize(x, s, z)), s, z): the same parameters on both
-    sides, so the pool can run on x itself. Exact: dequantize is monotone, so
-    the max commutes with it, and quantize(dequantize(v)) == v for every int8
-    v (|v - z| * s * (1 / s) is within 2^-14 of an integer)."""
+    """(the op's args on the int8 input, nodes to erase, shape) for
+    quantize(op(dequantize(x, s, z)), s, z) with op max_pool2d or flatten: the
+    same parameters on both sides, so the op can run on x itself. Exact:
+    dequantize is monotone, so the max commutes with it (flatten moves
+    values only), and quantize(dequantize(v)) == v for every int8 v
+    (|v - z| * s * (1 / s) is within 2^-14 of an integer)."""
     out = _quantized(q)
     pool = q.args[0]
-    if out is None or not _call(pool, _MAX_POOL) or _only_user(pool) is not q:
+    if out is None or not _call(pool, _VALUE_PRESERVING) or _only_user(pool) is not q:
         return None
     x = _dequantized(pool.args[0])
     if x is None or x[1:] != out[1:] or pool.kwargs:
@@ -392,14 +395,15 @@ def fuse_static_int8(gm: torch.fx.GraphModule) -> dict:
         pool = _match_max_pool(q)
         if pool is not None:
             with gm.graph.inserting_before(q):
-                new = gm.graph.call_function(aten.max_pool2d.default, pool[0])
+                new = gm.graph.call_function(q.args[0].target, pool[0])
             new.meta = {k: v for k, v in q.meta.items() if k != "val"}
             if pool[2] is not None:
                 new.meta[SHAPE_KEY] = pool[2]
             q.replace_all_uses_with(new)
             gm.graph.erase_node(q)
             _erase_dead(gm, pool[1])
-            counts["max_pool2d"] += 1
+            if new.target in _MAX_POOL:
+                counts["max_pool2d"] += 1
             continue
         mean = _match_mean(q)
         if mean is not None:
