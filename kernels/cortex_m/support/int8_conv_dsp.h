@@ -9,7 +9,8 @@
 // six-row panel per pass, by dot6_panel_pairs (SMLAD on the M33), then
 // requantized by kernels/quantized's requantize() (support/int8_gemm.h):
 // the int32 sums are exact in both, so the output is bit for bit
-// int8_conv_scalar's. Scratch: 2 * Kq bytes (int8_conv_dsp_scratch_bytes).
+// int8_conv_scalar's. Scratch: 2 * Kq bytes (int8_conv_dsp_scratch_bytes): the
+// per-channel factor in_scale * w_scale[c] is formed where it is used.
 // No residual (conv2d_add_int8 stays on kernels/quantized).
 //
 // In place: p.out may be p.input itself (the memory planner's rule,
