@@ -5,7 +5,9 @@
 Defines (targets/cortex_m/firmware.h, model_arenas.h): kProgram (the .pte as
 a 64-byte-aligned const array: it stays in flash, the runtime reads it in
 place), kInputs (each input's raw bytes, const), and the planned arenas
-as static buffers of the sizes the program plans (RAM). Reads the
+as static buffers of the sizes the program plans, and the method
+allocator's pool at the bytes load_method will take on a Cortex-M33
+(torchedge.memory.method_allocator) (RAM). Reads the
 program with the standard library only (the flatbuffer's planned sizes
 through torchedge.serialize when the package is importable).
 """
@@ -28,6 +30,14 @@ def planned_arena_sizes(data: bytes) -> list[int]:
     return sizes[1:]  # entry 0 is reserved (constants)
 
 
+def method_pool_bytes(data: bytes) -> int:
+    """What load_method allocates for the program's first method on the M33."""
+    from torchedge.memory.method_allocator import CORTEX_M33, method_allocator_bytes
+    from torchedge.serialize import deserialize_pte
+
+    return method_allocator_bytes(deserialize_pte(data).program.execution_plan[0], CORTEX_M33)
+
+
 def c_bytes(data: bytes) -> str:
     rows = []
     for i in range(0, len(data), 24):
@@ -35,7 +45,8 @@ def c_bytes(data: bytes) -> str:
     return "\n".join(rows) if rows else "    0x00,"
 
 
-def render(name: str, program: bytes, inputs: list[bytes], arenas: list[int]) -> str:
+def render(name: str, program: bytes, inputs: list[bytes], arenas: list[int],
+           method_bytes: int) -> str:
     if len(arenas) > 4:
         raise SystemExit(f"{name}: {len(arenas)} planned arenas; the firmware holds at most 4")
     out = [
@@ -62,7 +73,10 @@ def render(name: str, program: bytes, inputs: list[bytes], arenas: list[int]) ->
         out.append(f"alignas(16) static uint8_t g_arena{i}[{max(size, 1)}];")
     out += ["", "size_t model_arenas(Span<uint8_t>* arenas) {"]
     out += [f"  arenas[{i}] = {{g_arena{i}, {size}}};" for i, size in enumerate(arenas)]
-    out += [f"  return {len(arenas)};", "}", "", "}  // namespace firmware", "}  // namespace torchedge", ""]
+    out += [f"  return {len(arenas)};", "}", ""]
+    out += [f"alignas(16) static uint8_t g_method_pool[{max(method_bytes, 1)}];",
+            f"Span<uint8_t> method_pool() {{ return {{g_method_pool, {method_bytes}}}; }}", ""]
+    out += ["}  // namespace firmware", "}  // namespace torchedge", ""]
     return "\n".join(out)
 
 
@@ -74,7 +88,8 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     program = Path(args.program).read_bytes()
     inputs = [Path(p).read_bytes() for p in args.input]
-    text = render(Path(args.program).stem, program, inputs, planned_arena_sizes(program))
+    text = render(Path(args.program).stem, program, inputs, planned_arena_sizes(program),
+                  method_pool_bytes(program))
     out = Path(args.output)
     if not out.exists() or out.read_text(encoding="utf-8") != text:
         out.write_text(text, encoding="utf-8")

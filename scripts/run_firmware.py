@@ -14,6 +14,10 @@ prints its outputs as hex and a stats line; this script requires
     magnitude (the converted reference model computes in float, the
     kernels in exact int32 sums with one rounding; a shift of one output
     quantization step stays well inside),
+  - the method allocator's pool (sized on the host by
+    torchedge.memory.method_allocator) holds what load_method used, with at
+    most 256 bytes to spare (the mirror counts one argument-list pointer
+    more per call than the runtime keeps for calls whose out is dropped),
   - no heap request, and exit status 0.
 Writes the stats as JSON next to the image (NAME.stats.json).
 """
@@ -97,6 +101,10 @@ def main(argv: list[str]) -> int:
             failures.append(f"output has {got.size} values, eager {eager.size}")
     if stats.get("heap_requests", "0") != "0":
         failures.append(f"{stats['heap_requests']} heap requests")
+    used, pool = (int(stats.get(k, -1)) for k in ("method_allocator_used", "method_allocator_bytes"))
+    if not 0 <= used <= pool or pool - used > 256:
+        failures.append(f"method allocator: {used} bytes used of a {pool}-byte pool sized from "
+                        "the program (python/torchedge/memory/method_allocator.py)")
     elf.with_suffix(".stats.json").write_text(json.dumps(stats, indent=1) + "\n")
     print(" ".join(f"{k}={v}" for k, v in stats.items()))
     if failures:

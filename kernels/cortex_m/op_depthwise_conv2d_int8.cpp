@@ -20,6 +20,13 @@ Error depthwise_conv2d_int8_out(KernelContext& ctx, Span<EValue*> args) {
   quantized::Int8DepthwiseProblem p;
   TE_RETURN_IF_ERROR(quantized::prepare_int8_depthwise(a, &p, kOp));
   if (p.planes() == 0) return Error::Ok;
+  // In place only where the loop order makes it exact (the support header).
+  const bool same_plane = p.out_height * p.out_width == p.height * p.width;
+  TE_CHECK_OR_RETURN(!bytes_overlap(*a.input, *a.out) ||
+                         (a.input->data() == a.out->data() && same_plane),
+                     Error::InvalidArgument,
+                     "%s: out overlaps the input, which this kernel allows only for %s", kOp,
+                     "an output plane of the input plane size at the same address");
   const size_t bytes = int8_depthwise_dsp_scratch_bytes(p);
   void* scratch = ctx.allocate_temp(bytes, 4);
   TE_CHECK_OR_RETURN(scratch != nullptr, Error::MemoryAllocationFailed,

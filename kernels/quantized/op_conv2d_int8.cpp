@@ -23,6 +23,7 @@
 // int32 sums of up to 8 strips (int8_conv_scratch_bytes).
 #include "kernels/quantized/int8_conv_operands.h"
 #include "kernels/quantized/support/int8_conv.h"
+#include "kernels/quantized/support/overlapping_input.h"
 #include "kernels/portable/support/kernel_args.h"
 #include "runtime/kernel/kernel_context.h"
 
@@ -44,6 +45,8 @@ Error conv2d_int8_out(KernelContext& ctx, Span<EValue*> args) {
   TE_ASSIGN_OR_RETURN(a.out, tensor_arg(args, count - 1, "out"));
   quantized::Int8ConvProblem p;
   TE_RETURN_IF_ERROR(quantized::prepare_int8_conv(a, &p, kOp));
+  // out may share the input's bytes (the planner's in-place rule).
+  TE_ASSIGN_OR_RETURN(p.input, quantized::input_apart_from_out(ctx, *a.input, *a.out, kOp));
   return quantized::run_int8_conv(ctx, p, kOp);
 }
 

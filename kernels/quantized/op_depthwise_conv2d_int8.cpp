@@ -21,6 +21,7 @@
 // (about 18 KiB for 14x14, 58 KiB for 28x28, at most ~130 KiB for 3x3).
 #include "kernels/portable/support/kernel_args.h"
 #include "kernels/quantized/support/int8_depthwise.h"
+#include "kernels/quantized/support/overlapping_input.h"
 #include "runtime/kernel/kernel_context.h"
 
 namespace torchedge {
@@ -36,6 +37,8 @@ Error depthwise_conv2d_int8_out(KernelContext& ctx, Span<EValue*> args) {
   quantized::Int8DepthwiseProblem p;
   TE_RETURN_IF_ERROR(quantized::prepare_int8_depthwise(a, &p, kOp));
   if (p.planes() == 0) return Error::Ok;
+  // out may share the input's bytes (the planner's in-place rule).
+  TE_ASSIGN_OR_RETURN(p.input, quantized::input_apart_from_out(ctx, *a.input, *a.out, kOp));
   const size_t bytes = quantized::int8_depthwise_scratch_bytes(p);
   void* scratch = nullptr;
   if (bytes > 0) {

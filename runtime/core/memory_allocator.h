@@ -40,6 +40,15 @@ class MemoryAllocator {
     return static_cast<T*>(allocate(count * sizeof(T), alignof(T) > 16 ? alignof(T) : 16));
   }
 
+  /// Like allocate_array, aligned to alignof(T) only: for the method's own
+  /// tables (values, tensor metadata, argument lists), which nothing reads
+  /// with SIMD and whose padding counts on a microcontroller.
+  template <typename T>
+  T* allocate_packed_array(size_t count) {
+    if (count > SIZE_MAX / sizeof(T)) return nullptr;
+    return static_cast<T*>(allocate(count * sizeof(T), alignof(T)));
+  }
+
   /// Forgets every allocation (the memory is reused).
   virtual void reset() { used_ = 0; }
 

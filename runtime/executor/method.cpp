@@ -218,13 +218,13 @@ Error Method::build_steps() {
   const auto* instructions = plan_->chains()->Get(0)->instructions();
   MemoryAllocator* alloc = memory_->method_allocator;
   num_steps_ = instructions->size();
-  steps_ = alloc->allocate_array<Step>(num_steps_ + 1);
+  steps_ = alloc->allocate_packed_array<Step>(num_steps_);
   TE_CHECK_OR_RETURN(steps_ != nullptr, Error::MemoryAllocationFailed,
                      "method allocator exhausted creating %zu instructions", num_steps_);
 
   // Resolve each operator once; instructions share the result.
   const size_t num_ops = plan_->operators() == nullptr ? 0 : plan_->operators()->size();
-  KernelFunction* kernels = alloc->allocate_array<KernelFunction>(num_ops + 1);
+  KernelFunction* kernels = alloc->allocate_packed_array<KernelFunction>(num_ops);
   TE_CHECK_OR_RETURN(kernels != nullptr, Error::MemoryAllocationFailed,
                      "method allocator exhausted resolving %zu operators", num_ops);
   for (size_t i = 0; i < num_ops; ++i) {
@@ -250,7 +250,7 @@ Error Method::build_steps() {
         step.a = call->op_index();
         step.kernel = kernels[call->op_index()];
         step.num_args = schema_arg_count(call->args(), plan_->values());
-        step.args = alloc->allocate_array<EValue*>(step.num_args + 1);
+        step.args = alloc->allocate_packed_array<EValue*>(step.num_args + 1);
         TE_CHECK_OR_RETURN(step.args != nullptr, Error::MemoryAllocationFailed,
                            "method allocator exhausted at instruction %zu", i);
         for (size_t j = 0; j < step.num_args; ++j) step.args[j] = &values_[call->args()->Get(j)];
@@ -281,7 +281,7 @@ Error Method::build_steps() {
         step.kind = Step::Kind::Delegate;
         step.a = call->delegate_index();
         step.num_args = call->args()->size();
-        step.args = alloc->allocate_array<EValue*>(step.num_args + 1);
+        step.args = alloc->allocate_packed_array<EValue*>(step.num_args + 1);
         TE_CHECK_OR_RETURN(step.args != nullptr, Error::MemoryAllocationFailed,
                            "method allocator exhausted at instruction %zu", i);
         for (size_t j = 0; j < step.num_args; ++j) step.args[j] = &values_[call->args()->Get(j)];

@@ -144,14 +144,16 @@ Result<Tensor*> parse_tensor(const Program& program, const fb::Tensor* t, Memory
                              size_t index) {
   MemoryAllocator* alloc = memory->method_allocator;
   const int dim = static_cast<int>(t->sizes()->size());
-  Tensor* tensor = alloc->allocate_array<Tensor>(1);
-  // One allocation for the three per-dim arrays keeps small tensors compact.
-  auto* sizes = alloc->allocate_array<Tensor::SizesType>(static_cast<size_t>(dim) * 2 + 1);
-  auto* dim_order = alloc->allocate_array<uint8_t>(static_cast<size_t>(dim) + 1);
-  if (tensor == nullptr || sizes == nullptr || dim_order == nullptr) {
-    return out_of_method_memory(index, "tensor");
-  }
+  // One block per tensor: the Tensor, then sizes[dim], strides[dim] and
+  // dim_order[dim] (MethodMeta::method_allocator_bytes mirrors this layout).
+  static_assert(sizeof(Tensor) % alignof(Tensor::SizesType) == 0, "sizes follow the Tensor");
+  const size_t bytes = sizeof(Tensor) + static_cast<size_t>(dim) * (2 * sizeof(Tensor::SizesType) + 1);
+  auto* block = static_cast<uint8_t*>(alloc->allocate(bytes, alignof(Tensor)));
+  if (block == nullptr) return out_of_method_memory(index, "tensor");
+  Tensor* tensor = reinterpret_cast<Tensor*>(block);
+  auto* sizes = reinterpret_cast<Tensor::SizesType*>(block + sizeof(Tensor));
   Tensor::SizesType* strides = sizes + dim;
+  auto* dim_order = reinterpret_cast<uint8_t*>(strides + dim);
   for (int d = 0; d < dim; ++d) {
     sizes[d] = t->sizes()->Get(static_cast<size_t>(d));
     dim_order[d] = t->dim_order() != nullptr ? t->dim_order()->Get(static_cast<size_t>(d))
@@ -176,8 +178,8 @@ Error parse_list(const fb::EValue* v, EValue* values, MemoryAllocator* alloc, si
     case fb::KernelTypes::IntList: {
       const auto* items = v->val_as_IntList()->items();
       const size_t n = items->size();
-      EValue** boxed = alloc->allocate_array<EValue*>(n + 1);
-      int64_t* scratch = alloc->allocate_array<int64_t>(n + 1);
+      EValue** boxed = alloc->allocate_packed_array<EValue*>(n);
+      int64_t* scratch = alloc->allocate_packed_array<int64_t>(n);
       if (boxed == nullptr || scratch == nullptr) return out_of_method_memory(index, "int list");
       for (size_t j = 0; j < n; ++j) boxed[j] = &values[items->Get(j)];
       values[index] = EValue(IntListRef(boxed, scratch, n));
@@ -189,7 +191,7 @@ Error parse_list(const fb::EValue* v, EValue* values, MemoryAllocator* alloc, si
       const auto* items = optional ? v->val_as_OptionalTensorList()->items()
                                    : v->val_as_TensorList()->items();
       const size_t n = items->size();
-      Tensor** tensors = alloc->allocate_array<Tensor*>(n + 1);
+      Tensor** tensors = alloc->allocate_packed_array<Tensor*>(n);
       if (tensors == nullptr) return out_of_method_memory(index, "tensor list");
       for (size_t j = 0; j < n; ++j) {
         const int32_t item = items->Get(j);
@@ -210,7 +212,7 @@ Result<EValue*> parse_values(const Program& program, const fb::ExecutionPlan* pl
                              size_t* num_values) {
   const auto* serialized = plan->values();
   const size_t n = serialized->size();
-  EValue* values = memory->method_allocator->allocate_array<EValue>(n + 1);
+  EValue* values = memory->method_allocator->allocate_packed_array<EValue>(n);
   if (values == nullptr) return out_of_method_memory(0, "values table");
   MutableData mutable_data(program);
   for (size_t i = 0; i < n; ++i) {

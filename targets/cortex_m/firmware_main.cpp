@@ -4,8 +4,8 @@
 //   hex <bytes>
 //   stats key=value ...                 memory and time
 // Everything lives in static buffers sized at build time: the planned
-// arenas (from the program, scripts/embed_program.py), the method
-// allocator (TORCHEDGE_FW_METHOD_BYTES) and the kernels' scratch
+// arenas and the method allocator's pool (from the program,
+// scripts/embed_program.py) and the kernels' scratch
 // (TORCHEDGE_FW_TEMP_BYTES). Exit status 0 only when every step succeeded.
 #include <cstdarg>
 #include <cstdio>
@@ -21,9 +21,6 @@
 #include "targets/cortex_m/firmware.h"
 #include "targets/cortex_m/model_arenas.h"
 
-#ifndef TORCHEDGE_FW_METHOD_BYTES
-#define TORCHEDGE_FW_METHOD_BYTES 10240
-#endif
 #ifndef TORCHEDGE_FW_TEMP_BYTES
 #define TORCHEDGE_FW_TEMP_BYTES 1024
 #endif
@@ -54,7 +51,6 @@ class PeakAllocator final : public MemoryAllocator {
   size_t peak_ = 0;
 };
 
-alignas(16) uint8_t g_method_pool[TORCHEDGE_FW_METHOD_BYTES];
 alignas(16) uint8_t g_temp_pool[TORCHEDGE_FW_TEMP_BYTES];
 
 void print(const char* format, ...) __attribute__((format(printf, 1, 2)));
@@ -108,7 +104,8 @@ int main() {
   Span<uint8_t> arenas[firmware::kMaxArenas];
   const size_t num_arenas = firmware::model_arenas(arenas);
   PlannedMemory planned(Span<Span<uint8_t>>(arenas, num_arenas));
-  MemoryAllocator method_allocator(g_method_pool, sizeof(g_method_pool));
+  const Span<uint8_t> method_pool = firmware::method_pool();
+  MemoryAllocator method_allocator(method_pool.data(), method_pool.size());
   PeakAllocator temp_allocator(g_temp_pool, sizeof(g_temp_pool));
   MemoryManager memory{&method_allocator, &planned, &temp_allocator};
   auto method = program->load_method("forward", &memory);
@@ -163,7 +160,7 @@ int main() {
         "method_allocator_bytes=%u temp_peak=%u temp_bytes=%u stack_high_water=%u stack_bytes=%u "
         "heap_requests=%u systick_cycles=%lu\n",
         firmware::kModelName, unsigned(firmware::kProgramBytes), unsigned(arena_bytes),
-        unsigned(method_allocator.used()), unsigned(sizeof(g_method_pool)),
+        unsigned(method_allocator.used()), unsigned(method_pool.size()),
         unsigned(temp_allocator.peak()), unsigned(sizeof(g_temp_pool)),
         unsigned(firmware::stack_high_water_bytes()), unsigned(firmware::stack_bytes()),
         unsigned(firmware::heap_requests()), static_cast<unsigned long>(cycles));

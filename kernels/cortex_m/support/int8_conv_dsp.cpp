@@ -7,9 +7,10 @@ namespace torchedge {
 namespace cortex_m {
 
 size_t int8_conv_dsp_scratch_bytes(const quantized::Int8ConvProblem& p) {
-  // The patch, then per output channel of a group its factor and bias.
-  return static_cast<size_t>(p.k_quads()) * 4 * sizeof(int16_t) +
-         static_cast<size_t>(p.cout_g()) * 2 * sizeof(float);
+  // The patch only: the per-channel factor is one multiply per output where
+  // it is used (a 64-channel table of factors and biases would be 512 bytes
+  // of scratch, the largest item in the DS-CNN's RAM after the arena).
+  return static_cast<size_t>(p.k_quads()) * 4 * sizeof(int16_t);
 }
 
 namespace {
@@ -75,9 +76,11 @@ bool is_pointwise(const quantized::Int8ConvProblem& p) {
 
 }  // namespace
 
+bool int8_conv_dsp_in_place_ok(const quantized::Int8ConvProblem& p) {
+  return is_pointwise(p) && p.cin_g() == p.cout_g();
+}
+
 void int8_conv_dsp(const quantized::Int8ConvProblem& p, int16_t* patch) {
-  float* scales = reinterpret_cast<float*>(patch + p.k_quads() * 4);
-  float* biases = scales + p.cout_g();
   const int32_t cin_g = static_cast<int32_t>(p.cin_g()), cout_g = static_cast<int32_t>(p.cout_g());
   const int32_t quads = static_cast<int32_t>(p.k_quads());
   const int32_t pixels = static_cast<int32_t>(p.pixels()), out_w = static_cast<int32_t>(p.out_width);
@@ -90,12 +93,8 @@ void int8_conv_dsp(const quantized::Int8ConvProblem& p, int16_t* patch) {
     for (int32_t g = 0; g < static_cast<int32_t>(p.groups); ++g) {
       const int8_t* image = p.input + (n * p.in_channels + g * cin_g) * p.height * p.width;
       const int8_t* weight = p.weight + g * p.panels() * panel_bytes;
-      // requantize()'s per-channel factor and bias, once per group.
-      for (int32_t m = 0; m < cout_g; ++m) {
-        const int32_t c = g * cout_g + m;
-        scales[m] = p.in_scale * p.w_scales[c];
-        biases[m] = p.bias != nullptr ? p.bias[c] : 0.0f;
-      }
+      const float* w_scales = p.w_scales + g * cout_g;
+      const float* bias = p.bias != nullptr ? p.bias + g * cout_g : nullptr;
       int8_t* out = p.out + (n * p.out_channels + g * cout_g) * pixels;
       for (int32_t pixel = 0; pixel < pixels; ++pixel) {
         if (pointwise) {
@@ -112,7 +111,9 @@ void int8_conv_dsp(const quantized::Int8ConvProblem& p, int16_t* patch) {
           int8_t* dst = out + m * pixels + pixel;
           const int32_t rows = cout_g - m < kRows ? cout_g - m : kRows;
           for (int32_t i = 0; i < rows; ++i, dst += pixels) {
-            *dst = requantize_scaled(acc[i], scales[m + i], biases[m + i], oq);
+            // requantize()'s factor: the same float product as a table would hold.
+            *dst = requantize_scaled(acc[i], p.in_scale * w_scales[m + i],
+                                     bias != nullptr ? bias[m + i] : 0.0f, oq);
           }
         }
       }

@@ -10,6 +10,11 @@
 // int16 activations; then requantize()'s formula inlined (requantize_inline.h): bit
 // for bit the quantized library's output. Scratch: the padded plane and
 // the taps' offsets and weights (int8_depthwise_dsp_scratch_bytes).
+//
+// In place: p.out may be p.input itself when the output plane has the input
+// plane's size (the memory planner's rule, python/torchedge/memory/
+// execution_plan.py): each plane is copied into scratch before its output
+// plane, which lands on exactly those bytes, is written.
 #pragma once
 
 #include <cstddef>

@@ -118,6 +118,83 @@ TEST(CortexMDepthwise, EqualsTheQuantizedScalarPath) {
   }
 }
 
+// The in-place contract (support/int8_conv_dsp.h, int8_depthwise_dsp.h): out
+// written over the input (as the memory planner aliases them) equals a
+// separate out bit for bit; shapes the contract excludes are refused.
+TEST(CortexMConv, InPlaceEqualsSeparateOutput) {
+  const Geometry geometries[] = {
+      {1, 64, 25, 5, 64, 1, 1, 1, 1, 0, 0, 1, 1, 1},  // DS-CNN pointwise
+      {2, 10, 3, 7, 10, 1, 1, 1, 1, 0, 0, 1, 1, 2},   // groups
+      {1, 7, 4, 3, 7, 1, 1, 1, 1, 0, 0, 1, 1, 1},     // Cin not a multiple of 4
+  };
+  uint32_t seed = 300;
+  for (const Geometry& g : geometries) {
+    for (const Quant& q : quants()) {
+      const Data d = random_data(g, seed++);
+      const std::vector<int8_t> panels = to_panels(g, d.w);
+      std::vector<int8_t> separate(d.x.size());
+      const quantized::Int8ConvProblem ps = problem_of(g, q, d, panels, separate.data());
+      ASSERT_TRUE(cortex_m::int8_conv_dsp_in_place_ok(ps));
+      std::vector<int16_t> patch(cortex_m::int8_conv_dsp_scratch_bytes(ps) / sizeof(int16_t));
+      cortex_m::int8_conv_dsp(ps, patch.data());
+      std::vector<int8_t> aliased = d.x;
+      quantized::Int8ConvProblem pa = problem_of(g, q, d, panels, aliased.data());
+      pa.input = aliased.data();
+      cortex_m::int8_conv_dsp(pa, patch.data());
+      ASSERT_EQ(separate, aliased) << "Cin " << g.cin << " groups " << g.groups;
+    }
+  }
+  const Geometry not_pointwise{1, 8, 5, 5, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1};
+  const Geometry wider{1, 8, 5, 5, 16, 1, 1, 1, 1, 0, 0, 1, 1, 1};
+  for (const Geometry& g : {not_pointwise, wider}) {
+    const Data d = random_data(g, 1);
+    const std::vector<int8_t> panels = to_panels(g, d.w);
+    std::vector<int8_t> out(static_cast<size_t>(g.cout) * g.oh() * g.ow());
+    EXPECT_FALSE(cortex_m::int8_conv_dsp_in_place_ok(problem_of(g, quants()[0], d, panels, out.data())));
+  }
+}
+
+TEST(CortexMDepthwise, InPlaceEqualsSeparateOutput) {
+  std::mt19937 gen(17);
+  std::uniform_int_distribution<int> i8(-128, 127), w8(-127, 127);
+  for (const int32_t k : {3, 5}) {
+    for (const Quant& q : quants()) {
+      quantized::Int8DepthwiseProblem p;
+      p.batch = 1;
+      p.channels = 64;
+      p.height = 25;
+      p.width = 5;
+      p.kernel_h = p.kernel_w = k;
+      p.stride_h = p.stride_w = p.dilation_h = p.dilation_w = 1;
+      p.pad_h = p.pad_w = k / 2;
+      p.out_height = 25;
+      p.out_width = 5;
+      std::vector<int8_t> x(64 * 25 * 5), w(64 * k * k);
+      for (int8_t& v : x) v = static_cast<int8_t>(i8(gen));
+      for (int8_t& v : w) v = static_cast<int8_t>(w8(gen));
+      const std::vector<float> scales = random_floats(64, 0.0005f, 0.004f, 21);
+      const std::vector<float> bias = random_floats(64, -2.0f, 2.0f, 22);
+      p.weight = w.data();
+      p.w_scales = scales.data();
+      p.bias = q.bias ? bias.data() : nullptr;
+      p.in_zero_point = q.in_zp;
+      p.in_scale = static_cast<float>(q.in_scale);
+      p.inv_out_scale = static_cast<float>(1.0 / q.out_scale);
+      p.out_zero_point = static_cast<float>(q.out_zp);
+      p.quant_min = static_cast<float>(q.out_min);
+      p.quant_max = static_cast<float>(q.out_max);
+      std::vector<int32_t> scratch(cortex_m::int8_depthwise_dsp_scratch_bytes(p) / 4 + 1);
+      std::vector<int8_t> separate(x.size()), aliased = x;
+      p.input = x.data();
+      p.out = separate.data();
+      cortex_m::int8_depthwise_dsp(p, scratch.data());
+      p.input = p.out = aliased.data();
+      cortex_m::int8_depthwise_dsp(p, scratch.data());
+      ASSERT_EQ(separate, aliased) << k << "x" << k;
+    }
+  }
+}
+
 TEST(CortexMLinear, EqualsTheQuantizedScalarPath) {
   std::mt19937 gen(3);
   std::uniform_int_distribution<int> x9(-255, 255), w8(-127, 127);

@@ -57,10 +57,11 @@ std::vector<int8_t> reference(const Geometry& g, const Quant& q, const Data& d) 
   return out;
 }
 
-// Runs the kernel with a 16 MiB temp arena; fills `out`.
+// Runs the kernel with a 16 MiB temp arena; fills `out` (in_place: the
+// kernel writes over its input, which is then copied to `out`).
 Error run_kernel(const Geometry& g, const Quant& q, const Data& d, TestTensor& out,
                  const std::vector<int8_t>* panels_override = nullptr,
-                 size_t arena_bytes = size_t{16} << 20) {
+                 size_t arena_bytes = size_t{16} << 20, bool in_place = false) {
   TestTensor x(ScalarType::Char, {g.n, g.cin, g.h, g.w});
   x.fill(d.x);
   const std::vector<int8_t> panels = panels_override ? *panels_override : to_panels(g, d.w);
@@ -80,11 +81,13 @@ Error run_kernel(const Geometry& g, const Quant& q, const Data& d, TestTensor& o
   args.ints({g.kh, g.kw}).ints({g.sh, g.sw}).ints({g.ph, g.pw}).ints({g.dh, g.dw}).i(g.groups);
   args.d(q.out_scale).i(q.out_zp).i(q.out_min).i(q.out_max);
   if (q.weight_bits != 8 || q.pass_weight_bits) args.i(q.weight_bits);
-  args.t(out);
+  args.t(in_place ? x : out);
   std::vector<unsigned char> arena(arena_bytes);
   MemoryAllocator temp(arena.data(), arena.size());
   KernelContext ctx(&temp);
-  return args.run_with(native::conv2d_int8_out, ctx);
+  const Error e = args.run_with(native::conv2d_int8_out, ctx);
+  if (in_place) out.fill(x.values<int8_t>());
+  return e;
 }
 
 // The scalar path on the same problem (what the AVX2 path must equal).
@@ -473,6 +476,46 @@ TEST(Conv2dInt8, TooLittleTempMemoryIsAnError) {
   } else {
     EXPECT_EQ(e, Error::MemoryAllocationFailed);
   }
+}
+
+}  // namespace
+}  // namespace torchedge
+
+namespace torchedge {
+namespace {
+
+// The in-place contract (support/overlapping_input.h): out given the input's
+// own bytes (a pointwise layer, as the memory planner aliases them) equals a
+// separate out bit for bit, on every path (the flat AVX2 packer reads the
+// input directly), on one and two threads.
+TEST(Conv2dInt8, InPlaceEqualsSeparateOutput) {
+  const Geometry geometries[] = {
+      // n cin h  w  cout kh kw sh sw ph pw dh dw groups
+      {1, 64, 25, 5, 64, 1, 1, 1, 1, 0, 0, 1, 1, 1},   // DS-CNN pointwise
+      {2, 10, 3, 7, 10, 1, 1, 1, 1, 0, 0, 1, 1, 2},    // groups
+      {1, 256, 7, 7, 256, 1, 1, 1, 1, 0, 0, 1, 1, 1},  // AVX2 flat packer
+  };
+  for (size_t threads : {size_t{1}, size_t{2}}) {
+    ASSERT_EQ(set_num_threads(threads), Error::Ok);
+    uint32_t seed = 500;
+    for (const Geometry& g : geometries) {
+      const Quant q;
+      const Data d = random_data(g, seed++);
+      TestTensor separate(ScalarType::Char, {g.n, g.cout, g.oh(), g.ow()});
+      TestTensor aliased(ScalarType::Char, {g.n, g.cout, g.oh(), g.ow()});
+      ASSERT_EQ(run_kernel(g, q, d, separate), Error::Ok);
+      ASSERT_EQ(run_kernel(g, q, d, aliased, nullptr, size_t{16} << 20, true), Error::Ok);
+      expect_equal_outputs(separate.values<int8_t>(), aliased.values<int8_t>(), "in place");
+    }
+  }
+  ASSERT_EQ(set_num_threads(1), Error::Ok);
+}
+
+TEST(Conv2dInt8, InPlaceWithoutScratchForTheCopyIsAnError) {
+  const Geometry g{1, 8, 4, 4, 8, 1, 1, 1, 1, 0, 0, 1, 1, 1};
+  TestTensor out(ScalarType::Char, {1, 8, 4, 4});
+  EXPECT_EQ(run_kernel(g, Quant{}, random_data(g, 3), out, nullptr, 16, true),
+            Error::MemoryAllocationFailed);
 }
 
 }  // namespace

@@ -122,7 +122,7 @@ struct Tensors {
   }
 };
 
-Args dw_args(const DwCase& k, const Data& d, Tensors& t) {
+Args dw_args(const DwCase& k, const Data& d, Tensors& t, bool in_place = false) {
   Args a;
   a.t(t.x).d(d.in_scale).i(k.zx).t(t.w).t(t.ws);
   if (k.bias) {
@@ -131,7 +131,7 @@ Args dw_args(const DwCase& k, const Data& d, Tensors& t) {
     a.none();
   }
   a.ints({k.sh, k.sw}).ints({k.ph, k.pw}).ints({k.dh, k.dw});
-  a.d(d.out_scale).i(k.zo).i(k.omin).i(k.omax).t(t.out);
+  a.d(d.out_scale).i(k.zo).i(k.omin).i(k.omax).t(in_place ? t.x : t.out);
   return a;
 }
 
@@ -675,6 +675,36 @@ TEST(DepthwiseConv2dInt8, U8PlanesApplyOnlyWhereExact) {
   p.dilation_h = 1;
   p.kernel_h = p.kernel_w = 5;  // (the weight array is read only for 3x3)
   EXPECT_FALSE(quantized::int8_depthwise_u8_applies(p));
+}
+
+}  // namespace
+}  // namespace torchedge
+
+namespace torchedge {
+namespace {
+
+// The in-place contract (support/overlapping_input.h): out given the input's
+// own bytes (equal sizes, as the memory planner aliases them) equals a
+// separate out bit for bit, per-plane and channels-wide loops, 1 and 2 threads.
+TEST(DepthwiseConv2dInt8, InPlaceEqualsSeparateOutput) {
+  const DwCase cases[] = {
+      {1, 64, 25, 5, 3, 3, 1, 1, 1, 1, 1, 1, 4, -7, -128, 127, true},   // DS-CNN
+      {2, 24, 28, 28, 3, 3, 1, 1, 1, 1, 1, 1, -128, 3, 0, 127, false},
+      {1, 7, 9, 11, 5, 5, 1, 1, 2, 2, 1, 1, 127, -1, -128, 127, true},
+  };
+  for (size_t threads : {size_t{1}, size_t{2}}) {
+    ASSERT_EQ(set_num_threads(threads), Error::Ok);
+    uint32_t seed = 900;
+    for (const DwCase& k : cases) {
+      SCOPED_TRACE(testing::Message() << k);
+      const Data d = make_data(k, seed++);
+      Tensors separate(k, d, k.h, k.w), aliased(k, d, k.h, k.w);
+      ASSERT_EQ(dw_args(k, d, separate).run(native::depthwise_conv2d_int8_out), Error::Ok);
+      ASSERT_EQ(dw_args(k, d, aliased, true).run(native::depthwise_conv2d_int8_out), Error::Ok);
+      ASSERT_EQ(separate.out.values<int8_t>(), aliased.x.values<int8_t>());
+    }
+  }
+  ASSERT_EQ(set_num_threads(1), Error::Ok);
 }
 
 }  // namespace

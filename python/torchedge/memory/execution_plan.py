@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Callable, Optional
 
 from torchedge.aten.dtypes import element_size
 from torchedge.memory.planner import DEFAULT_ALIGNMENT, Lifetime, plan_arena
@@ -109,10 +110,54 @@ def alias_pairs(plan: s.ExecutionPlan) -> list[tuple[int, int]]:
     return pairs
 
 
-# Ops whose `out` may be the tensor at the given argument index (kernels
-# that read each value of it before writing that output position):
-# kernels/portable/op_conv2d_blocked.cpp and conv/conv2d_blocked.h.
-IN_PLACE_ARGUMENT = {("torchedge::conv2d_blocked", "out"): 3}
+# Ops whose `out` may be the tensor at the given argument index, and when
+# (a predicate over the call's argument values; the sizes must also match,
+# see in_place_pairs). Each is a kernel contract every library that registers
+# the op honours (out written over that input gives the bytes of a separate
+# out):
+#   conv2d_blocked: kernels that read each value of it before writing that
+#     output position (kernels/portable/op_conv2d_blocked.cpp, conv/conv2d_blocked.h);
+#   conv2d_int8, 1x1 / stride 1 / unpadded: the Cortex-M kernel gathers each
+#     pixel of every plane before writing that pixel's outputs
+#     (kernels/cortex_m/support/int8_conv_dsp.cpp); the quantized library
+#     copies an overlapping input to kernel scratch first (op_conv2d_int8.cpp);
+#   depthwise_conv2d_int8 (equal in/out sizes): the Cortex-M kernel copies each
+#     plane into its zero-bordered scratch before writing that output plane;
+#     the quantized library copies an overlapping input first.
+# Both int8 ops: row-major tensors only (the planes are contiguous).
+def _always(plan: s.ExecutionPlan, args: list[int]) -> bool:
+    return True
+
+
+def _int_list(plan: s.ExecutionPlan, index: int) -> Optional[list[int]]:
+    value = plan.values[index]
+    if not isinstance(value, s.IntList):
+        return None
+    items = [plan.values[i] for i in value.items]
+    return [v.int_val for v in items] if all(isinstance(v, s.Int) for v in items) else None
+
+
+def _row_major(plan: s.ExecutionPlan, index: int) -> bool:
+    value = plan.values[index]
+    return isinstance(value, s.Tensor) and list(value.dim_order) == list(range(len(value.sizes)))
+
+
+def _pointwise_int8_conv(plan: s.ExecutionPlan, args: list[int]) -> bool:
+    # input, ..., kernel_size (6), stride (7), padding (8), ..., out (last)
+    return len(args) >= 10 and _int_list(plan, args[6]) == [1, 1] \
+        and _int_list(plan, args[7]) == [1, 1] and _int_list(plan, args[8]) == [0, 0] \
+        and _row_major(plan, args[0]) and _row_major(plan, args[-1])
+
+
+def _row_major_in_out(plan: s.ExecutionPlan, args: list[int]) -> bool:
+    return _row_major(plan, args[0]) and _row_major(plan, args[-1])
+
+
+IN_PLACE_ARGUMENT: dict[tuple[str, str], tuple[int, Callable[[s.ExecutionPlan, list[int]], bool]]] = {
+    ("torchedge::conv2d_blocked", "out"): (3, _always),
+    ("torchedge::conv2d_int8", "out"): (0, _pointwise_int8_conv),
+    ("torchedge::depthwise_conv2d_int8", "out"): (0, _row_major_in_out),
+}
 
 
 def in_place_pairs(plan: s.ExecutionPlan) -> list[tuple[int, int]]:
@@ -134,8 +179,11 @@ def in_place_pairs(plan: s.ExecutionPlan) -> list[tuple[int, int]]:
         if not isinstance(instruction, s.KernelCall):
             continue
         op = plan.operators[instruction.op_index]
-        at = IN_PLACE_ARGUMENT.get((op.name, op.overload))
-        if at is None or len(instruction.args) <= at:
+        rule = IN_PLACE_ARGUMENT.get((op.name, op.overload))
+        if rule is None or len(instruction.args) <= rule[0]:
+            continue
+        at, allowed = rule
+        if not allowed(plan, list(instruction.args)):
             continue
         residual, out = instruction.args[at], instruction.args[-1]
         values = [plan.values[residual], plan.values[out]]

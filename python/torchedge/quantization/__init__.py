@@ -23,6 +23,7 @@ from torchedge.quantization import (  # noqa: F401  (registration)
     embedding_quantization,
     int4_linear_ops,
     int8_conv_ops,
+    int8_pool_ops,
     int8_linear_ops,
     out_variant_schemas,
 )

@@ -9,8 +9,12 @@ Annotates (torchao PT2E API) the ATen graph `torch.export.export(m).module()`:
   add                both inputs and the output (after a fused relu)
   relu / hardtanh    (standalone) input and output
   max/avg pooling,   input: activation spec; output: the input's qparams
-  adaptive avg pool  (shared), so pooling never requantizes
+  adaptive avg pool, (shared), so pooling never requantizes
+  mean over H, W     (of a 4-d tensor: global average pooling spelled as mean)
   cat                every input and the output share one set of qparams
+  flatten            (when its input is already quantized) input and output
+                     share its qparams: a classifier head's flatten never
+                     requantizes
 
 Dynamic mode only quantizes linear layers' inputs (per call) and weights.
 Everything not listed stays float: convert_pt2e dequantizes before it.
@@ -42,8 +46,9 @@ ACTIVATION_OPS = {aten.relu.default, aten.relu_.default, aten.hardtanh.default,
                   aten.hardtanh_.default, aten.relu6.default}
 ADD_OPS = {aten.add.Tensor, aten.add_.Tensor}
 POOL_OPS = {aten.max_pool2d.default, aten.avg_pool2d.default, aten.adaptive_avg_pool2d.default,
-            aten.max_pool1d.default, aten.avg_pool1d.default}
+            aten.max_pool1d.default, aten.avg_pool1d.default, aten.mean.dim}
 CAT_OPS = {aten.cat.default, aten.concat.default}
+RESHAPE_OPS = {aten.flatten.using_ints}
 
 # Operator groups a user may select (TorchEdgeQuantizer(operators=...)).
 OPERATOR_GROUPS: dict[str, frozenset] = {
@@ -53,6 +58,7 @@ OPERATOR_GROUPS: dict[str, frozenset] = {
     "relu": frozenset(ACTIVATION_OPS),
     "pool": frozenset(POOL_OPS),
     "cat": frozenset(CAT_OPS),
+    "reshape": frozenset(RESHAPE_OPS),
 }
 DYNAMIC_GROUPS = frozenset({"linear"})
 
@@ -92,6 +98,7 @@ class TorchEdgeQuantizer(Quantizer):
             ("conv", self._annotate_weighted), ("linear", self._annotate_weighted),
             ("add", self._annotate_add), ("relu", self._annotate_activation),
             ("pool", self._annotate_pool), ("cat", self._annotate_cat),
+            ("reshape", self._annotate_reshape),
         ]
         for node in model.graph.nodes:
             if node.op != "call_function" or _is_annotated(node):
@@ -137,7 +144,17 @@ class TorchEdgeQuantizer(Quantizer):
 
     def _annotate_pool(self, node: torch.fx.Node) -> None:
         x = node.args[0]
+        if node.target == aten.mean.dim and not _is_plane_mean(node):
+            return
         if _is_float(x):
+            self._mark(node, {x: self._specs.activation}, SharedQuantizationSpec((x, node)))
+
+    def _annotate_reshape(self, node: torch.fx.Node) -> None:
+        x = node.args[0]
+        # Only where x is quantized anyway: elsewhere this would add a
+        # quantize/dequantize pair (and its error) to a float path.
+        producer = x.meta.get(ANNOTATION_KEY) if isinstance(x, torch.fx.Node) else None
+        if _is_float(x) and producer is not None and producer.output_qspec is not None:
             self._mark(node, {x: self._specs.activation}, SharedQuantizationSpec((x, node)))
 
     def _annotate_cat(self, node: torch.fx.Node) -> None:
@@ -168,6 +185,14 @@ def _is_float(value: object) -> bool:
         return False
     val = value.meta.get("val")
     return isinstance(val, torch.Tensor) and val.dtype == torch.float32
+
+
+def _is_plane_mean(node: torch.fx.Node) -> bool:
+    """mean(x, dims) over exactly the last two dims of a 4-d x (other means stay float)."""
+    val = node.args[0].meta.get("val") if isinstance(node.args[0], torch.fx.Node) else None
+    dims = node.args[1] if len(node.args) > 1 else None
+    return isinstance(val, torch.Tensor) and val.dim() == 4 and isinstance(dims, (list, tuple)) \
+        and sorted(d % 4 for d in dims if isinstance(d, int)) == [2, 3]
 
 
 def _fused_tail(node: torch.fx.Node, fusable: set) -> torch.fx.Node:

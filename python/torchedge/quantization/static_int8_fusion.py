@@ -32,7 +32,12 @@ clamp(quantize(y), quantize(a), quantize(b)) exactly). Likewise
 with act none or relu and a, b of the add's own shape (no broadcasting)
 becomes torchedge::add_int8, and quantize(max_pool2d(dequantize(x, s, z)), s, z)
 (the same parameters both sides, as the quantizer shares them) becomes
-max_pool2d(x) on the int8 tensor itself (exact: see _match_max_pool). Last, a
+max_pool2d(x) on the int8 tensor itself, flatten likewise (exact: see
+_match_max_pool), and quantize(mean over H, W of dequantize(x))
+(adaptive_avg_pool2d(x, 1), mean(x, [-2, -1]), or an avg_pool2d whose one
+window is the whole unpadded plane) becomes torchedge::mean_hw_int8
+(int8_pool_ops.py: PyTorch's quantized average pooling's rounding, within one
+step of the float mean; _match_mean). Last, a
 conv2d_int8 whose only reader is an add_int8 (either operand, the add
 dequantizing it with the conv's own output scale and zero point, as PT2E's
 shared observers make it) becomes torchedge::conv2d_add_int8 with the add's
@@ -51,7 +56,7 @@ from typing import Any, Optional
 import torch
 import torch.fx
 
-from torchedge.quantization import int8_conv_ops
+from torchedge.quantization import int8_conv_ops, int8_pool_ops
 from torchedge.quantization.dynamic_linear_fusion import (
     _constant, _delete_attr, _new_constant, symmetric_int8_weight)
 
@@ -63,6 +68,8 @@ _HARDTANH = {aten.hardtanh.default, aten.hardtanh_.default}
 _RELU6 = {aten.relu6.default}
 _ADD = {aten.add.Tensor, aten.add_.Tensor}
 _MAX_POOL = {aten.max_pool2d.default}
+_VALUE_PRESERVING = _MAX_POOL | {aten.flatten.using_ints}
+_MEAN_OPS = {aten.adaptive_avg_pool2d.default, aten.mean.dim, aten.avg_pool2d.default}
 # Metadata key of a fused node's output shape (for the shape checks of later matches;
 # convert's final export recomputes every node's metadata).
 SHAPE_KEY = "torchedge_int8_shape"
@@ -302,14 +309,15 @@ def _match_add(q: torch.fx.Node) -> Optional[tuple]:
 
 
 def _match_max_pool(q: torch.fx.Node) -> Optional[tuple]:
-    """(aten.max_pool2d's args on the int8 input, nodes to erase) for
-    quantize(max_pool2d(dequantize(x, s, z)), s, z): the same parameters on both
-    sides, so the pool can run on x itself. Exact: dequantize is monotone, so
-    the max commutes with it, and quantize(dequantize(v)) == v for every int8
-    v (|v - z| * s * (1 / s) is within 2^-14 of an integer)."""
+    """(the op's args on the int8 input, nodes to erase, shape) for
+    quantize(op(dequantize(x, s, z)), s, z) with op max_pool2d or flatten: the
+    same parameters on both sides, so the op can run on x itself. Exact:
+    dequantize is monotone, so the max commutes with it (flatten moves
+    values only), and quantize(dequantize(v)) == v for every int8 v
+    (|v - z| * s * (1 / s) is within 2^-14 of an integer)."""
     out = _quantized(q)
     pool = q.args[0]
-    if out is None or not _call(pool, _MAX_POOL) or _only_user(pool) is not q:
+    if out is None or not _call(pool, _VALUE_PRESERVING) or _only_user(pool) is not q:
         return None
     x = _dequantized(pool.args[0])
     if x is None or x[1:] != out[1:] or pool.kwargs:
@@ -317,30 +325,97 @@ def _match_max_pool(q: torch.fx.Node) -> Optional[tuple]:
     return (x[0], *pool.args[1:]), [pool, pool.args[0]], _shape(pool)
 
 
+def _averages_whole_plane(pool: torch.fx.Node, shape: list) -> Optional[bool]:
+    """keepdim if `pool` averages each [H, W] plane of its rank-4 input into
+    one value (adaptive_avg_pool2d to 1x1, mean over the last two dims,
+    avg_pool2d with one unpadded window), else None."""
+    args, kwargs = pool.args, pool.kwargs
+    h, w = shape[2], shape[3]
+    if pool.target == aten.adaptive_avg_pool2d.default:
+        if len(args) != 2 or kwargs or list(args[1]) not in ([1, 1], [1]):
+            return None
+        return True
+    if pool.target == aten.mean.dim:
+        keepdim = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
+        if len(args) < 2 or any(k not in ("keepdim",) for k in kwargs) or len(args) > 3 \
+                or not isinstance(args[1], (list, tuple)) or not isinstance(keepdim, bool):
+            return None
+        return keepdim if sorted(d % 4 for d in args[1]) == [2, 3] else None
+    names = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+             "divisor_override")
+    if len(args) > 7 or any(k not in names[len(args) - 1:] for k in kwargs):
+        return None
+    given = dict(zip(names, args[1:]), **kwargs)
+    kernel = list(given["kernel_size"]) * (2 if len(given["kernel_size"]) == 1 else 1)
+    padding = list(given.get("padding", [0, 0]))
+    # A window of the whole unpadded plane is the only one (ceil_mode too:
+    # ceil((H - H) / stride) + 1 == 1), and count_include_pad has no pad to count.
+    if kernel != [h, w] or any(p != 0 for p in padding) or given.get("divisor_override"):
+        return None
+    return True
+
+
+def _match_mean(q: torch.fx.Node) -> Optional[tuple]:
+    """(mean_hw_int8's args, nodes to erase, output shape) for quantize(average
+    of each H x W plane of dequantize(x)) with int8 x of rank 4, else None."""
+    out = _quantized(q)
+    pool = q.args[0]
+    if out is None or not _call(pool, _MEAN_OPS) or _only_user(pool) is not q:
+        return None
+    x = _dequantized(pool.args[0])
+    shape = _shape(pool.args[0]) if x is not None else None
+    if shape is None or len(shape) != 4:
+        return None
+    if all(isinstance(d, int) for d in shape[2:]) \
+            and not 1 <= shape[2] * shape[3] <= int8_pool_ops.MAX_PLANE:
+        return None  # (symbolic sizes: the kernel checks the bound at run time)
+    keepdim = _averages_whole_plane(pool, shape)
+    if keepdim is None:
+        return None
+    _, out_scale, out_zp = out
+    op_args = (*x, keepdim, out_scale, out_zp, -128, 127)
+    out_shape = shape[:2] + ([1, 1] if keepdim else [])
+    return op_args, [pool, pool.args[0]], out_shape
+
+
 def fuse_static_int8(gm: torch.fx.GraphModule) -> dict:
     """Rewrites every matching static int8 conv2d, linear and add of `gm` (in
     place; see the module docstring), removes the nodes and constants left
     unused, and returns how many calls of each new op it left in the graph:
     {"conv2d_int8": n, "depthwise_conv2d_int8": n, "quantized_linear": n, "add_int8": n,
-    "conv2d_add_int8": n, "max_pool2d": n} (max pools moved onto their int8 input, see
+    "conv2d_add_int8": n, "max_pool2d": n, "mean_hw_int8": n} (max pools moved onto their int8 input, see
     _match_max_pool; a conv2d_add_int8 counts neither as a conv2d_int8 nor as an add_int8)."""
     counts = {int8_conv_ops.CONV_OP_NAME: 0, int8_conv_ops.DEPTHWISE_OP_NAME: 0,
               int8_conv_ops.LINEAR_OP_NAME: 0, int8_conv_ops.ADD_OP_NAME: 0,
-              int8_conv_ops.CONV_ADD_OP_NAME: 0, "max_pool2d": 0}
+              int8_conv_ops.CONV_ADD_OP_NAME: 0, "max_pool2d": 0,
+              int8_pool_ops.MEAN_OP_NAME: 0}
     for q in list(gm.graph.nodes):
         if q.graph is not gm.graph or not _call(q, {_qd.quantize_per_tensor.default}):
             continue
         pool = _match_max_pool(q)
         if pool is not None:
             with gm.graph.inserting_before(q):
-                new = gm.graph.call_function(aten.max_pool2d.default, pool[0])
+                new = gm.graph.call_function(q.args[0].target, pool[0])
             new.meta = {k: v for k, v in q.meta.items() if k != "val"}
             if pool[2] is not None:
                 new.meta[SHAPE_KEY] = pool[2]
             q.replace_all_uses_with(new)
             gm.graph.erase_node(q)
             _erase_dead(gm, pool[1])
-            counts["max_pool2d"] += 1
+            if new.target in _MAX_POOL:
+                counts["max_pool2d"] += 1
+            continue
+        mean = _match_mean(q)
+        if mean is not None:
+            with gm.graph.inserting_before(q):
+                new = gm.graph.call_function(
+                    getattr(torch.ops.torchedge, int8_pool_ops.MEAN_OP_NAME).default, mean[0])
+            new.meta = {k: v for k, v in q.meta.items() if k != "val"}
+            new.meta[SHAPE_KEY] = mean[2]
+            q.replace_all_uses_with(new)
+            gm.graph.erase_node(q)
+            _erase_dead(gm, mean[1])
+            counts[int8_pool_ops.MEAN_OP_NAME] += 1
             continue
         match = _match_conv(gm, q) or _match_linear(gm, q) or _match_add(q)
         if match is None:
