@@ -122,7 +122,7 @@ COMPLEX_DATA_MOVEMENT = (
     "aten::clone.out", "aten::unsqueeze_copy.out", "aten::cat.out",
     "aten::copy.out", "aten::stack.out", "aten::index_select.out", "aten::gather.out",
     "aten::expand_copy.out", "aten::select_copy.int_out", "aten::alias_copy.out",
-    "aten::transpose_copy.int_out", "aten::t_copy.out",
+    "aten::transpose_copy.int_out", "aten::t_copy.out", "executorch_prim::et_view.default",
 )
 # Kernels of other groups that compute in complex64 / complex128
 # (kernels/portable/support/complex.h): offered those dtypes the same way.

@@ -21,11 +21,12 @@ aten = torch.ops.aten
 
 
 def _float_dtype(*tensors: torch.Tensor) -> torch.dtype:
-    """The result dtype of a float-valued op (integers promote to the default float)."""
+    """The result dtype of a float-valued op (integers promote to the default
+    float; complex dtypes stay)."""
     dtype = tensors[0].dtype
     for t in tensors[1:]:
         dtype = torch.promote_types(dtype, t.dtype)
-    return dtype if dtype.is_floating_point else torch.get_default_dtype()
+    return dtype if dtype.is_floating_point or dtype.is_complex else torch.get_default_dtype()
 
 
 def _as(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
