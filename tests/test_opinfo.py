@@ -7,13 +7,14 @@ does not run in float32, such as the bitwise ones, in int64 or bool), is
 exported with torch.export, lowered with to_edge and to_pte, run by the C++
 runtime in this process (a runtime crash ends pytest, loudly) and compared
 with eager: float32 within 1e-4 of the output's largest magnitude, float16
-1e-3, bfloat16 1e-2, integers and bool exactly; an index output (sort,
+1e-3, bfloat16 1e-2, complex64 1e-4 (on the real and imaginary parts, of
+the parts' largest magnitude), integers and bool exactly; an index output (sort,
 argsort, topk, kthvalue) that picks equal values in another order than
 eager's matches when the values it selects from the input are exactly
 eager's (sweep.compare states the check). The float32 program also
 goes through the XNNPACK partitioner (light groups included) and each op
 with a delegated node is compared again. Ops whose float32 program passes
-are swept in int64, bool, float16 and bfloat16 where eager supports the
+are swept in int64, bool, float16, bfloat16 and complex64 where eager supports the
 dtype and every kernel of the program claims it (kernels/portable/
 operators.toml).
 

@@ -28,7 +28,7 @@ Error add_out(KernelContext& ctx, Span<EValue*> args) {
   TE_RETURN_IF_ERROR(expect_valid_alpha(*alpha, common, "add.out"));
   TE_RETURN_IF_ERROR(expect_castable(common, *out, "add.out"));
   TE_RETURN_IF_ERROR(resize_to_broadcast(*out, *self, *other));
-  return switch_dtype_only<kAllTypes>(common, "add.out", [&](auto tag) {
+  return switch_dtype_only<kAllTypes | kComplexTypes>(common, "add.out", [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
     const C a = scalar_to<C>(*alpha);
@@ -46,7 +46,7 @@ Error add_scalar_out(KernelContext& ctx, Span<EValue*> args) {
   TE_RETURN_IF_ERROR(expect_valid_alpha(*alpha, common, "add.Scalar_out"));
   TE_RETURN_IF_ERROR(expect_castable(common, *out, "add.Scalar_out"));
   TE_RETURN_IF_ERROR(resize_like(*out, *self));
-  return switch_dtype_only<kAllTypes>(common, "add.Scalar_out", [&](auto tag) {
+  return switch_dtype_only<kAllTypes | kComplexTypes>(common, "add.Scalar_out", [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
     const C a = scalar_to<C>(*alpha);

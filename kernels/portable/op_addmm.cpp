@@ -5,7 +5,7 @@
 // broadcasts to [M, N] (0-d, [N], [1, N], [M, 1], ...). With beta == 0
 // self is not read, so its NaN/inf do not propagate (as in ATen). Dtypes as
 // mm.out; alpha and beta are cast to the accumulation type (float, double
-// or int64).
+// or int64; complex128 for complex64 and complex128 operands).
 #include "kernels/portable/support/dtype_dispatch.h"
 #include "kernels/portable/support/elementwise.h"  // switch_dtype_only
 #include "kernels/portable/support/kernel_args.h"
@@ -57,16 +57,24 @@ Error addmm_out(KernelContext& ctx, Span<EValue*> args) {
   TE_RETURN_IF_ERROR(broadcast_addend(*self, m, n, &add_row_stride, &add_col_stride));
   const int64_t out_sizes[] = {m, n};
   TE_RETURN_IF_ERROR(resize_to(*out, out_sizes));
-  return switch_dtype_only<kRealTypes>(out->dtype(), "addmm.out", [&](auto tag) {
+  return switch_dtype_only<kRealTypes | kComplexTypes>(out->dtype(), "addmm.out", [&](auto tag) {
     using T = decltype(tag);
-    using Acc = gemm::acc_t<T>;
-    const MatrixRef<const T> addend{self->data_as<T>(), add_row_stride, add_col_stride};
-    MatmulScalars<T> scalars;
-    scalars.alpha = scalar_as_acc<Acc>(*alpha);
-    scalars.beta = scalar_as_acc<Acc>(*beta);
-    matmul<T>(m, n, k, matrix_ref<const T>(*mat1, 0, 1), matrix_ref<const T>(*mat2, 0, 1),
-              matrix_ref<T>(*out, 0, 1), addend, scalars, gemm::partial_strip<T>(ctx, m, k));
-    return Error::Ok;
+    if constexpr (is_complex_v<T>) {
+      const MatrixRef<const T> addend{self->data_as<T>(), add_row_stride, add_col_stride};
+      complex_matmul<T>(m, n, k, matrix_ref<const T>(*mat1, 0, 1), matrix_ref<const T>(*mat2, 0, 1),
+                        matrix_ref<T>(*out, 0, 1), addend, alpha->scalar_as_double(),
+                        beta->scalar_as_double());
+      return Error::Ok;
+    } else {
+      using Acc = gemm::acc_t<T>;
+      const MatrixRef<const T> addend{self->data_as<T>(), add_row_stride, add_col_stride};
+      MatmulScalars<T> scalars;
+      scalars.alpha = scalar_as_acc<Acc>(*alpha);
+      scalars.beta = scalar_as_acc<Acc>(*beta);
+      matmul<T>(m, n, k, matrix_ref<const T>(*mat1, 0, 1), matrix_ref<const T>(*mat2, 0, 1),
+                matrix_ref<T>(*out, 0, 1), addend, scalars, gemm::partial_strip<T>(ctx, m, k));
+      return Error::Ok;
+    }
   });
 }
 

@@ -29,15 +29,24 @@ Error bmm_out(KernelContext& ctx, Span<EValue*> args) {
   const int64_t batch = self->size(0), m = self->size(1), k = self->size(2), n = mat2->size(2);
   const int64_t out_sizes[] = {batch, m, n};
   TE_RETURN_IF_ERROR(resize_to(*out, out_sizes));
-  return switch_dtype_only<kRealTypes>(out->dtype(), "bmm.out", [&](auto tag) {
+  return switch_dtype_only<kRealTypes | kComplexTypes>(out->dtype(), "bmm.out", [&](auto tag) {
     using T = decltype(tag);
-    gemm::acc_t<T>* strip = gemm::partial_strip<T>(ctx, m, k);
-    for (int64_t b = 0; b < batch; ++b) {
-      matmul<T>(m, n, k, matrix_ref<const T>(*self, 1, 2, b * self->stride(0)),
-                matrix_ref<const T>(*mat2, 1, 2, b * mat2->stride(0)),
-                matrix_ref<T>(*out, 1, 2, b * out->stride(0)), {}, {}, strip);
+    if constexpr (is_complex_v<T>) {
+      for (int64_t b = 0; b < batch; ++b) {
+        complex_matmul<T>(m, n, k, matrix_ref<const T>(*self, 1, 2, b * self->stride(0)),
+                          matrix_ref<const T>(*mat2, 1, 2, b * mat2->stride(0)),
+                          matrix_ref<T>(*out, 1, 2, b * out->stride(0)), {}, 1.0, 0.0);
+      }
+      return Error::Ok;
+    } else {
+      gemm::acc_t<T>* strip = gemm::partial_strip<T>(ctx, m, k);
+      for (int64_t b = 0; b < batch; ++b) {
+        matmul<T>(m, n, k, matrix_ref<const T>(*self, 1, 2, b * self->stride(0)),
+                  matrix_ref<const T>(*mat2, 1, 2, b * mat2->stride(0)),
+                  matrix_ref<T>(*out, 1, 2, b * out->stride(0)), {}, {}, strip);
+      }
+      return Error::Ok;
     }
-    return Error::Ok;
   });
 }
 

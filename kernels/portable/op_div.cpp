@@ -83,14 +83,21 @@ Error divide(const Tensor& self, const Tensor* other_t, const EValue* other_s, R
   if (mode == Rounding::kNone) common = to_floating(common);
   TE_RETURN_IF_ERROR(expect_castable(common, out, op));
   TE_RETURN_IF_ERROR(other_t ? resize_to_broadcast(out, self, *other_t) : resize_like(out, self));
+  TE_CHECK_OR_RETURN(mode == Rounding::kNone || !is_complex(common), Error::InvalidType,
+                     "%s: rounding division is not supported for complex inputs (got %s)", op,
+                     to_string(common));
   bool by_zero = false;
-  const Error err = switch_dtype_only<kRealTypes>(common, op, [&](auto tag) {
+  const Error err = switch_dtype_only<kRealTypes | kComplexTypes>(common, op, [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
     auto quotient = [mode, &by_zero](C a, C b) -> C {
-      if (mode == Rounding::kTrunc) return div_trunc(a, b, &by_zero);
-      if (mode == Rounding::kFloor) return div_floor(a, b, &by_zero);
-      return a / b;  // kNone: C is floating here
+      if constexpr (is_complex_v<C>) {
+        return complex_div(a, b);  // mode is kNone (checked above)
+      } else {
+        if (mode == Rounding::kTrunc) return div_trunc(a, b, &by_zero);
+        if (mode == Rounding::kFloor) return div_floor(a, b, &by_zero);
+        return a / b;  // kNone: C is floating here
+      }
     };
     if (other_t != nullptr) return map_binary<T, T, T>(self, *other_t, out, quotient);
     const C b = scalar_to<C>(*other_s);  // like ATen: not rounded to T first

@@ -11,11 +11,11 @@ namespace torchedge {
 namespace native {
 
 Error eq_tensor_out(KernelContext& ctx, Span<EValue*> args) {
-  return compare_tensor_kernel(args, "eq.Tensor_out", [](auto x, auto y) { return x == y; });
+  return compare_tensor_kernel<kComplexTypes>(args, "eq.Tensor_out", [](auto x, auto y) { return x == y; });
 }
 
 Error eq_scalar_out(KernelContext& ctx, Span<EValue*> args) {
-  return compare_scalar_kernel(args, "eq.Scalar_out", [](auto x, auto y) { return x == y; });
+  return compare_scalar_kernel<kComplexTypes>(args, "eq.Scalar_out", [](auto x, auto y) { return x == y; });
 }
 
 }  // namespace native

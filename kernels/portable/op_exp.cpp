@@ -2,6 +2,8 @@
 //
 // out = e ** self elementwise. Floating dtypes; integral and bool inputs give
 // float32. `out` may have any floating dtype.
+// complex64 and complex128 compute with std::exp on std::complex, as ATen does.
+
 #include <cmath>
 
 #include "kernels/portable/support/elementwise.h"
@@ -11,7 +13,7 @@ namespace torchedge {
 namespace native {
 
 Error exp_out(KernelContext& ctx, Span<EValue*> args) {
-  return unary_floating_kernel(args, "exp.out", [](auto x) { return std::exp(x); });
+  return unary_floating_kernel<kComplexTypes>(args, "exp.out", [](auto x) { return std::exp(x); });
 }
 
 }  // namespace native

@@ -29,7 +29,7 @@ Error fill_tensor_out(KernelContext& ctx, Span<EValue*> args) {
                      "fill.Tensor_out: value must be a 0-dim tensor, got %d dims", value->dim());
   TE_RETURN_IF_ERROR(resize_like(*out, *self));
   // The zero-dim value broadcasts to every element of out.
-  return switch_dtype_only<kAllTypes>(out->dtype(), "fill.Tensor_out", [&](auto tag) {
+  return switch_dtype_only<kAllTypes | kComplexTypes>(out->dtype(), "fill.Tensor_out", [&](auto tag) {
     using T = decltype(tag);
     return map_unary<T, T>(*value, *out, [](compute_t<T> x) { return x; });
   });

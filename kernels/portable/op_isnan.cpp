@@ -13,7 +13,7 @@ Error isnan_out(KernelContext& ctx, Span<EValue*> args) {
   TE_ASSIGN_OR_RETURN(const Tensor* self, tensor_arg(args, 0, "self"));
   TE_ASSIGN_OR_RETURN(Tensor* out, tensor_arg(args, 1, "out"));
   TE_RETURN_IF_ERROR(resize_like(*out, *self));
-  return switch_dtype_only<kAllTypes>(self->dtype(), "isnan.out", [&](auto tag) {
+  return switch_dtype_only<kAllTypes | kComplexTypes>(self->dtype(), "isnan.out", [&](auto tag) {
     using T = decltype(tag);
     return map_unary<T, bool>(*self, *out, [](compute_t<T> x) { return is_nan(x); });
   });

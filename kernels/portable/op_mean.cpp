@@ -8,10 +8,12 @@
 // converted to out's dtype, as ATen converts self to `dtype` before it
 // reduces: an int32 2147483647 summed into float32 counts as 2^31, which
 // is what makes mixed int32 extremes agree with eager. An empty reduction
-// gives NaN. mean.dtype_out is the full reduction (dim=None, keepdim=False).
+// gives NaN. complex64 and complex128 average into a complex out
+// (complex_reduction.h). mean.dtype_out is the full reduction (dim=None, keepdim=False).
 #include "kernels/portable/support/dtype_dispatch.h"
 #include "kernels/portable/support/elementwise.h"  // switch_dtype_only
 #include "kernels/portable/support/kernel_args.h"
+#include "kernels/portable/support/complex_reduction.h"
 #include "kernels/portable/support/reduction.h"
 #include "runtime/kernel/kernel_context.h"
 
@@ -39,7 +41,8 @@ Error mean_out(KernelContext& ctx, Span<EValue*> args) {
   TE_ASSIGN_OR_RETURN(bool keepdim, bool_arg(args, 2, "keepdim"));
   TE_ASSIGN_OR_RETURN(int64_t dtype, optional_int_arg(args, 3, "dtype", -1));
   TE_ASSIGN_OR_RETURN(Tensor* out, tensor_arg(args, 4, "out"));
-  TE_CHECK_OR_RETURN(dtype >= 0 || is_floating(self->dtype()), Error::InvalidType,
+  TE_CHECK_OR_RETURN(dtype >= 0 || is_floating(self->dtype()) || is_complex(self->dtype()),
+                     Error::InvalidType,
                      "mean.out: input dtype must be floating without an explicit dtype, got %s",
                      to_string(self->dtype()));
   TE_CHECK_OR_RETURN(dtype < 0 || dtype == static_cast<int64_t>(out->dtype()),
@@ -51,6 +54,12 @@ Error mean_out(KernelContext& ctx, Span<EValue*> args) {
   TE_RETURN_IF_ERROR(resize_to(*out, {sizes, plan.output_sizes(keepdim, sizes)}));
   plan.bind_output(*out, keepdim);
   const double count = static_cast<double>(plan.reduced_numel());
+  if (is_complex(self->dtype()) || is_complex(out->dtype())) {
+    return reduce_complex(
+        *self, *out, plan, "mean.out", ComplexAccumulator(0),
+        [](ComplexAccumulator acc, ComplexAccumulator x) { return acc + x; },
+        [count](ComplexAccumulator acc) { return acc / count; });
+  }
   return switch_dtype_only<kAllTypes>(self->dtype(), "mean.out", [&](auto in_tag) {
     using In = decltype(in_tag);
     return switch_dtype_only<kFloatingTypes>(out->dtype(), "mean.out", [&](auto out_tag) {

@@ -1,8 +1,8 @@
 // aten::mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
 //
-// out[M, N] = self[M, K] @ mat2[K, N]. self, mat2 and out share one real
-// dtype (not bool); integers wrap like ATen, 16-bit floats accumulate in
-// float. Any strides (a transposed operand is not copied).
+// out[M, N] = self[M, K] @ mat2[K, N]. self, mat2 and out share one dtype
+// (real but not bool, or complex64 / complex128: complex_matmul); integers wrap like
+// ATen, 16-bit floats accumulate in float. Any strides (a transposed operand is not copied).
 #include "kernels/portable/support/dtype_dispatch.h"
 #include "kernels/portable/support/elementwise.h"  // switch_dtype_only
 #include "kernels/portable/support/kernel_args.h"
@@ -28,11 +28,17 @@ Error mm_out(KernelContext& ctx, Span<EValue*> args) {
   const int64_t m = self->size(0), k = self->size(1), n = mat2->size(1);
   const int64_t out_sizes[] = {m, n};
   TE_RETURN_IF_ERROR(resize_to(*out, out_sizes));
-  return switch_dtype_only<kRealTypes>(out->dtype(), "mm.out", [&](auto tag) {
+  return switch_dtype_only<kRealTypes | kComplexTypes>(out->dtype(), "mm.out", [&](auto tag) {
     using T = decltype(tag);
-    matmul<T>(m, n, k, matrix_ref<const T>(*self, 0, 1), matrix_ref<const T>(*mat2, 0, 1),
-              matrix_ref<T>(*out, 0, 1), {}, {}, gemm::partial_strip<T>(ctx, m, k));
-    return Error::Ok;
+    if constexpr (is_complex_v<T>) {
+      complex_matmul<T>(m, n, k, matrix_ref<const T>(*self, 0, 1), matrix_ref<const T>(*mat2, 0, 1),
+                        matrix_ref<T>(*out, 0, 1), {}, 1.0, 0.0);
+      return Error::Ok;
+    } else {
+      matmul<T>(m, n, k, matrix_ref<const T>(*self, 0, 1), matrix_ref<const T>(*mat2, 0, 1),
+                matrix_ref<T>(*out, 0, 1), {}, {}, gemm::partial_strip<T>(ctx, m, k));
+      return Error::Ok;
+    }
   });
 }
 

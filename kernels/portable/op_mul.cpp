@@ -18,7 +18,7 @@ Error mul_out(KernelContext& ctx, Span<EValue*> args) {
   const ScalarType common = result_type(*self, *other);
   TE_RETURN_IF_ERROR(expect_castable(common, *out, "mul.out"));
   TE_RETURN_IF_ERROR(resize_to_broadcast(*out, *self, *other));
-  return switch_dtype_only<kAllTypes>(common, "mul.out", [&](auto tag) {
+  return switch_dtype_only<kAllTypes | kComplexTypes>(common, "mul.out", [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
     return map_binary<T, T, T>(*self, *other, *out, [](C x, C y) { return wrapping_mul(x, y); });
@@ -33,7 +33,7 @@ Error mul_scalar_out(KernelContext& ctx, Span<EValue*> args) {
   const ScalarType common = result_type(*self, *other);
   TE_RETURN_IF_ERROR(expect_castable(common, *out, "mul.Scalar_out"));
   TE_RETURN_IF_ERROR(resize_like(*out, *self));
-  return switch_dtype_only<kAllTypes>(common, "mul.Scalar_out", [&](auto tag) {
+  return switch_dtype_only<kAllTypes | kComplexTypes>(common, "mul.Scalar_out", [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
     const C y = scalar_to<C>(*other);

@@ -11,11 +11,11 @@ namespace torchedge {
 namespace native {
 
 Error ne_tensor_out(KernelContext& ctx, Span<EValue*> args) {
-  return compare_tensor_kernel(args, "ne.Tensor_out", [](auto x, auto y) { return x != y; });
+  return compare_tensor_kernel<kComplexTypes>(args, "ne.Tensor_out", [](auto x, auto y) { return x != y; });
 }
 
 Error ne_scalar_out(KernelContext& ctx, Span<EValue*> args) {
-  return compare_scalar_kernel(args, "ne.Scalar_out", [](auto x, auto y) { return x != y; });
+  return compare_scalar_kernel<kComplexTypes>(args, "ne.Scalar_out", [](auto x, auto y) { return x != y; });
 }
 
 }  // namespace native

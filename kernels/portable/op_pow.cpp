@@ -8,7 +8,8 @@
 // integer tensor is an error. For a floating tensor and a scalar exponent
 // of 0.5, 2, 3, -0.5, -1 or -2, the result is computed as ATen does (sqrt,
 // x*x, ...). Every dtype for Tensor_Scalar (bool ** bool stays bool), all
-// but bool for the others.
+// but bool for the others; complex64 and complex128 use std::pow on
+// std::complex with ATen's special exponents (pow_complex_scalar).
 #include <cmath>
 
 #include "kernels/portable/support/elementwise.h"
@@ -21,7 +22,7 @@ namespace {
 
 template <typename C>
 C power(C base, C exp) {
-  if constexpr (std::is_floating_point_v<C>) {
+  if constexpr (std::is_floating_point_v<C> || is_complex_v<C>) {
     return std::pow(base, exp);
   } else if constexpr (std::is_same_v<C, bool>) {
     return exp ? base : true;
@@ -57,6 +58,24 @@ Error pow_floating_scalar(const Tensor& self, compute_t<T> e, Tensor& out) {
   return map_unary<T, T>(self, out, [e](C x) { return std::pow(x, e); });
 }
 
+// ATen's complex special cases: exponent 0 fills 1 and 1 copies (std::pow
+// would give NaN at 0), 0.5 / -0.5 / -1 are sqrt / rsqrt / reciprocal, and
+// 2 / 3 / -2 multiply out as for floats; any other goes through std::pow.
+template <typename T>
+Error pow_complex_scalar(const Tensor& self, T e, Tensor& out) {
+  if (e == T(0)) return map_unary<T, T>(self, out, [](T) { return T(1); });
+  if (e == T(1)) return map_unary<T, T>(self, out, [](T x) { return x; });
+  if (e == T(2)) return map_unary<T, T>(self, out, [](T x) { return x * x; });
+  if (e == T(3)) return map_unary<T, T>(self, out, [](T x) { return x * x * x; });
+  if (e == T(-2)) return map_unary<T, T>(self, out, [](T x) { return complex_div(T(1), x * x); });
+  if (e == T(0.5)) return map_unary<T, T>(self, out, [](T x) { return std::sqrt(x); });
+  if (e == T(-0.5)) {
+    return map_unary<T, T>(self, out, [](T x) { return complex_div(T(1), std::sqrt(x)); });
+  }
+  if (e == T(-1)) return map_unary<T, T>(self, out, [](T x) { return complex_div(T(1), x); });
+  return map_unary<T, T>(self, out, [e](T x) { return std::pow(x, e); });
+}
+
 }  // namespace
 
 Error pow_tensor_scalar_out(KernelContext& ctx, Span<EValue*> args) {
@@ -70,11 +89,13 @@ Error pow_tensor_scalar_out(KernelContext& ctx, Span<EValue*> args) {
                      "pow.Tensor_Scalar_out: integers to negative integer powers are not allowed");
   TE_RETURN_IF_ERROR(expect_castable(common, *out, "pow.Tensor_Scalar_out"));
   TE_RETURN_IF_ERROR(resize_like(*out, *self));
-  return switch_dtype_only<kAllTypes>(common, "pow.Tensor_Scalar_out", [&](auto tag) {
+  return switch_dtype_only<kAllTypes | kComplexTypes>(common, "pow.Tensor_Scalar_out", [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
     const C e = scalar_to<C>(*exponent);
-    if constexpr (std::is_floating_point_v<C>) {
+    if constexpr (is_complex_v<C>) {
+      return pow_complex_scalar<T>(*self, e, *out);
+    } else if constexpr (std::is_floating_point_v<C>) {
       return pow_floating_scalar<T>(*self, e, *out);
     } else {
       return map_unary<T, T>(*self, *out, [e](C x) { return power(x, e); });
@@ -90,7 +111,7 @@ Error pow_tensor_tensor_out(KernelContext& ctx, Span<EValue*> args) {
   const ScalarType common = result_type(*self, *exponent);
   TE_RETURN_IF_ERROR(expect_castable(common, *out, "pow.Tensor_Tensor_out"));
   TE_RETURN_IF_ERROR(resize_to_broadcast(*out, *self, *exponent));
-  return switch_dtype_only<kRealTypes>(common, "pow.Tensor_Tensor_out", [&](auto tag) {
+  return switch_dtype_only<kRealTypes | kComplexTypes>(common, "pow.Tensor_Tensor_out", [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
     return map_binary<T, T, T>(*self, *exponent, *out, [](C x, C e) { return power(x, e); });
@@ -105,7 +126,7 @@ Error pow_scalar_out(KernelContext& ctx, Span<EValue*> args) {
   const ScalarType common = result_type(*exponent, *self);
   TE_RETURN_IF_ERROR(expect_castable(common, *out, "pow.Scalar_out"));
   TE_RETURN_IF_ERROR(resize_like(*out, *exponent));
-  return switch_dtype_only<kRealTypes>(common, "pow.Scalar_out", [&](auto tag) {
+  return switch_dtype_only<kRealTypes | kComplexTypes>(common, "pow.Scalar_out", [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
     const C base = scalar_to<C>(*self);

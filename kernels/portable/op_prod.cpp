@@ -7,10 +7,12 @@
 // inputs). As ATen, each element is first converted to out's dtype and the
 // product is taken in that dtype step by step: integers wrap, float16 and
 // bfloat16 round after every multiply, bool is "all". An empty product is
-// 1. Every dtype in and out.
+// 1. Every dtype in and out; complex64 and complex128 reduce into a complex
+// output (support/complex_reduction.h).
 #include "kernels/portable/support/dtype_dispatch.h"
 #include "kernels/portable/support/elementwise.h"  // convert_element, wrapping_mul
 #include "kernels/portable/support/kernel_args.h"
+#include "kernels/portable/support/complex_reduction.h"
 #include "kernels/portable/support/reduction.h"
 #include "runtime/kernel/kernel_context.h"
 
@@ -28,6 +30,12 @@ Error product(const Tensor& self, const Span<const int64_t>* dim, bool keepdim, 
   int64_t sizes[kTensorDimensionLimit];
   TE_RETURN_IF_ERROR(resize_to(out, {sizes, plan.output_sizes(keepdim, sizes)}));
   plan.bind_output(out, keepdim);
+  if (is_complex(self.dtype()) || is_complex(out.dtype())) {
+    return reduce_complex(
+        self, out, plan, op, ComplexAccumulator(1),
+        [](ComplexAccumulator acc, ComplexAccumulator x) { return acc * x; },
+        [](ComplexAccumulator acc) { return acc; });
+  }
   return switch_dtype(self.dtype(), kAllTypes, op, [&](auto in_tag) {
     using In = decltype(in_tag);
     return switch_dtype(out.dtype(), kAllTypes, op, [&](auto out_tag) {

@@ -1,7 +1,8 @@
 // aten::rsqrt.out(Tensor self, *, Tensor(a!) out)
 //
 // out = 1 / sqrt(self) elementwise. Floating dtypes; integral and bool inputs give
-// float32. `out` may have any floating dtype.
+// float32; complex64 and complex128 divide as eager (complex_div). `out` may
+// have any floating dtype.
 #include <cmath>
 
 #include "kernels/portable/support/elementwise.h"
@@ -11,8 +12,8 @@ namespace torchedge {
 namespace native {
 
 Error rsqrt_out(KernelContext& ctx, Span<EValue*> args) {
-  return unary_floating_kernel(args, "rsqrt.out",
-                               [](auto x) { return decltype(x)(1) / std::sqrt(x); });
+  return unary_floating_kernel<kComplexTypes>(
+      args, "rsqrt.out", [](auto x) { return divide_values(decltype(x)(1), std::sqrt(x)); });
 }
 
 }  // namespace native

@@ -36,7 +36,7 @@ Error rsub_scalar_out(KernelContext& ctx, Span<EValue*> args) {
   TE_RETURN_IF_ERROR(expect_valid_alpha(*alpha, common, "rsub.Scalar_out"));
   TE_RETURN_IF_ERROR(expect_castable(common, *out, "rsub.Scalar_out"));
   TE_RETURN_IF_ERROR(resize_like(*out, *self));
-  return switch_dtype_only<kRealTypes>(common, "rsub.Scalar_out", [&](auto tag) {
+  return switch_dtype_only<kRealTypes | kComplexTypes>(common, "rsub.Scalar_out", [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
     const C a = scalar_to<C>(*alpha);
@@ -57,7 +57,7 @@ Error rsub_tensor_out(KernelContext& ctx, Span<EValue*> args) {
   TE_RETURN_IF_ERROR(expect_valid_alpha(*alpha, common, "rsub.Tensor_out"));
   TE_RETURN_IF_ERROR(expect_castable(common, *out, "rsub.Tensor_out"));
   TE_RETURN_IF_ERROR(resize_to_broadcast(*out, *self, *other));
-  return switch_dtype_only<kRealTypes>(common, "rsub.Tensor_out", [&](auto tag) {
+  return switch_dtype_only<kRealTypes | kComplexTypes>(common, "rsub.Tensor_out", [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
     const C a = scalar_to<C>(*alpha);

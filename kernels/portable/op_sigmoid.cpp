@@ -1,7 +1,7 @@
 // aten::sigmoid.out(Tensor self, *, Tensor(a!) out)
 //
 // out = 1 / (1 + exp(-self)). Floating dtypes; integral and bool inputs
-// give float32. `out` may have any floating dtype.
+// give float32; complex64 and complex128 too. `out` may have any floating dtype.
 #include <cmath>
 
 #include "kernels/portable/support/elementwise.h"
@@ -11,9 +11,9 @@ namespace torchedge {
 namespace native {
 
 Error sigmoid_out(KernelContext& ctx, Span<EValue*> args) {
-  return unary_floating_kernel(args, "sigmoid.out", [](auto x) {
+  return unary_floating_kernel<kComplexTypes>(args, "sigmoid.out", [](auto x) {
     using C = decltype(x);
-    return C(1) / (C(1) + std::exp(-x));
+    return divide_values(C(1), C(1) + std::exp(-x));
   });
 }
 

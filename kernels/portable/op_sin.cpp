@@ -2,6 +2,8 @@
 //
 // out = sin(self) elementwise. Floating dtypes; integral and bool inputs give
 // float32. `out` may have any floating dtype.
+// complex64 and complex128 compute with std::sin on std::complex, as ATen does.
+
 #include <cmath>
 
 #include "kernels/portable/support/elementwise.h"
@@ -11,7 +13,7 @@ namespace torchedge {
 namespace native {
 
 Error sin_out(KernelContext& ctx, Span<EValue*> args) {
-  return unary_floating_kernel(args, "sin.out", [](auto x) { return std::sin(x); });
+  return unary_floating_kernel<kComplexTypes>(args, "sin.out", [](auto x) { return std::sin(x); });
 }
 
 }  // namespace native

@@ -36,7 +36,7 @@ Error sub_out(KernelContext& ctx, Span<EValue*> args) {
   TE_RETURN_IF_ERROR(expect_valid_alpha(*alpha, common, "sub.out"));
   TE_RETURN_IF_ERROR(expect_castable(common, *out, "sub.out"));
   TE_RETURN_IF_ERROR(resize_to_broadcast(*out, *self, *other));
-  return switch_dtype_only<kRealTypes>(common, "sub.out", [&](auto tag) {
+  return switch_dtype_only<kRealTypes | kComplexTypes>(common, "sub.out", [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
     const C a = scalar_to<C>(*alpha);
@@ -56,7 +56,7 @@ Error sub_scalar_out(KernelContext& ctx, Span<EValue*> args) {
   TE_RETURN_IF_ERROR(expect_valid_alpha(*alpha, common, "sub.Scalar_out"));
   TE_RETURN_IF_ERROR(expect_castable(common, *out, "sub.Scalar_out"));
   TE_RETURN_IF_ERROR(resize_like(*out, *self));
-  return switch_dtype_only<kRealTypes>(common, "sub.Scalar_out", [&](auto tag) {
+  return switch_dtype_only<kRealTypes | kComplexTypes>(common, "sub.Scalar_out", [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
     const C a = scalar_to<C>(*alpha);

@@ -8,9 +8,11 @@
 // (ATen: float; double keeps float32 sums at least as accurate as its
 // cascade sum), int64 for integer outs (truncating floats, wrapping like
 // ATen), int64-then-"any" for a bool out. Every dtype in, every dtype out.
+// complex64 and complex128 sum into a complex out (complex_reduction.h).
 // sum.out is the full reduction (dim=None, keepdim=False).
 #include "kernels/portable/support/dtype_dispatch.h"
 #include "kernels/portable/support/kernel_args.h"
+#include "kernels/portable/support/complex_reduction.h"
 #include "kernels/portable/support/reduction.h"
 #include "runtime/kernel/kernel_context.h"
 
@@ -33,6 +35,12 @@ Error sum_intlist_out(KernelContext& ctx, Span<EValue*> args) {
   int64_t sizes[kTensorDimensionLimit];
   TE_RETURN_IF_ERROR(resize_to(*out, {sizes, plan.output_sizes(keepdim, sizes)}));
   plan.bind_output(*out, keepdim);
+  if (is_complex(self->dtype()) || is_complex(out->dtype())) {
+    return reduce_complex(
+        *self, *out, plan, "sum.IntList_out", ComplexAccumulator(0),
+        [](ComplexAccumulator acc, ComplexAccumulator x) { return acc + x; },
+        [](ComplexAccumulator acc) { return acc; });
+  }
   return switch_dtype(self->dtype(), kAllTypes, "sum.IntList_out", [&](auto in_tag) {
     using In = decltype(in_tag);
     return switch_dtype(out->dtype(), kAllTypes, "sum.IntList_out", [&](auto out_tag) {

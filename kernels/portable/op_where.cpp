@@ -22,7 +22,7 @@ Error where_self_out(KernelContext& ctx, Span<EValue*> args) {
   const ScalarType common = result_type(*self, *other);
   TE_RETURN_IF_ERROR(expect_castable(common, *out, "where.self_out"));
   TE_RETURN_IF_ERROR(resize_to_broadcast(*out, *cond, *self, *other));
-  return switch_dtype_only<kAllTypes>(common, "where.self_out", [&](auto tag) {
+  return switch_dtype_only<kAllTypes | kComplexTypes>(common, "where.self_out", [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
     return map_ternary<bool, T, T, T>(*cond, *self, *other, *out,

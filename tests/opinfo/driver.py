@@ -21,8 +21,9 @@ from opinfo.cia_cache import memoized_cia_scan
 from opinfo.samples import op_key
 from opinfo.sweep import Prepared, Result, batches, dtype_label, prepare, run_programs
 
-# Besides float32: an integer, bool and the two half-precision dtypes.
-OTHER_DTYPES = (torch.int64, torch.bool, torch.float16, torch.bfloat16)
+# Besides float32: an integer, bool, the two half-precision dtypes and
+# complex64.
+OTHER_DTYPES = (torch.int64, torch.bool, torch.float16, torch.bfloat16, torch.complex64)
 BATCH_SIZE = 24
 
 

@@ -2,7 +2,8 @@
 
 An OpInfo op is swept with the first sample (`op.sample_inputs(cpu, dtype)`)
 whose input, args and kwargs are plain: nested lists / tuples / dicts whose
-leaves are strided CPU tensors (not complex), Python bool / int / float,
+leaves are strided CPU tensors (complex only when the sweep's dtype is),
+Python bool / int / float,
 None, str or torch.dtype (factory ops have no tensor at all). The sample's
 tensors become the exported module's inputs; everything else is a constant
 of the graph.
@@ -46,7 +47,8 @@ def _is_plain(sample: Any, dtype: torch.dtype) -> bool:
     leaves = pytree.tree_leaves((sample.input, sample.args, sample.kwargs))
     for leaf in leaves:
         if isinstance(leaf, torch.Tensor):
-            if leaf.layout != torch.strided or leaf.is_complex() or leaf.device.type != "cpu":
+            if (leaf.layout != torch.strided or leaf.device.type != "cpu"
+                    or (leaf.is_complex() and not dtype.is_complex)):
                 return False
         elif not isinstance(leaf, _SCALARS):
             return False

@@ -50,7 +50,7 @@ XNNPACK = "float32+xnnpack"
 _EXPORT_ERROR_CATEGORIES = (
     ("not a core ATen operator", "no-decomposition"),
     ("no kernel registered", "missing-kernel"),
-    ("complex", "complex-dtype"),
+    ("complex dtype", "complex-dtype"),  # not bare "complex": a source path may hold it
     ("data-dependent", "data-dependent"),
     ("mutates its input", "input-mutation"),
     ("TOKEN", "effect-token"),

@@ -6,7 +6,8 @@ to_edge / to_pte and run at two sizes: the rewritten operator must be gone
 from the edge graph (or, for rules.KEPT_WHOLE, be there), the dimension
 must stay symbolic, and the runtime must match eager: float outputs within
 1e-5 of max(1, max |eager|), integer and bool outputs exactly, NaN and
-infinities where eager has them.
+infinities where eager has them (complex outputs: on the real and imaginary
+parts).
 """
 
 from __future__ import annotations
@@ -80,6 +81,8 @@ CASES = [
          lambda n: (torch.randn(n, 3) * 40 - torch.tensor([0.0, 90.0, float("inf")]),),
          aten.logcumsumexp.default),
     Case("exp2", torch.exp2, lambda n: (_randn(n, 4) * 10,), aten.exp2.default),
+    Case("exp2_complex", torch.exp2, lambda n: (torch.randn(n, 4, dtype=torch.complex64) * 3,),
+         aten.exp2.default),
     Case("copysign", torch.copysign, lambda n: (_randn(n, 6), _with_specials(n)), aten.copysign.Tensor),
     Case("copysign_scalar", lambda x: torch.copysign(x, -0.0), lambda n: (_randn(n, 3),),
          aten.copysign.Scalar),
@@ -88,6 +91,11 @@ CASES = [
     Case("fmin", torch.fmin, lambda n: (_with_specials(n), _with_specials(n).flip(1)), aten.fmin.default),
     Case("hypot", torch.hypot, lambda n: (_randn(n, 4) * 1e30, _randn(n, 4)), aten.hypot.default),
     Case("angle", torch.angle, lambda n: (_with_specials(n),), aten.angle.default),
+    Case("angle_complex", torch.angle,
+         lambda n: (torch.complex(_with_specials(n), _randn(n, 6)),), aten.angle.default),
+    Case("convert_element_type",
+         lambda x: torch.ops.prims.convert_element_type.default(x, torch.float16),
+         lambda n: (_with_specials(n) * 1e3,), torch.ops.prims.convert_element_type.default),
     Case("erfc", torch.erfc, lambda n: (_randn(n, 4) * 3,), aten.erfc.default),
     Case("lgamma", torch.lgamma, _gamma_inputs, aten.lgamma.default),
     Case("digamma", torch.digamma, _gamma_inputs, aten.digamma.default),
@@ -144,6 +152,8 @@ def _assert_matches(expected, actual, name: str) -> None:
     assert len(expected) == len(actual), name
     for e, a in zip(expected, actual):
         assert e.shape == a.shape and e.dtype == a.dtype, (name, e.shape, a.shape, e.dtype, a.dtype)
+        if e.is_complex():  # real and imaginary parts, each to the float tolerance
+            e, a = torch.view_as_real(e), torch.view_as_real(a)
         if e.is_floating_point():
             finite = torch.isfinite(e)
             scale = max(1.0, float(e[finite].abs().max())) if finite.any() else 1.0

@@ -46,9 +46,10 @@ def _index() -> dict[str, OpSpec]:
 
 def _offer_complex(table: dict[str, OpSpec]) -> dict[str, OpSpec]:
     """Adds the complex dtypes to the specs of the data-movement kernels
-    that serve them (op_table_complex.COMPLEX_DATA_MOVEMENT)."""
+    that serve them and of the kernels that compute in them
+    (op_table_complex.COMPLEX_DATA_MOVEMENT, COMPLEX_ARITHMETIC)."""
     complex_table = importlib.import_module("op_table_complex")
-    for name in complex_table.COMPLEX_DATA_MOVEMENT:
+    for name in complex_table.COMPLEX_DATA_MOVEMENT + complex_table.COMPLEX_ARITHMETIC:
         extra = complex_table.COMPLEX_DTYPES
         if name in complex_table.COMPLEX_HALF_MOVEMENT:
             extra = extra + (torch.complex32,)

@@ -120,6 +120,26 @@ COMPLEX_DATA_MOVEMENT = (
     "aten::_to_copy.out", "aten::slice_copy.Tensor_out", "aten::permute_copy.out",
     "aten::squeeze_copy.dims_out", "aten::constant_pad_nd.out", "aten::view_copy.out",
     "aten::clone.out", "aten::unsqueeze_copy.out", "aten::cat.out",
+    "aten::copy.out", "aten::stack.out", "aten::index_select.out", "aten::gather.out",
+    "aten::expand_copy.out", "aten::select_copy.int_out", "aten::alias_copy.out",
+    "aten::transpose_copy.int_out", "aten::t_copy.out", "executorch_prim::et_view.default",
+)
+# Kernels of other groups that compute in complex64 / complex128
+# (kernels/portable/support/complex.h): offered those dtypes the same way.
+COMPLEX_ARITHMETIC = (
+    "aten::add.out", "aten::add.Scalar_out", "aten::sub.out", "aten::sub.Scalar_out",
+    "aten::rsub.Scalar_out", "aten::rsub.Tensor_out", "aten::mul.out", "aten::mul.Scalar_out",
+    "aten::div.out", "aten::div.Scalar_out", "aten::neg.out", "aten::abs.out",
+    "aten::reciprocal.out", "aten::exp.out", "aten::log.out", "aten::sqrt.out",
+    "aten::pow.Tensor_Scalar_out", "aten::pow.Tensor_Tensor_out", "aten::pow.Scalar_out",
+    "aten::sin.out", "aten::cos.out", "aten::tan.out", "aten::sinh.out", "aten::cosh.out",
+    "aten::tanh.out", "aten::sigmoid.out", "aten::rsqrt.out", "aten::isnan.out",
+    "aten::isinf.out", "aten::eq.Tensor_out",
+    "aten::eq.Scalar_out", "aten::ne.Tensor_out", "aten::ne.Scalar_out", "aten::where.self_out",
+    "aten::fill.Scalar_out", "aten::fill.Tensor_out", "aten::full.out", "aten::full_like.out",
+    "aten::zeros_like.out", "aten::ones_like.out", "aten::sum.IntList_out", "aten::sum.out",
+    "aten::mean.out", "aten::mean.dtype_out", "aten::prod.int_out", "aten::prod.out",
+    "aten::mm.out", "aten::bmm.out", "aten::addmm.out",
 )
 COMPLEX_DTYPES = (torch.complex64, torch.complex128)
 COMPLEX_HALF_MOVEMENT = ("aten::_to_copy.out", "aten::clone.out")  # complex32 too

@@ -407,7 +407,7 @@ def _full_reduction(op: Callable, out_dtype: torch.dtype) -> Callable:
 
     def samples(dtype: torch.dtype) -> list[Sample]:
         # eager's mean needs a floating dtype= for integer and bool inputs
-        plain = (lambda x: op(x)) if dtype.is_floating_point or op is torch.sum else \
+        plain = (lambda x: op(x)) if dtype.is_floating_point or dtype.is_complex or op is torch.sum else \
             (lambda x: op(x, dtype=torch.float32))
         out = _rows(
             ("regular", _inputs(m(3, 4)), plain, ()),
@@ -425,7 +425,7 @@ def _full_reduction(op: Callable, out_dtype: torch.dtype) -> Callable:
 
 
 def _mean(x, dim, keepdim):
-    dtype = None if x.dtype.is_floating_point else torch.float32  # eager needs it for integers
+    dtype = None if x.dtype.is_floating_point or x.dtype.is_complex else torch.float32  # eager needs it for integers
     dim = dim if dim is not None else []
     return torch.mean(x, dim=dim, keepdim=keepdim, dtype=dtype)
 

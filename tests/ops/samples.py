@@ -55,10 +55,14 @@ SPECIAL_FLOATS = (float("nan"), float("inf"), float("-inf"), 0.0, -0.0, 1.0, -1.
 
 
 def special(dtype: torch.dtype, reverse: bool = False) -> Optional[torch.Tensor]:
-    """Edge values of `dtype`: NaN, +-inf, +-0 ... for floats, the extremes
+    """Edge values of `dtype`: NaN, +-inf, +-0 ... for floats (complex: those
+    as real parts against the reversed list as imaginary parts), the extremes
     (min, max, min + 1, max - 1, 0, 1, -1) for integers; None for bool."""
     if dtype == torch.bool:
         return None
+    if dtype.is_complex:  # the float edge values against each other as (real, imag)
+        part = special(torch.float64, reverse)
+        return torch.complex(part, part.flip(0)).to(dtype)
     if dtype.is_floating_point:
         values = list(SPECIAL_FLOATS)
     else:
@@ -83,7 +87,8 @@ def unary(dtype: torch.dtype, fn: Optional[Callable] = None, *, channels_last: b
         out.append(Sample("channels_last", (make((2, 3, 4, 5), dtype, **make_kw),), fn,
                           channels_last=(0,)))
     edge = special(dtype)
-    if edge is not None and (dtype.is_floating_point or not ({"low", "high"} & set(make_kw))):
+    if edge is not None and (dtype.is_floating_point or dtype.is_complex
+                             or not ({"low", "high"} & set(make_kw))):
         out.append(Sample("special", (edge,), fn))
     return out
 
@@ -109,7 +114,7 @@ def binary(dtype: torch.dtype, fn: Optional[Callable] = None, *, promote: bool =
     if promote:
         out.append(Sample("promote", (a((3, 4)), b((3, 4), other_dtype(dtype))), fn))
     edge = special(dtype)
-    if edge is not None and dtype.is_floating_point:
+    if edge is not None and (dtype.is_floating_point or dtype.is_complex):
         out.append(Sample("special", (edge, special(dtype, reverse=True)), fn))
     elif edge is not None and not ({"low", "high"} & set(make_kw)):
         # integer extremes against small positive values (no x / 0, no INT_MIN / -1)

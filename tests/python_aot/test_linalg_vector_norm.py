@@ -60,3 +60,15 @@ def test_dtype_argument_and_f_normalize_with_dynamic_batch():
     for rows in (1, 4, 9):
         y = torch.randn(rows, 16)
         torch.testing.assert_close(runtime.forward(y), F.normalize(y, dim=-1), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("ord", [2, 1, 0, float("inf"), 3])
+def test_complex_input_is_the_norm_of_its_magnitudes(ord):
+    torch.manual_seed(0)
+    x = torch.randn(3, 6, dtype=torch.complex64)
+    x[0, :2] = 0  # zeros for ord 0
+    model = VectorNorm(ord, 1, False).eval()
+    got = torchedge.runtime.load(torchedge.lower(model, (x,)).buffer).forward(x)
+    expected = model(x)
+    assert got.dtype == expected.dtype == torch.float32
+    torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-6)

@@ -9,6 +9,11 @@
 //     return Error::Ok;
 //   });
 //
+// Complex dtypes are not in switch_dtype: a kernel opts in with
+// switch_dtype_only<kAllowed> (elementwise.h) and kAllowed holding
+// kComplexTypes, which adds switch_complex_dtype's cases, so lambdas written
+// for ordered real types are never instantiated for std::complex.
+//
 // A dtype outside `allowed` records "<op>: unsupported dtype <name>" and
 // returns Error::InvalidType. Keep the lambda body small: it is instantiated
 // once per allowed dtype.
@@ -23,8 +28,10 @@
 // would let one kernel's narrower copy serve another.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 
+#include "kernels/portable/support/complex.h"  // ScalarTypeOf<std::complex<R>>
 #include "runtime/core/error_message.h"
 #include "runtime/core/half.h"
 #include "runtime/core/scalar_type.h"
@@ -42,6 +49,10 @@ constexpr DtypeSet kIntegralTypes = dtype_bit(ScalarType::Byte) | dtype_bit(Scal
                                     dtype_bit(ScalarType::Long);
 constexpr DtypeSet kRealTypes = kFloatingTypes | kIntegralTypes;
 constexpr DtypeSet kAllTypes = kRealTypes | dtype_bit(ScalarType::Bool);
+/// complex64 and complex128, computed as std::complex<float> / <double>
+/// (complex32 is only constructed, cast and FFT'd: complex.h).
+constexpr DtypeSet kComplexTypes =
+    dtype_bit(ScalarType::ComplexFloat) | dtype_bit(ScalarType::ComplexDouble);
 
 inline bool dtype_in(ScalarType t, DtypeSet set) { return (dtype_bit(t) & set) != 0; }
 
@@ -84,6 +95,21 @@ Error switch_dtype(ScalarType t, DtypeSet allowed, const char* op_name, F&& f) {
       case ScalarType::Bool: return call_if_compiled<ScalarType::Bool, bool>(f, op_name);
       default: break;
     }
+  }
+  record_error_message("%s: unsupported dtype %s", op_name, to_string(t));
+  return Error::InvalidType;
+}
+
+/// switch_dtype for the complex dtypes in `allowed`: f(std::complex<float>{})
+/// for complex64, f(std::complex<double>{}) for complex128.
+template <typename F>
+Error switch_complex_dtype(ScalarType t, DtypeSet allowed, const char* op_name, F&& f) {
+  using dtype_dispatch_detail::call_if_compiled;
+  if (dtype_in(t, allowed & kComplexTypes)) {
+    if (t == ScalarType::ComplexFloat) {
+      return call_if_compiled<ScalarType::ComplexFloat, std::complex<float>>(f, op_name);
+    }
+    return call_if_compiled<ScalarType::ComplexDouble, std::complex<double>>(f, op_name);
   }
   record_error_message("%s: unsupported dtype %s", op_name, to_string(t));
   return Error::InvalidType;

@@ -15,6 +15,15 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
   if (a == b) return a;
   if (a == ScalarType::Bool) return b;
   if (b == ScalarType::Bool) return a;
+  if (is_complex(a) || is_complex(b)) {
+    // The complex type whose parts hold both operands' real values:
+    // complex64 with float64 is complex128, with int64 stays complex64.
+    const ScalarType part_a = is_complex(a) ? complex_part_type(a) : a;
+    const ScalarType part_b = is_complex(b) ? complex_part_type(b) : b;
+    if (!is_floating(part_a)) return b;
+    if (!is_floating(part_b)) return a;
+    return complex_type_of(promote_types(part_a, part_b));
+  }
   const bool float_a = is_floating(a);
   const bool float_b = is_floating(b);
   if (float_a != float_b) return float_a ? a : b;
@@ -51,10 +60,18 @@ void ResultType::add(const EValue& scalar) {
 
 ScalarType ResultType::get() const {
   // ATen's combine_categories: a lower tier only matters when it is of a
-  // higher category (bool < integral < floating) than the tier above it.
+  // higher category (bool < integral < floating < complex) than the tier
+  // above it; a complex lower tier over a floating one keeps the higher
+  // tier's precision (float64 tensor * complex64 zero-dim: complex128).
   auto combine = [](Tier higher, Tier lower) {
     if (!higher.set) return lower;
-    if (!lower.set || is_floating(higher.dtype)) return higher;
+    if (!lower.set || is_complex(higher.dtype)) return higher;
+    if (is_complex(lower.dtype)) {
+      if (is_floating(higher.dtype)) higher.dtype = complex_type_of(higher.dtype);
+      else higher.dtype = lower.dtype;
+      return higher;
+    }
+    if (is_floating(higher.dtype)) return higher;
     if (higher.dtype == ScalarType::Bool || is_floating(lower.dtype)) higher.add(lower.dtype);
     return higher;
   };
@@ -229,6 +246,7 @@ void integral_range(ScalarType t, int64_t* lo, int64_t* hi) {
 }  // namespace
 
 Error expect_scalar_fits(const EValue& scalar, ScalarType dtype, const char* op) {
+  if (is_complex(dtype)) dtype = complex_part_type(dtype);  // a real scalar fills the real part
   bool fits = true;
   if (dtype == ScalarType::Bool || scalar.is_bool()) {
     fits = true;
@@ -264,7 +282,7 @@ Error expect_scalar_fits(const EValue& scalar, ScalarType dtype, const char* op)
 Error fill_with_scalar(Tensor& out, const EValue& scalar, const char* op) {
   // A dense tensor occupies exactly numel() elements whatever its dim
   // order, so a flat fill is correct for every layout.
-  return switch_dtype(out.dtype(), kAllTypes, op, [&](auto tag) {
+  return switch_dtype_only<kAllTypes | kComplexTypes>(out.dtype(), op, [&](auto tag) {
     using T = decltype(tag);
     const T value = convert_element<T>(scalar_to<compute_t<T>>(scalar));
     T* data = out.mutable_data_as<T>();

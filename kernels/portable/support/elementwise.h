@@ -62,6 +62,9 @@ constexpr bool is_in_dtype_set(DtypeSet set) {
 /// instantiations cost no code.
 template <DtypeSet kAllowed, typename F>
 Error switch_dtype_only(ScalarType t, const char* op, F&& f) {
+  if constexpr ((kAllowed & kComplexTypes) != 0) {
+    if (is_complex(t)) return switch_complex_dtype(t, kAllowed, op, f);
+  }
   return switch_dtype(t, kAllowed, op, [&](auto tag) {
     if constexpr (is_in_dtype_set<decltype(tag)>(kAllowed)) {
       return f(tag);
@@ -105,8 +108,11 @@ ScalarType result_type(const Tensor& a, const Tensor& b);
 ScalarType result_type(const Tensor& a, const EValue& scalar);
 
 /// The dtype of ops that always compute in floating point (exp, sigmoid,
-/// true division): floating dtypes stay, integral and bool become float32.
-inline ScalarType to_floating(ScalarType t) { return is_floating(t) ? t : ScalarType::Float; }
+/// true division): floating and complex dtypes stay, integral and bool
+/// become float32.
+inline ScalarType to_floating(ScalarType t) {
+  return is_floating(t) || is_complex(t) ? t : ScalarType::Float;
+}
 
 /// Fails unless a `result` dtype may be written to `out` (can_cast).
 Error expect_castable(ScalarType result, const Tensor& out, const char* op);
@@ -135,6 +141,20 @@ template <typename To, typename From>
 inline To convert_element(From v) {
   if constexpr (std::is_same_v<To, From>) {
     return v;
+  } else if constexpr (is_complex_v<From>) {
+    // complex -> real keeps the real part (ATen warns and drops the
+    // imaginary part); complex -> bool is true unless both parts are 0.
+    if constexpr (is_complex_v<To>) {
+      using R = typename To::value_type;
+      return To(static_cast<R>(v.real()), static_cast<R>(v.imag()));
+    } else if constexpr (std::is_same_v<To, bool>) {
+      return v.real() != 0 || v.imag() != 0;
+    } else {
+      return convert_element<To>(v.real());
+    }
+  } else if constexpr (is_complex_v<To>) {
+    using R = typename To::value_type;
+    return To(convert_element<R>(v), R(0));
   } else if constexpr (is_reduced_float_v<From>) {
     return convert_element<To>(static_cast<float>(v));
   } else if constexpr (std::is_same_v<To, bool>) {
@@ -160,7 +180,9 @@ inline C scalar_to(const EValue& v) {
 /// True for NaN; false for every integral or bool value.
 template <typename C>
 inline bool is_nan(C v) {
-  if constexpr (std::is_floating_point_v<C>) {
+  if constexpr (is_complex_v<C>) {
+    return complex_isnan(v);
+  } else if constexpr (std::is_floating_point_v<C>) {
     return std::isnan(v);
   } else {
     return false;
@@ -285,11 +307,14 @@ void store_converted(void* data, int64_t i, compute_t<T> v) {
 }
 
 /// Loader from `src` to compute_t<T>; nullptr for an unsupported dtype.
+/// Every dtype an operand may be loaded from or stored to with conversion.
+constexpr DtypeSet kConvertibleTypes = kAllTypes | kComplexTypes;
+
 template <typename T>
 LoadFn<T> load_fn(ScalarType src) {
   LoadFn<T> fn = nullptr;
-  if (!dtype_in(src, kAllTypes)) return fn;
-  (void)switch_dtype_only<kAllTypes>(src, "load", [&](auto tag) {
+  if (!dtype_in(src, kConvertibleTypes)) return fn;
+  (void)switch_dtype_only<kConvertibleTypes>(src, "load", [&](auto tag) {
     fn = &load_converted<T, decltype(tag)>;
     return Error::Ok;
   });
@@ -298,8 +323,8 @@ LoadFn<T> load_fn(ScalarType src) {
 template <typename T>
 StoreFn<T> store_fn(ScalarType dst) {
   StoreFn<T> fn = nullptr;
-  if (!dtype_in(dst, kAllTypes)) return fn;
-  (void)switch_dtype_only<kAllTypes>(dst, "store", [&](auto tag) {
+  if (!dtype_in(dst, kConvertibleTypes)) return fn;
+  (void)switch_dtype_only<kConvertibleTypes>(dst, "store", [&](auto tag) {
     fn = &store_converted<T, decltype(tag)>;
     return Error::Ok;
   });
@@ -401,8 +426,10 @@ Error fill_with_scalar(Tensor& out, const EValue& scalar, const char* op);
 
 /// `<op>.out(Tensor self, *, Tensor(a!) out)` for ops that compute in
 /// floating point: integral and bool inputs give float32 (to_floating).
-/// `fn` is a generic callable taking and returning float or double.
-template <typename Fn>
+/// `fn` is a generic callable taking and returning float or double, and
+/// std::complex<float> / <double> when kComplex is kComplexTypes (ops
+/// whose std:: function has ATen's complex definition: exp, sin, ...).
+template <DtypeSet kComplex = 0, typename Fn>
 Error unary_floating_kernel(Span<EValue*> args, const char* op, Fn fn) {
   TE_RETURN_IF_ERROR(expect_arg_count(args, 2));
   TE_ASSIGN_OR_RETURN(const Tensor* self, tensor_arg(args, 0, "self"));
@@ -410,7 +437,7 @@ Error unary_floating_kernel(Span<EValue*> args, const char* op, Fn fn) {
   const ScalarType common = to_floating(self->dtype());
   TE_RETURN_IF_ERROR(expect_castable(common, *out, op));
   TE_RETURN_IF_ERROR(resize_like(*out, *self));
-  return switch_dtype_only<kFloatingTypes>(common, op, [&](auto tag) {
+  return switch_dtype_only<kFloatingTypes | kComplex>(common, op, [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
     return map_unary<T, T>(*self, *out, [&fn](C x) { return static_cast<C>(fn(x)); });
@@ -436,8 +463,9 @@ Error unary_kernel(Span<EValue*> args, const char* op, Fn fn) {
 
 /// `<cmp>.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out)`: both
 /// operands compared in their promoted dtype; `cmp` is a generic callable
-/// returning bool. `out` is normally bool but may be any dtype.
-template <typename Cmp>
+/// returning bool. `out` is normally bool but may be any dtype. Equality
+/// ops pass kComplexTypes as kComplex (complex numbers are not ordered).
+template <DtypeSet kComplex = 0, typename Cmp>
 Error compare_tensor_kernel(Span<EValue*> args, const char* op, Cmp cmp) {
   TE_RETURN_IF_ERROR(expect_arg_count(args, 3));
   TE_ASSIGN_OR_RETURN(const Tensor* self, tensor_arg(args, 0, "self"));
@@ -445,7 +473,7 @@ Error compare_tensor_kernel(Span<EValue*> args, const char* op, Cmp cmp) {
   TE_ASSIGN_OR_RETURN(Tensor* out, tensor_arg(args, 2, "out"));
   const ScalarType common = result_type(*self, *other);
   TE_RETURN_IF_ERROR(resize_to_broadcast(*out, *self, *other));
-  return switch_dtype_only<kAllTypes>(common, op, [&](auto tag) {
+  return switch_dtype_only<kAllTypes | kComplex>(common, op, [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
     return map_binary<T, T, bool>(*self, *other, *out, [&cmp](C x, C y) { return cmp(x, y); });
@@ -453,7 +481,7 @@ Error compare_tensor_kernel(Span<EValue*> args, const char* op, Cmp cmp) {
 }
 
 /// `<cmp>.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out)`.
-template <typename Cmp>
+template <DtypeSet kComplex = 0, typename Cmp>
 Error compare_scalar_kernel(Span<EValue*> args, const char* op, Cmp cmp) {
   TE_RETURN_IF_ERROR(expect_arg_count(args, 3));
   TE_ASSIGN_OR_RETURN(const Tensor* self, tensor_arg(args, 0, "self"));
@@ -461,7 +489,7 @@ Error compare_scalar_kernel(Span<EValue*> args, const char* op, Cmp cmp) {
   TE_ASSIGN_OR_RETURN(Tensor* out, tensor_arg(args, 2, "out"));
   const ScalarType common = result_type(*self, *other);
   TE_RETURN_IF_ERROR(resize_like(*out, *self));
-  return switch_dtype_only<kAllTypes>(common, op, [&](auto tag) {
+  return switch_dtype_only<kAllTypes | kComplex>(common, op, [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
     const C y = static_cast<C>(convert_element<T>(scalar_to<C>(*other)));

@@ -6,9 +6,11 @@
 //
 // Every operand is a strided view (a transposed weight is just b with
 // row_stride 1), so no operand is ever copied whole. A broadcast addend
-// (addmm's bias row or column) uses stride 0.
+// (addmm's bias row or column) uses stride 0. Complex operands take the
+// plain loop of complex_matmul (no packing or SIMD tiles).
 #pragma once
 
+#include <complex>
 #include <cstdint>
 
 #include "kernels/portable/support/gemm.h"
@@ -148,6 +150,30 @@ void matmul(int64_t m, int64_t n, int64_t k, MatrixRef<const T> a, MatrixRef<con
     pack_matrix_strip(b, k0, kc, n0, nr, packed);
   };
   gemm::gemm_by_strips<Acc>(m, n, k, a.data, a.row_stride, fill_koff, pack, sink);
+}
+
+/// out = alpha * a * b + beta * addend for complex T (std::complex<float>
+/// or <double>): a plain triple loop, each dot product accumulated in
+/// std::complex<double>. No addend when addend.data is null; beta == 0
+/// does not read it (NaN in it does not propagate, as in ATen).
+template <typename T>
+void complex_matmul(int64_t m, int64_t n, int64_t k, MatrixRef<const T> a, MatrixRef<const T> b,
+                    MatrixRef<T> out, MatrixRef<const T> addend, std::complex<double> alpha,
+                    std::complex<double> beta) {
+  using Acc = std::complex<double>;
+  const bool add = addend.data != nullptr && beta != Acc(0);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      Acc dot(0);
+      for (int64_t kk = 0; kk < k; ++kk) {
+        dot += Acc(a.data[i * a.row_stride + kk * a.col_stride]) *
+               Acc(b.data[kk * b.row_stride + j * b.col_stride]);
+      }
+      Acc value = alpha * dot;
+      if (add) value += beta * Acc(addend.data[i * addend.row_stride + j * addend.col_stride]);
+      out.data[i * out.row_stride + j * out.col_stride] = static_cast<T>(value);
+    }
+  }
 }
 
 }  // namespace torchedge

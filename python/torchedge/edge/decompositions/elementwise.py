@@ -1,4 +1,4 @@
-"""Elementwise functions: exp2, copysign, signbit, fmax / fmin, hypot,
+"""Elementwise functions: prims.convert_element_type, exp2, copysign, signbit, fmax / fmin, hypot,
 angle, erfc, and the gamma family (lgamma, digamma) in float64.
 
 Limits: signbit / copysign read the sign of a NaN as positive (eager reads
@@ -21,15 +21,23 @@ aten = torch.ops.aten
 
 
 def _float_dtype(*tensors: torch.Tensor) -> torch.dtype:
-    """The result dtype of a float-valued op (integers promote to the default float)."""
+    """The result dtype of a float-valued op (integers promote to the default
+    float; complex dtypes stay)."""
     dtype = tensors[0].dtype
     for t in tensors[1:]:
         dtype = torch.promote_types(dtype, t.dtype)
-    return dtype if dtype.is_floating_point else torch.get_default_dtype()
+    return dtype if dtype.is_floating_point or dtype.is_complex else torch.get_default_dtype()
 
 
 def _as(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     return x if x.dtype == dtype else aten._to_copy.default(x, dtype=dtype)
+
+
+@decomposes(torch.ops.prims.convert_element_type.default)
+def convert_element_type(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """prims' dtype cast, which torch's own decompositions (renorm in
+    float16 / bfloat16, ...) leave in the graph: the same cast as _to_copy."""
+    return aten._to_copy.default(x, dtype=dtype)
 
 
 @decomposes(aten.exp2.default)
@@ -99,7 +107,11 @@ def hypot(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 @decomposes(aten.angle.default)
 def angle(x: torch.Tensor) -> torch.Tensor:
-    """The argument of a real number: pi for negatives, 0 otherwise, NaN kept."""
+    """The argument of a real number: pi for negatives, 0 otherwise, NaN kept;
+    of a complex one atan2(imag, real), as std::arg."""
+    if x.is_complex():
+        parts = aten.view_as_real.default(x)
+        return aten.atan2.default(aten.select.int(parts, -1, 1), aten.select.int(parts, -1, 0))
     x = _as(x, _float_dtype(x))
     result = aten.where.self(aten.lt.Scalar(x, 0), aten.full_like.default(x, math.pi),
                              aten.zeros_like.default(x))

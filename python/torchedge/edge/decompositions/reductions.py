@@ -33,14 +33,15 @@ def linalg_vector_norm(x: torch.Tensor, ord: float = 2, dim=None, keepdim: bool 
                        dtype=None) -> torch.Tensor:
     """torch.linalg.vector_norm (F.normalize, torch.norm): inf and -inf are
     amax / amin of |x|, 0 counts non-zeros, 1 sums |x|, 2 is
-    sqrt(sum(x * x)), any other p is sum(|x| ** p) ** (1 / p). Reduces over
+    sqrt(sum(x * x)), any other p is sum(|x| ** p) ** (1 / p); a complex x
+    is the norm of abs(x) (real, as eager's result). Reduces over
     `dim` (all dimensions when None or empty, as eager does). float16 and
     bfloat16 are computed in float32 and rounded once, as eager accumulates
     (their squares overflow or lose digits on their own)."""
     if dtype is not None:
         x = aten._to_copy.default(x, dtype=dtype)
-    if x.is_complex():
-        raise NotImplementedError("linalg_vector_norm of a complex tensor")
+    if x.is_complex():  # the norm of the magnitudes (|x| == 0 exactly where x == 0)
+        return linalg_vector_norm(aten.abs.default(x), ord, dim, keepdim)
     if x.dtype in (torch.float16, torch.bfloat16):
         wide = linalg_vector_norm(aten._to_copy.default(x, dtype=torch.float32), ord, dim, keepdim)
         return aten._to_copy.default(wide, dtype=x.dtype)
