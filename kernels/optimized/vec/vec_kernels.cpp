@@ -20,8 +20,23 @@ const VecKernels& vec_kernels(Isa isa) {
   return scalar_vec_kernels();
 }
 
+const VecKernels& arm_vec_kernels(ArmIsa isa) {
+#if defined(__aarch64__)
+  const ArmIsa usable = static_cast<int>(isa) < static_cast<int>(detected_arm_isa()) ? isa
+                                                                                    : detected_arm_isa();
+  if (usable >= ArmIsa::kNeon) return neon_vec_kernels();
+#else
+  (void)isa;
+#endif
+  return scalar_vec_kernels();
+}
+
 const VecKernels& active_vec_kernels() {
+#if defined(__aarch64__)
+  static const VecKernels& table = arm_vec_kernels(best_arm_isa());
+#else
   static const VecKernels& table = vec_kernels(best_isa());
+#endif
   return table;
 }
 
