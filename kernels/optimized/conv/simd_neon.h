@@ -1,6 +1,7 @@
 // torchedge/kernels/optimized/conv/simd_neon.h
 //
-// simd_avx2.h's vector interface for AArch64 NEON: 4 float lanes (one q
+// simd_avx2.h's vector interface for AArch64 NEON (the convolution tiles
+// and vec/vec_loops.h): 4 float lanes (one q
 // register), FMA (fmla), min/max that return NaN when either operand is NaN
 // (fmin / fmax), so the AVX2 callers' NaN-keeping argument order holds here
 // too. NEON is part of the AArch64 base ISA: include from *_neon.cpp files
@@ -9,6 +10,9 @@
 #pragma once
 
 #include <arm_neon.h>
+
+#include <cstdint>
+#include <cstring>
 
 namespace torchedge {
 namespace optimized {
@@ -36,6 +40,21 @@ struct Neon {
     return c;
   }
   static V add(V a, V b) { return vaddq_f32(a, b); }
+  static V sub(V a, V b) { return vsubq_f32(a, b); }
+  static V mul(V a, V b) { return vmulq_f32(a, b); }
+  static V div(V a, V b) { return vdivq_f32(a, b); }
+  /// The first n (0 < n < 4) floats at p, the other lanes `fill` / stored
+  /// to p: NEON has no masked loads, so through a 4-float buffer.
+  static V load_tail(const float* p, int64_t n, float fill = 0.0f) {
+    float buf[4] = {fill, fill, fill, fill};
+    std::memcpy(buf, p, sizeof(float) * static_cast<size_t>(n));
+    return vld1q_f32(buf);
+  }
+  static void store_tail(float* p, V v, int64_t n) {
+    float buf[4];
+    vst1q_f32(buf, v);
+    std::memcpy(p, buf, sizeof(float) * static_cast<size_t>(n));
+  }
   static V min(V a, V b) { return vminq_f32(a, b); }
   static V max(V a, V b) { return vmaxq_f32(a, b); }
   static void in_register(V& v) { asm("" : "+w"(v)); }
