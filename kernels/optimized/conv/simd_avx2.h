@@ -45,6 +45,11 @@ struct Avx2 {
   // value second so a NaN stays NaN.
   static V min(V a, V b) { return _mm256_min_ps(a, b); }
   static V max(V a, V b) { return _mm256_max_ps(a, b); }
+  /// The portable max-pool rule: v where v > best or v is NaN, else best
+  /// (max_ps returns its second operand, best, on NaN or equality).
+  static V take_max(V best, V v) {
+    return _mm256_blendv_ps(_mm256_max_ps(v, best), v, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+  }
   // Keeps a loaded vector in a register: GCC otherwise folds the load into
   // each FMA that uses it (three loads of every input pixel in a 3-wide row).
   static void in_register(V& v) { asm("" : "+x"(v)); }

@@ -57,6 +57,12 @@ struct Neon {
   }
   static V min(V a, V b) { return vminq_f32(a, b); }
   static V max(V a, V b) { return vmaxq_f32(a, b); }
+  /// The portable max-pool rule: v where v > best or v is NaN, else best
+  /// (not fmax: it would return +0 for (-0, +0) and best's NaN).
+  static V take_max(V best, V v) {
+    const uint32x4_t take = vorrq_u32(vcgtq_f32(v, best), vmvnq_u32(vceqq_f32(v, v)));
+    return vbslq_f32(take, v, best);
+  }
   static void in_register(V& v) { asm("" : "+w"(v)); }
 };
 
