@@ -49,8 +49,10 @@ inline int8x16_t weight_chunk(const int8_t* w, int64_t k, int64_t k0) {
   return vld1q_s8(tail);
 }
 
-// corrections[n] = zx * sum_k w[n, k].
-void column_sums(const Int8GemmProblem& p, int32_t zx, int32_t* corrections) {
+}  // namespace
+
+void int8_gemm_zero_point_corrections(const Int8GemmProblem& p, int32_t zx,
+                                      int32_t* corrections) {
   const int8x16_t ones = vdupq_n_s8(1);
   for (int64_t n = 0; n < p.n; ++n) {
     const int8_t* w = p.w + n * p.k;
@@ -59,6 +61,8 @@ void column_sums(const Int8GemmProblem& p, int32_t zx, int32_t* corrections) {
     corrections[n] = zx * vaddvq_s32(s);
   }
 }
+
+namespace {
 
 // Rows [block * 8, +8) x columns [n0, n0 + kCols) of sums.
 template <int kCols>
@@ -119,7 +123,7 @@ void run_int8_gemm_dot(const Int8GemmProblem& p, const int8_t* xq, int32_t x_zer
       static_cast<char*>(scratch) +
       round_up_64(static_cast<size_t>(row_blocks_of(p.m) * chunks_of(p.k) * kChunkBytes)));
   pack_rows(xq, p.m, p.k, packed);
-  column_sums(p, x_zero_point, corrections);
+  int8_gemm_zero_point_corrections(p, x_zero_point, corrections);
   const int64_t col_tiles = (p.n + kColTile - 1) / kColTile, blocks = row_blocks_of(p.m);
   // ~256K multiply-adds per chunk of column tiles at least.
   const int64_t per_tile = std::max<int64_t>(1, blocks * kRowBlock * kColTile * p.k);
