@@ -150,31 +150,6 @@ void row_moments(const float* x, int64_t n, double eps, double* mean, double* rs
   *rstd = 1.0 / std::sqrt(squares / static_cast<double>(n) + eps);
 }
 
-void layer_norm_row(const float* x, const float* w, const float* b, double eps, int64_t n,
-                    float* y, float* mean, float* rstd) {
-  double mu, inv;
-  row_moments(x, n, eps, &mu, &inv);
-  const float m = static_cast<float>(mu);
-  const __m256 vm = _mm256_set1_ps(m);
-  int64_t i = 0;
-  const float r = static_cast<float>(inv);
-  const __m256 vr = _mm256_set1_ps(r);
-  auto affine = [&](__m256 a, int64_t at, __m256i mask, bool tail) {
-    __m256 t = _mm256_mul_ps(_mm256_sub_ps(a, vm), vr);
-    if (w != nullptr) t = _mm256_mul_ps(t, tail ? _mm256_maskload_ps(w + at, mask) : _mm256_loadu_ps(w + at));
-    if (b != nullptr) t = _mm256_add_ps(t, tail ? _mm256_maskload_ps(b + at, mask) : _mm256_loadu_ps(b + at));
-    return t;
-  };
-  const __m256i all = _mm256_set1_epi32(-1);
-  for (i = 0; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, affine(_mm256_loadu_ps(x + i), i, all, false));
-  if (i < n) {
-    const __m256i mask = v::tail_mask(n - i);
-    _mm256_maskstore_ps(y + i, mask, affine(_mm256_maskload_ps(x + i, mask), i, mask, true));
-  }
-  *mean = m;
-  *rstd = r;
-}
-
 void scale_shift(const float* x, float scale, float shift, float* y, int64_t n) {
   const __m256 a = _mm256_set1_ps(scale), c = _mm256_set1_ps(shift);
   int64_t i = 0;
@@ -193,7 +168,8 @@ void scale_shift(const float* x, float scale, float shift, float* y, int64_t n) 
 
 const VecKernels& avx2_vec_kernels() {
   static const VecKernels kTable = ElementwiseTable<Avx2, Avx2Math>::with_rows(
-      sum, max, softmax_row, log_softmax_row, layer_norm_row, row_moments, scale_shift);
+      sum, max, softmax_row, log_softmax_row, Loops::layer_norm_row<row_moments>, row_moments,
+      scale_shift);
   return kTable;
 }
 

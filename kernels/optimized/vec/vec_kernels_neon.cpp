@@ -110,25 +110,6 @@ void row_moments(const float* x, int64_t n, double eps, double* mean, double* rs
   *rstd = 1.0 / std::sqrt(squares / static_cast<double>(n) + eps);
 }
 
-void layer_norm_row(const float* x, const float* w, const float* b, double eps, int64_t n,
-                    float* y, float* mean, float* rstd) {
-  double mu, inv;
-  row_moments(x, n, eps, &mu, &inv);
-  const float m = static_cast<float>(mu), r = static_cast<float>(inv);
-  const V vm = vdupq_n_f32(m), vr = vdupq_n_f32(r);
-  auto affine = [&](V a, int64_t at, int64_t count) {
-    V t = vmulq_f32(vsubq_f32(a, vm), vr);
-    if (w != nullptr) t = vmulq_f32(t, count == 4 ? vld1q_f32(w + at) : Neon::load_tail(w + at, count, 0.0f));
-    if (b != nullptr) t = vaddq_f32(t, count == 4 ? vld1q_f32(b + at) : Neon::load_tail(b + at, count, 0.0f));
-    return t;
-  };
-  int64_t i = 0;
-  for (; i + 4 <= n; i += 4) vst1q_f32(y + i, affine(vld1q_f32(x + i), i, 4));
-  if (i < n) Neon::store_tail(y + i, affine(Neon::load_tail(x + i, n - i, 0.0f), i, n - i), n - i);
-  *mean = m;
-  *rstd = r;
-}
-
 void scale_shift(const float* x, float scale, float shift, float* y, int64_t n) {
   const V a = vdupq_n_f32(scale), c = vdupq_n_f32(shift);
   Loops::map(x, y, n, [a, c](V t) { return vfmaq_f32(c, t, a); });
@@ -138,7 +119,8 @@ void scale_shift(const float* x, float scale, float shift, float* y, int64_t n) 
 
 const VecKernels& neon_vec_kernels() {
   static const VecKernels kTable = ElementwiseTable<Neon, NeonMath>::with_rows(
-      sum, max, softmax_row, log_softmax_row, layer_norm_row, row_moments, scale_shift);
+      sum, max, softmax_row, log_softmax_row, Loops::layer_norm_row<row_moments>, row_moments,
+      scale_shift);
   return kTable;
 }
 

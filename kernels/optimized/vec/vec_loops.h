@@ -84,6 +84,28 @@ struct VecLoops {
     return S::add(s0, s1);
   }
 
+  /// VecKernels::layer_norm_row over the ISA's row_moments (kMoments): y =
+  /// (x - mean) * rstd * w + b, one vector at a time, w and b optional.
+  template <void (*kMoments)(const float*, int64_t, double, double*, double*)>
+  static void layer_norm_row(const float* x, const float* w, const float* b, double eps,
+                             int64_t n, float* y, float* mean, float* rstd) {
+    double mu, inv;
+    kMoments(x, n, eps, &mu, &inv);
+    const float m = static_cast<float>(mu), r = static_cast<float>(inv);
+    const V vm = S::set1(m), vr = S::set1(r);
+    auto affine = [&](V a, int64_t at, int64_t count) {
+      V t = S::mul(S::sub(a, vm), vr);
+      if (w != nullptr) t = S::mul(t, count == kLanes ? S::load(w + at) : S::load_tail(w + at, count));
+      if (b != nullptr) t = S::add(t, count == kLanes ? S::load(b + at) : S::load_tail(b + at, count));
+      return t;
+    };
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) S::store(y + i, affine(S::load(x + i), i, kLanes));
+    if (i < n) S::store_tail(y + i, affine(S::load_tail(x + i, n - i), i, n - i), n - i);
+    *mean = m;
+    *rstd = r;
+  }
+
   template <BinaryOp kOp>
   static inline V apply(V a, V b, V alpha, bool scaled) {
     if constexpr (kOp == BinaryOp::kAdd) return S::add(a, scaled ? S::mul(alpha, b) : b);

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "kernels/optimized/threadpool/threadpool.h"
+#include "kernels/quantized/support/arm/int8_gemm_tiles.h"
 #include "kernels/quantized/support/arm/requantize_neon.h"
 #include "kernels/quantized/support/int8_gemm_dot.h"
 
@@ -14,8 +14,7 @@ namespace torchedge {
 namespace quantized {
 namespace {
 
-constexpr int64_t kRowBlock = 8;  // 4 row pairs
-constexpr int64_t kColTile = 8;   // 4 column pairs
+constexpr int64_t kRowBlock = kInt8GemmRows;  // 4 row pairs
 constexpr int64_t kStep = 8;      // k per smmla
 constexpr int64_t kStepBytes = kRowBlock * kStep;
 
@@ -121,27 +120,19 @@ void run_int8_gemm_i8mm(const Int8GemmProblem& p, const int8_t* xq, int32_t x_ze
       reinterpret_cast<int32_t*>(static_cast<char*>(scratch) + packed_bytes(p.m, p.k));
   pack_rows(xq, p.m, p.k, packed);
   int8_gemm_zero_point_corrections(p, x_zero_point, corrections);
-  const int64_t col_tiles = (p.n + kColTile - 1) / kColTile, blocks = row_blocks_of(p.m);
-  // ~256K multiply-adds per chunk of column tiles at least.
-  const int64_t per_tile = std::max<int64_t>(1, blocks * kRowBlock * kColTile * p.k);
-  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 18) / per_tile);
-  parallel_for(0, col_tiles, grain, [&](int64_t begin, int64_t end) {
-    for (int64_t t = begin; t < end; ++t) {
-      const int64_t n0 = t * kColTile;
-      for (int64_t block = 0; block < blocks; ++block) {
-        if (n0 + kColTile <= p.n) {
-          const int64_t cols[8] = {n0, n0 + 1, n0 + 2, n0 + 3, n0 + 4, n0 + 5, n0 + 6, n0 + 7};
-          tile<4>(p, packed, corrections, block, cols);
-          continue;
-        }
-        // The last columns a pair at a time; an odd one pairs with itself.
+  for_each_int8_gemm_tile(
+      p,
+      [&](int64_t block, int64_t n0) {
+        const int64_t cols[8] = {n0, n0 + 1, n0 + 2, n0 + 3, n0 + 4, n0 + 5, n0 + 6, n0 + 7};
+        tile<4>(p, packed, corrections, block, cols);
+      },
+      [&](int64_t block, int64_t n0) {
+        // A pair at a time; an odd last column pairs with itself.
         for (int64_t c = n0; c < p.n; c += 2) {
           const int64_t cols[2] = {c, std::min(c + 1, p.n - 1)};
           tile<1>(p, packed, corrections, block, cols);
         }
-      }
-    }
-  });
+      });
 }
 
 }  // namespace quantized
