@@ -50,6 +50,12 @@ struct Avx2 {
   static V take_max(V best, V v) {
     return _mm256_blendv_ps(_mm256_max_ps(v, best), v, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
   }
+  /// Horizontal sum of the 8 lanes.
+  static float reduce_add(V v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+  }
   // Keeps a loaded vector in a register: GCC otherwise folds the load into
   // each FMA that uses it (three loads of every input pixel in a 3-wide row).
   static void in_register(V& v) { asm("" : "+x"(v)); }

@@ -63,6 +63,9 @@ struct Neon {
     const uint32x4_t take = vorrq_u32(vcgtq_f32(v, best), vmvnq_u32(vceqq_f32(v, v)));
     return vbslq_f32(take, v, best);
   }
+  /// Horizontal sum / max of the 4 lanes (faddp / fmaxp across the vector).
+  static float reduce_add(V v) { return vaddvq_f32(v); }
+  static float reduce_max(V v) { return vmaxvq_f32(v); }
   static void in_register(V& v) { asm("" : "+w"(v)); }
 };
 

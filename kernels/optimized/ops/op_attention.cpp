@@ -45,7 +45,8 @@ Error attention_out(KernelContext& ctx, Span<EValue*> args) {
   float* scratch = static_cast<float*>(ctx.allocate_temp(bytes, 64));
   TE_CHECK_OR_RETURN(scratch != nullptr, Error::MemoryAllocationFailed,
                      "attention.out: needs %zu bytes of kernel scratch (temp allocator)", bytes);
-  const FlashAttentionBlockFn block = flash_attention_block_fn(best_isa(), vdim);
+  const FlashAttentionBlockFn block =
+      active_block_fn(&flash_attention_block_fn, &arm_flash_attention_block_fn, vdim);
   parallel_for_slots(0, units, 1, slots, [&](int64_t begin, int64_t end, int64_t slot) {
     float* mine = scratch + static_cast<size_t>(slot) * slot_floats;
     for (int64_t unit = begin; unit < end; ++unit) {

@@ -23,5 +23,11 @@ FlashAttentionBlockFn flash_attention_block_fn(Isa isa, int64_t value_dim) {
   return detail::flash_attention_block_scalar;
 }
 
+FlashAttentionBlockFn arm_flash_attention_block_fn(ArmIsa isa, int64_t value_dim) {
+  return arm_block_fn<FlashAttentionBlockFn>(
+      isa, value_dim, TORCHEDGE_AARCH64_OR_NULL(&detail::flash_attention_block_neon),
+      &detail::flash_attention_block_scalar);
+}
+
 }  // namespace optimized
 }  // namespace torchedge

@@ -59,6 +59,10 @@ using FlashAttentionBlockFn = void (*)(const FlashAttentionProblem& p, int64_t b
 /// scalar one takes any sizes).
 FlashAttentionBlockFn flash_attention_block_fn(Isa isa, int64_t value_dim);
 
+/// The same for an ARM level (NEON where value_dim is a multiple of 4; the
+/// ops pick with attention.h's active_block_fn).
+FlashAttentionBlockFn arm_flash_attention_block_fn(ArmIsa isa, int64_t value_dim);
+
 namespace detail {
 void flash_attention_block_scalar(const FlashAttentionProblem& p, int64_t b, int64_t q0,
                                   int64_t q1, float* scratch);
@@ -66,6 +70,8 @@ void flash_attention_block_avx2(const FlashAttentionProblem& p, int64_t b, int64
                                 int64_t q1, float* scratch);
 void flash_attention_block_avx512(const FlashAttentionProblem& p, int64_t b, int64_t q0,
                                   int64_t q1, float* scratch);
+void flash_attention_block_neon(const FlashAttentionProblem& p, int64_t b, int64_t q0,
+                                int64_t q1, float* scratch);
 }  // namespace detail
 
 }  // namespace optimized

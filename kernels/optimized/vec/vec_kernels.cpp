@@ -22,9 +22,7 @@ const VecKernels& vec_kernels(Isa isa) {
 
 const VecKernels& arm_vec_kernels(ArmIsa isa) {
 #if defined(__aarch64__)
-  const ArmIsa usable = static_cast<int>(isa) < static_cast<int>(detected_arm_isa()) ? isa
-                                                                                    : detected_arm_isa();
-  if (usable >= ArmIsa::kNeon) return neon_vec_kernels();
+  if (usable_arm_isa(isa) >= ArmIsa::kNeon) return neon_vec_kernels();
 #else
   (void)isa;
 #endif

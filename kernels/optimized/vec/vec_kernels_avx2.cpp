@@ -135,41 +135,12 @@ double sum_double(const float* x, int64_t n) {
   return s;
 }
 
-void row_moments(const float* x, int64_t n, double eps, double* mean, double* rstd) {
-  const double mu = sum_double(x, n) / static_cast<double>(n);
-  const float m = static_cast<float>(mu);
-  // Centered second pass in float: (x - m) is exact to within rounding of m.
-  const __m256 vm = _mm256_set1_ps(m);
-  int64_t i = 0;
-  double squares = v::hsum(Loops::accumulate(x, n, &i, [vm](__m256 v, __m256 acc) {
-    const __m256 d = _mm256_sub_ps(v, vm);
-    return _mm256_fmadd_ps(d, d, acc);
-  }));
-  for (; i < n; ++i) squares += (static_cast<double>(x[i]) - m) * (static_cast<double>(x[i]) - m);
-  *mean = mu;
-  *rstd = 1.0 / std::sqrt(squares / static_cast<double>(n) + eps);
-}
-
-void scale_shift(const float* x, float scale, float shift, float* y, int64_t n) {
-  const __m256 a = _mm256_set1_ps(scale), c = _mm256_set1_ps(shift);
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    _mm256_storeu_ps(y + i, _mm256_fmadd_ps(_mm256_loadu_ps(x + i), a, c));
-    _mm256_storeu_ps(y + i + 8, _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), a, c));
-  }
-  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_fmadd_ps(_mm256_loadu_ps(x + i), a, c));
-  if (i < n) {
-    const __m256i mask = v::tail_mask(n - i);
-    _mm256_maskstore_ps(y + i, mask, _mm256_fmadd_ps(_mm256_maskload_ps(x + i, mask), a, c));
-  }
-}
-
 }  // namespace
 
 const VecKernels& avx2_vec_kernels() {
   static const VecKernels kTable = ElementwiseTable<Avx2, Avx2Math>::with_rows(
-      sum, max, softmax_row, log_softmax_row, Loops::layer_norm_row<row_moments>, row_moments,
-      scale_shift);
+      sum, max, softmax_row, log_softmax_row,
+      Loops::layer_norm_row<Loops::row_moments<sum_double>>, Loops::row_moments<sum_double>);
   return kTable;
 }
 

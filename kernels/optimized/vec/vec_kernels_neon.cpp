@@ -95,32 +95,12 @@ double sum_double(const float* x, int64_t n) {
   return s;
 }
 
-void row_moments(const float* x, int64_t n, double eps, double* mean, double* rstd) {
-  const double mu = sum_double(x, n) / static_cast<double>(n);
-  const float m = static_cast<float>(mu);
-  // Centered second pass in float around float(mu), as the AVX tables.
-  const V vm = vdupq_n_f32(m);
-  int64_t i = 0;
-  double squares = vaddvq_f32(Loops::accumulate(x, n, &i, [vm](V v, V acc) {
-    const V d = vsubq_f32(v, vm);
-    return vfmaq_f32(acc, d, d);
-  }));
-  for (; i < n; ++i) squares += (static_cast<double>(x[i]) - m) * (static_cast<double>(x[i]) - m);
-  *mean = mu;
-  *rstd = 1.0 / std::sqrt(squares / static_cast<double>(n) + eps);
-}
-
-void scale_shift(const float* x, float scale, float shift, float* y, int64_t n) {
-  const V a = vdupq_n_f32(scale), c = vdupq_n_f32(shift);
-  Loops::map(x, y, n, [a, c](V t) { return vfmaq_f32(c, t, a); });
-}
-
 }  // namespace
 
 const VecKernels& neon_vec_kernels() {
   static const VecKernels kTable = ElementwiseTable<Neon, NeonMath>::with_rows(
-      sum, max, softmax_row, log_softmax_row, Loops::layer_norm_row<row_moments>, row_moments,
-      scale_shift);
+      sum, max, softmax_row, log_softmax_row,
+      Loops::layer_norm_row<Loops::row_moments<sum_double>>, Loops::row_moments<sum_double>);
   return kTable;
 }
 

@@ -17,6 +17,7 @@
 // namespace.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
 
@@ -82,6 +83,24 @@ struct VecLoops {
     for (; i + kLanes <= n; i += kLanes) s0 = f(S::load(x + i), s0);
     *done = i;
     return S::add(s0, s1);
+  }
+
+  /// VecKernels::row_moments over the ISA's double-precision row sum
+  /// (kSumDouble): the mean in double, the centered sum of squares in float
+  /// around float(mean) (whole vectors; the tail in double).
+  template <double (*kSumDouble)(const float*, int64_t)>
+  static void row_moments(const float* x, int64_t n, double eps, double* mean, double* rstd) {
+    const double mu = kSumDouble(x, n) / static_cast<double>(n);
+    const float m = static_cast<float>(mu);
+    const V vm = S::set1(m);
+    int64_t i = 0;
+    double squares = S::reduce_add(accumulate(x, n, &i, [vm](V v, V acc) {
+      const V d = S::sub(v, vm);
+      return S::fma(d, d, acc);
+    }));
+    for (; i < n; ++i) squares += (static_cast<double>(x[i]) - m) * (static_cast<double>(x[i]) - m);
+    *mean = mu;
+    *rstd = 1.0 / std::sqrt(squares / static_cast<double>(n) + eps);
   }
 
   /// VecKernels::layer_norm_row over the ISA's row_moments (kMoments): y =
@@ -183,14 +202,19 @@ struct ElementwiseTable {
     });
   }
 
+  /// y = x * scale + shift, one rounding (group norm's affine step).
+  static void scale_shift(const float* x, float scale, float shift, float* y, int64_t n) {
+    const V a = S::set1(scale), c = S::set1(shift);
+    L::map(x, y, n, [a, c](V t) { return S::fma(t, a, c); });
+  }
+
   /// The whole table: these entries and the ISA's row functions.
   static VecKernels with_rows(float (*sum)(const float*, int64_t),
                               float (*max)(const float*, int64_t),
                               void (*softmax_row)(const float*, float*, int64_t),
                               void (*log_softmax_row)(const float*, float*, int64_t),
                               decltype(VecKernels::layer_norm_row) layer_norm_row,
-                              decltype(VecKernels::row_moments) row_moments,
-                              decltype(VecKernels::scale_shift) scale_shift) {
+                              decltype(VecKernels::row_moments) row_moments) {
     return {exp,         tanh,      erf,     gelu_erf,        gelu_tanh,      sigmoid,
             silu,        relu,      L::binary, sum,           max,            softmax_row,
             log_softmax_row, layer_norm_row, row_moments, scale_shift};
