@@ -82,7 +82,7 @@ void log_softmax_row(const float* x, float* y, int64_t n) {
 
 // Sum in double (a float sum of values near 1000 would lose the 1e-5 the
 // normalized output needs), 2 + 2 lanes per step.
-double sum_double(const float* x, int64_t n) {
+double sum_double(const float* x, int64_t n, int64_t* done) {
   float64x2_t s0 = vdupq_n_f64(0.0), s1 = vdupq_n_f64(0.0);
   int64_t i = 0;
   for (; i + 4 <= n; i += 4) {
@@ -90,14 +90,15 @@ double sum_double(const float* x, int64_t n) {
     s0 = vaddq_f64(s0, vcvt_f64_f32(vget_low_f32(a)));
     s1 = vaddq_f64(s1, vcvt_high_f64_f32(a));
   }
-  double s = vaddvq_f64(vaddq_f64(s0, s1));
-  for (; i < n; ++i) s += x[i];
-  return s;
+  *done = i;
+  return vaddvq_f64(vaddq_f64(s0, s1));
 }
 
 }  // namespace
 
 const VecKernels& neon_vec_kernels() {
+  // The elementwise entries, layer norm and row moments are vec_loops.h's
+  // over Neon; the row sums and softmax rows above are this file's.
   static const VecKernels kTable = ElementwiseTable<Neon, NeonMath>::with_rows(
       sum, max, softmax_row, log_softmax_row,
       Loops::layer_norm_row<Loops::row_moments<sum_double>>, Loops::row_moments<sum_double>);

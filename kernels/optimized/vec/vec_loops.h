@@ -85,15 +85,18 @@ struct VecLoops {
     return S::add(s0, s1);
   }
 
-  /// VecKernels::row_moments over the ISA's double-precision row sum
-  /// (kSumDouble): the mean in double, the centered sum of squares in float
-  /// around float(mean) (whole vectors; the tail in double).
-  template <double (*kSumDouble)(const float*, int64_t)>
+  /// VecKernels::row_moments over the ISA's double-precision sum of a row's
+  /// whole vectors (kSumDouble, which sets *done to the elements it took):
+  /// the mean in double, the centered sum of squares in float around
+  /// float(mean) (whole vectors), each tail in double.
+  template <double (*kSumDouble)(const float*, int64_t, int64_t*)>
   static void row_moments(const float* x, int64_t n, double eps, double* mean, double* rstd) {
-    const double mu = kSumDouble(x, n) / static_cast<double>(n);
+    int64_t i = 0;
+    double sum = kSumDouble(x, n, &i);
+    for (; i < n; ++i) sum += x[i];
+    const double mu = sum / static_cast<double>(n);
     const float m = static_cast<float>(mu);
     const V vm = S::set1(m);
-    int64_t i = 0;
     double squares = S::reduce_add(accumulate(x, n, &i, [vm](V v, V acc) {
       const V d = S::sub(v, vm);
       return S::fma(d, d, acc);
