@@ -37,12 +37,19 @@ Error quantized_linear_out(KernelContext& ctx, Span<EValue*> args) {
     QuantizedLinearInput raw;
     TE_RETURN_IF_ERROR(prepare_quantized_linear(ctx, args, &p, &raw));
     if (p.m == 0 || p.n == 0) return Error::Ok;
-    const size_t bytes = quantized::int8_gemm_dot_scratch_bytes(p.m, p.n, p.k);
+    // SMMLA where the CPU has it (i8mm), else sdot; the same output.
+    const bool i8mm = optimized::best_arm_isa() >= optimized::ArmIsa::kI8mm;
+    const size_t bytes = i8mm ? quantized::int8_gemm_i8mm_scratch_bytes(p.m, p.n, p.k)
+                              : quantized::int8_gemm_dot_scratch_bytes(p.m, p.n, p.k);
     void* scratch = ctx.allocate_temp(bytes, 64);
     TE_CHECK_OR_RETURN(scratch != nullptr, Error::MemoryAllocationFailed,
                        "quantized_linear.out: needs %zu bytes of kernel scratch (temp allocator)",
                        bytes);
-    quantized::run_int8_gemm_dot(p, raw.x, raw.zero_point, scratch);
+    if (i8mm) {
+      quantized::run_int8_gemm_i8mm(p, raw.x, raw.zero_point, scratch);
+    } else {
+      quantized::run_int8_gemm_dot(p, raw.x, raw.zero_point, scratch);
+    }
     return Error::Ok;
   }
 #endif

@@ -7,10 +7,13 @@
 //   conv2d_depthwise_blocked (depthwise_blocked.h): a pixel's 16 channels
 //     in four q registers, 16-pixel tiles (16 accumulators, up to 5 weights
 //     and an input vector of the 32 registers, as the AVX-512 build's zmm
-//     tiles).
+//     tiles);
+//   max_pool2d_blocked (max_pool2d_blocked.h): max_pool2d_blocked_row.h's
+//     row, a pixel's 16 channels in four q registers.
 #include "kernels/optimized/conv/simd_neon.h"
 #include "kernels/optimized/conv/conv2d_blocked_tile.h"
 #include "kernels/optimized/conv/depthwise_blocked_driver.h"
+#include "kernels/optimized/conv/max_pool2d_blocked_row.h"
 #include "kernels/optimized/conv/winograd_blocked_driver.h"
 
 namespace torchedge {
@@ -39,6 +42,10 @@ Error detail::conv2d_depthwise_blocked_neon(const DepthwiseBlockedShape& s, cons
                                             const float* w, const float* bias, float* y,
                                             const Conv2dClamp& clamp) {
   return depthwise_blocked_driver::run<NeonDepthwise>(s, x, w, bias, y, clamp);
+}
+void detail::max_pool2d_blocked_row_neon(const BlockedPool2dShape& s, const float* image,
+                                         int64_t oh, TapRange rows, float* y_row) {
+  MaxPoolRow<Neon>::row(s, image, oh, rows, y_row);
 }
 
 }  // namespace optimized

@@ -274,11 +274,19 @@ Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const float*
   const int64_t threads = static_cast<int64_t>(num_threads());
   // A band: a range of pixels of the flat row, or of output rows.
   const int64_t units = flat ? pixels : rows;
+  const int64_t flat_band_pixels =
+      max64(Tile::kMaxPixels, kBandPixels / Tile::kMaxPixels * Tile::kMaxPixels);
   const TaskSplit split = split_tasks<Tile>(groups_outer, cout_blocks, units, threads,
-                                           flat ? ceil_div(pixels, kBandPixels)
+                                           flat ? ceil_div(pixels, flat_band_pixels)
                                                 : ceil_div(rows, max64(1, kBandPixels / row_pixels)));
   const int64_t bands = split.bands, slices = split.slices, slice_blocks = split.slice_blocks;
-  const int64_t band_units = ceil_div(units, bands);
+  // Where the bands are kBandPixels-sized pieces of a flat row, each is a
+  // whole number of full tiles (NEON's 5-pixel tiles: 45 pixels, 9 x 5, not
+  // 48 = 8 x 5 + 2 x 4; AVX2's and AVX-512's 6 divide 48 already).
+  const int64_t near_equal_units = ceil_div(units, bands);
+  const int64_t band_units =
+      flat && !groups_outer ? ceil_div(near_equal_units, Tile::kMaxPixels) * Tile::kMaxPixels
+                            : near_equal_units;
   // Where one block's weights exceed a chunk (3x3: 36 KiB, more than a
   // 32 KiB L1) and stream past small bands (the weights outweigh the input
   // and a band's partial sums stay in L1: ResNet's 7x7 outputs), a chunk is

@@ -124,22 +124,36 @@ __attribute__((noinline)) static void tile(const Row& r, const float* x, float* 
   }
 }
 
-// Output pixel ow with its taps clipped to the input width.
+// Output pixel ow with its taps clipped to the input width. All 16
+// channels at once (16 / kLanes accumulators): each clipped tap's bounds
+// and pointers are then worked out once per pixel, not once per vector
+// (NEON's 4 parts ran the tap loops 4 times: 2.4M of MobileNetV2's 40M
+// instructions at 112x112 under qemu-aarch64's counter). Each lane's FMA
+// order is unchanged.
 template <typename I>
 __attribute__((noinline)) static void border_pixel(const Row& r, int64_t ow) {
   using V = typename I::V;
+  constexpr int kParts = kBlock / I::kLanes;
   const int64_t iw0 = ow * r.stride_w - r.pad_w;
   const int64_t k0 = max64(0, -iw0), k1 = min64(r.kernel_w, r.in_w - iw0);
-  for (int off = 0; off < kBlock; off += I::kLanes) {
-    V acc[1] = {I::zero()};
-    for (int64_t i = 0; i < r.rows; ++i) {
-      const float* xr = r.x + i * r.x_row + off;
-      const float* wr = r.w + i * r.kernel_w * kBlock + off;
-      for (int64_t k = k0; k < k1; ++k) {
-        acc[0] = I::fma(I::load(xr + (iw0 + k) * kBlock), I::load(wr + k * kBlock), acc[0]);
+  V acc[kParts];
+#pragma GCC unroll 4
+  for (int h = 0; h < kParts; ++h) acc[h] = I::zero();
+  for (int64_t i = 0; i < r.rows; ++i) {
+    const float* xr = r.x + i * r.x_row + iw0 * kBlock;
+    const float* wr = r.w + i * r.kernel_w * kBlock;
+    for (int64_t k = k0; k < k1; ++k) {
+#pragma GCC unroll 4
+      for (int h = 0; h < kParts; ++h) {
+        const int64_t at = k * kBlock + h * I::kLanes;
+        acc[h] = I::fma(I::load(xr + at), I::load(wr + at), acc[h]);
       }
     }
-    finish<I, 1>(r, off, acc, r.y + ow * kBlock + off);
+  }
+#pragma GCC unroll 4
+  for (int h = 0; h < kParts; ++h) {
+    V part[1] = {acc[h]};
+    finish<I, 1>(r, h * I::kLanes, part, r.y + ow * kBlock + h * I::kLanes);
   }
 }
 

@@ -41,6 +41,9 @@ void max_pool2d_blocked_f32(const BlockedPool2dShape& s, const float* x, float* 
 #ifndef TORCHEDGE_NO_X86_SIMD
   const bool avx2 = static_cast<int>(best_isa()) >= static_cast<int>(Isa::kAvx2);
 #endif
+#if defined(__aarch64__)
+  const bool neon = best_arm_isa() >= ArmIsa::kNeon;
+#endif
   const int64_t in_image = s.in_h * s.in_w * kBlock, out_row = s.out_w * kBlock;
   parallel_for(0, s.blocks * s.out_h, 1, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
@@ -52,6 +55,12 @@ void max_pool2d_blocked_f32(const BlockedPool2dShape& s, const float* x, float* 
 #ifndef TORCHEDGE_NO_X86_SIMD
       if (avx2) {
         detail::max_pool2d_blocked_row_avx2(s, image, oh, rows, y_row);
+        continue;
+      }
+#endif
+#if defined(__aarch64__)
+      if (neon) {
+        detail::max_pool2d_blocked_row_neon(s, image, oh, rows, y_row);
         continue;
       }
 #endif

@@ -50,6 +50,9 @@ inline TapRange window_taps(int64_t start, int64_t kernel, int64_t dilation, int
 // [out_w, 16]) whose window rows inside the input are `rows`.
 void max_pool2d_blocked_row_avx2(const BlockedPool2dShape& s, const float* image, int64_t oh,
                                  TapRange rows, float* y_row);
+/// The same on AArch64 NEON (blocked_conv_neon.cpp, aarch64 builds).
+void max_pool2d_blocked_row_neon(const BlockedPool2dShape& s, const float* image, int64_t oh,
+                                 TapRange rows, float* y_row);
 }  // namespace detail
 
 }  // namespace optimized

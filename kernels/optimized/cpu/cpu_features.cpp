@@ -94,6 +94,10 @@ ArmIsa detected_arm_isa() {
   return isa;
 }
 
+ArmIsa usable_arm_isa(ArmIsa isa) {
+  return static_cast<int>(isa) < static_cast<int>(detected_arm_isa()) ? isa : detected_arm_isa();
+}
+
 ArmIsa best_arm_isa() {
   static const std::pair<const char*, ArmIsa> names[] = {{"scalar", ArmIsa::kNone},
                                                          {"neon", ArmIsa::kNeon},

@@ -40,6 +40,10 @@ ArmIsa best_arm_isa();
 /// What the CPU supports, ignoring TORCHEDGE_ISA.
 ArmIsa detected_arm_isa();
 
+/// `isa`, lowered to detected_arm_isa() where the CPU has less (for the
+/// tables and block functions that take a level as an argument).
+ArmIsa usable_arm_isa(ArmIsa isa);
+
 /// "none", "neon", "dotprod" or "i8mm".
 const char* arm_isa_name(ArmIsa isa);
 

@@ -21,8 +21,31 @@ struct NeonKernel {
 
   static void micro(int64_t kc, const float* pa, const float* pb, float* c, int64_t ldc,
                     bool accumulate) {
-    float32x4_t acc[kMr][4];
-    for (int i = 0; i < kMr; ++i) {
+    tile<kMr>(kc, pa, pb, c, ldc, accumulate);
+  }
+
+  // sgemm_driver.h's optional partial tile: the first `rows` rows only, so
+  // a last strip of M (BERT's 32 tokens: 5 x 6 + 2) costs its rows, not 6
+  // (it ran the full tile into the edge buffer: 36 rows of work for 32).
+  // The same FMAs in the same order per element as micro (bit-identical).
+  static void micro_rows(int rows, int64_t kc, const float* pa, const float* pb, float* c,
+                         int64_t ldc, bool accumulate) {
+    switch (rows) {
+      case 1: return tile<1>(kc, pa, pb, c, ldc, accumulate);
+      case 2: return tile<2>(kc, pa, pb, c, ldc, accumulate);
+      case 3: return tile<3>(kc, pa, pb, c, ldc, accumulate);
+      case 4: return tile<4>(kc, pa, pb, c, ldc, accumulate);
+      default: return tile<5>(kc, pa, pb, c, ldc, accumulate);
+    }
+  }
+
+  // kRows (1..kMr) rows x 16 columns: row i's multiplier is lane i of the
+  // packed A column (lanes 0-3 of one q register, 4-5 of a d register).
+  template <int kRows>
+  static void tile(int64_t kc, const float* pa, const float* pb, float* c, int64_t ldc,
+                   bool accumulate) {
+    float32x4_t acc[kRows][4];
+    for (int i = 0; i < kRows; ++i) {
       for (int j = 0; j < 4; ++j) acc[i][j] = vdupq_n_f32(0.0f);
     }
     // Unrolled: the loop's own add / compare / branch per k was 3 of ~33
@@ -30,19 +53,20 @@ struct NeonKernel {
 #pragma GCC unroll 4
     for (int64_t k = 0; k < kc; ++k) {
       const float32x4_t a03 = vld1q_f32(pa + k * kMr);
-      const float32x2_t a45 = vld1_f32(pa + k * kMr + 4);
+      float32x2_t a45 = vdup_n_f32(0.0f);
+      if constexpr (kRows > 4) a45 = vld1_f32(pa + k * kMr + 4);
       const float* b = pb + k * kNr;
       for (int j = 0; j < 4; ++j) {
         const float32x4_t bj = vld1q_f32(b + 4 * j);
         acc[0][j] = vfmaq_laneq_f32(acc[0][j], bj, a03, 0);
-        acc[1][j] = vfmaq_laneq_f32(acc[1][j], bj, a03, 1);
-        acc[2][j] = vfmaq_laneq_f32(acc[2][j], bj, a03, 2);
-        acc[3][j] = vfmaq_laneq_f32(acc[3][j], bj, a03, 3);
-        acc[4][j] = vfmaq_lane_f32(acc[4][j], bj, a45, 0);
-        acc[5][j] = vfmaq_lane_f32(acc[5][j], bj, a45, 1);
+        if constexpr (kRows > 1) acc[1 % kRows][j] = vfmaq_laneq_f32(acc[1 % kRows][j], bj, a03, 1);
+        if constexpr (kRows > 2) acc[2 % kRows][j] = vfmaq_laneq_f32(acc[2 % kRows][j], bj, a03, 2);
+        if constexpr (kRows > 3) acc[3 % kRows][j] = vfmaq_laneq_f32(acc[3 % kRows][j], bj, a03, 3);
+        if constexpr (kRows > 4) acc[4 % kRows][j] = vfmaq_lane_f32(acc[4 % kRows][j], bj, a45, 0);
+        if constexpr (kRows > 5) acc[5 % kRows][j] = vfmaq_lane_f32(acc[5 % kRows][j], bj, a45, 1);
       }
     }
-    for (int i = 0; i < kMr; ++i) store_row(c + i * ldc, acc[i], accumulate);
+    for (int i = 0; i < kRows; ++i) store_row(c + i * ldc, acc[i], accumulate);
   }
 
   // gemv_strips (sgemm_driver.h): one row of A over kStrips (1..4)

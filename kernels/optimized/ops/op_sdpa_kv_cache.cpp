@@ -87,7 +87,8 @@ Error sdpa_kv_cache_out(KernelContext& ctx, Span<EValue*> args) {
   const AttentionProblem problem{call.q, call.k_cache, call.v_cache, call.out, call.tokens,
                                  call.q_heads, call.kv_heads, call.head_dim, call.context,
                                  call.start, call.scale};
-  const AttentionBlockFn block = attention_block_fn(best_isa(), call.head_dim);
+  const AttentionBlockFn block = active_block_fn(&attention_block_fn, &arm_attention_block_fn,
+                                                   call.head_dim);
   const int64_t heads = call.batch * s.head_groups;
   // Item i: the latest token blocks first (they see the most keys), so the
   // pool's last chunks are its cheapest.

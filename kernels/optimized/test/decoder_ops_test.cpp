@@ -114,10 +114,18 @@ TEST(AttentionBlock, EveryIsaWholeAndSplit) {
   const double scale = 0.125;
   std::vector<float> k_cache = a.k_cache->floats(), v_cache = a.v_cache->floats();
   const std::vector<float> want = reference_attention(s, a.q->floats(), k_cache, v_cache, scale);
+  // Every block function this CPU runs: the x86 levels, and NEON on aarch64.
+  std::vector<std::pair<const char*, AttentionBlockFn>> fns;
   for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512}) {
-    if (static_cast<int>(isa) > static_cast<int>(detected_isa())) continue;
-    SCOPED_TRACE(isa_name(isa));
-    const AttentionBlockFn fn = attention_block_fn(isa, s.dim);
+    if (static_cast<int>(isa) <= static_cast<int>(detected_isa())) {
+      fns.emplace_back(isa_name(isa), attention_block_fn(isa, s.dim));
+    }
+  }
+  if (detected_arm_isa() >= ArmIsa::kNeon) {
+    fns.emplace_back("neon", arm_attention_block_fn(ArmIsa::kNeon, s.dim));
+  }
+  for (const auto& [name, fn] : fns) {
+    SCOPED_TRACE(name);
     std::vector<float> out(want.size());
     const AttentionProblem p{a.q->f(), k_cache.data(), v_cache.data(), out.data(), s.tokens,
                              s.q_heads, s.kv_heads, s.dim, s.context, s.start,

@@ -5,7 +5,7 @@
 // of 8 or 16, rank 0, empty), large magnitudes and NaN/inf, at 1 and 2
 // threads; and the vector math (vec/vec_kernels.h) of every ISA this CPU
 // runs against the C library and, at every length 0..40, against the
-// scalar table. CTest runs this binary three times (optimized_kernels_test,
+// scalar table (the NEON one on aarch64). CTest runs this binary three times (optimized_kernels_test,
 // and with TORCHEDGE_ISA=avx2 and =scalar), so the op tests cover the
 // AVX-512, AVX2 and scalar tables on a CPU that has all three.
 //
@@ -21,12 +21,19 @@ namespace {
 
 // ---- vector math ------------------------------------------------------------
 
-// Every table this CPU can run, whatever TORCHEDGE_ISA says.
-std::vector<Isa> runnable_isas() {
-  std::vector<Isa> isas{Isa::kScalar};
-  if (detected_isa() != Isa::kScalar) isas.push_back(Isa::kAvx2);
-  if (detected_isa() == Isa::kAvx512) isas.push_back(Isa::kAvx512);
-  return isas;
+// Every table this CPU can run, whatever TORCHEDGE_ISA says: the AVX ones
+// on x86, the NEON one on aarch64 (under QEMU at each core level ctest
+// runs this suite on).
+struct Table {
+  const char* name;
+  const VecKernels* k;
+};
+std::vector<Table> runnable_tables() {
+  std::vector<Table> tables{{"scalar", &vec_kernels(Isa::kScalar)}};
+  if (detected_isa() != Isa::kScalar) tables.push_back({"avx2", &vec_kernels(Isa::kAvx2)});
+  if (detected_isa() == Isa::kAvx512) tables.push_back({"avx512", &vec_kernels(Isa::kAvx512)});
+  if (detected_arm_isa() >= ArmIsa::kNeon) tables.push_back({"neon", &arm_vec_kernels(ArmIsa::kNeon)});
+  return tables;
 }
 
 struct MathCase {
@@ -57,8 +64,8 @@ TEST(TransformerVecMath, AccuracyAgainstDouble) {
   };
   const int n = 200003;  // odd: exercises the masked tail
   std::vector<float> x(n), y(n);
-  for (Isa isa : runnable_isas()) {
-    const VecKernels& k = vec_kernels(isa);
+  for (const Table& table : runnable_tables()) {
+    const VecKernels& k = *table.k;
     for (const MathCase& c : cases) {
       for (int i = 0; i < n; ++i) x[i] = c.lo + (c.hi - c.lo) * static_cast<float>(i) / (n - 1);
       (k.*c.loop)(x.data(), y.data(), n);
@@ -69,7 +76,7 @@ TEST(TransformerVecMath, AccuracyAgainstDouble) {
         const double err = std::fabs(y[i] - want) / (std::fabs(want) + c.atol / 1e-6);
         if (std::fabs(want) > 1e-30 && err > worst) worst = err, worst_x = x[i];
       }
-      EXPECT_LE(worst, 1e-6) << c.name << " (" << isa_name(isa) << ") worst at x = " << worst_x;
+      EXPECT_LE(worst, 1e-6) << c.name << " (" << table.name << ") worst at x = " << worst_x;
     }
   }
 }
@@ -77,15 +84,15 @@ TEST(TransformerVecMath, AccuracyAgainstDouble) {
 TEST(TransformerVecMath, SpecialValues) {
   const float inf = INFINITY, nan = NAN;
   const std::vector<float> x = {inf, -inf, nan, -0.0f, 0.0f, -200.0f, 200.0f, -87.0f, 88.0f};
-  for (Isa isa : runnable_isas()) {
-    const VecKernels& k = vec_kernels(isa);
+  for (const Table& table : runnable_tables()) {
+    const VecKernels& k = *table.k;
     const VecKernels& ref = vec_kernels(Isa::kScalar);
     for (auto loop : {&VecKernels::exp, &VecKernels::tanh, &VecKernels::erf, &VecKernels::sigmoid,
                       &VecKernels::silu, &VecKernels::relu, &VecKernels::gelu_erf, &VecKernels::gelu_tanh}) {
       std::vector<float> got(x.size()), want(x.size());
       (k.*loop)(x.data(), got.data(), static_cast<int64_t>(x.size()));
       (ref.*loop)(x.data(), want.data(), static_cast<int64_t>(x.size()));
-      expect_close(got, want, 1e-6, 1e-30, std::string("special values, ") + isa_name(isa));
+      expect_close(got, want, 1e-6, 1e-30, std::string("special values, ") + table.name);
     }
     // relu keeps -0 and NaN as ATen does.
     std::vector<float> r(x.size());
@@ -98,8 +105,8 @@ TEST(TransformerVecMath, SpecialValues) {
 TEST(TransformerVecMath, SumMaxTails) {
   std::vector<int64_t> lengths{1000};
   for (int64_t n = 1; n <= 40; ++n) lengths.push_back(n);
-  for (Isa isa : runnable_isas()) {
-    const VecKernels& k = vec_kernels(isa);
+  for (const Table& table : runnable_tables()) {
+    const VecKernels& k = *table.k;
     for (int64_t n : lengths) {
       std::vector<float> x(n);
       double s = 0;
@@ -110,7 +117,7 @@ TEST(TransformerVecMath, SumMaxTails) {
       x[n / 2] = 1000.0f;
       EXPECT_EQ(k.max(x.data(), n), 1000.0f) << n;
       for (int64_t j = 0; j < n; j += (n <= 40 ? 1 : 97)) {  // the max, then a NaN, at each place
-        const std::string what = std::string(isa_name(isa)) + " n " + std::to_string(n) + " at " +
+        const std::string what = std::string(table.name) + " n " + std::to_string(n) + " at " +
                                  std::to_string(j);
         std::vector<float> y(n, -INFINITY);
         y[j] = 3.0f;
@@ -183,15 +190,15 @@ TEST(TransformerVecMath, UnaryTailsAgainstScalar) {
       {"erf", &VecKernels::erf},         {"gelu", &VecKernels::gelu_erf},
       {"gelu_tanh", &VecKernels::gelu_tanh}, {"sigmoid", &VecKernels::sigmoid},
       {"silu", &VecKernels::silu},       {"relu", &VecKernels::relu}};
-  for (Isa isa : runnable_isas()) {
-    const VecKernels& k = vec_kernels(isa);
+  for (const Table& table : runnable_tables()) {
+    const VecKernels& k = *table.k;
     for (const auto& [name, member] : loops) {
       const auto loop = member;  // a lambda may not capture a structured binding (clang 14)
       for (int64_t n = 0; n <= 40; ++n) {
         // 0.5: whole vectors inside erf's polynomial range; 4: both branches.
         for (auto [scale, specials] : {std::pair{0.5f, false}, {4.0f, true}}) {
           const std::vector<float> x = tail_values(n, scale, specials);
-          const std::string what = std::string(name) + " " + isa_name(isa) + " n " + std::to_string(n);
+          const std::string what = std::string(name) + " " + table.name + " n " + std::to_string(n);
           const std::vector<float> got =
               run_guarded(x, what, [&](const float* in, float* out) { (k.*loop)(in, out, n); });
           std::vector<float> want(n);
@@ -284,12 +291,12 @@ void check_moments_and_scale_shift_tails(const VecKernels& k, int64_t n, const s
 }
 
 TEST(TransformerVecMath, RowTailsAgainstScalar) {
-  for (Isa isa : runnable_isas()) {
+  for (const Table& table : runnable_tables()) {
     for (int64_t n = 1; n <= 40; ++n) {
-      const std::string at = std::string(isa_name(isa)) + " n " + std::to_string(n);
-      check_softmax_row_tails(vec_kernels(isa), n, at);
-      check_layer_norm_row_tails(vec_kernels(isa), n, at);
-      check_moments_and_scale_shift_tails(vec_kernels(isa), n, at);
+      const std::string at = std::string(table.name) + " n " + std::to_string(n);
+      check_softmax_row_tails(*table.k, n, at);
+      check_layer_norm_row_tails(*table.k, n, at);
+      check_moments_and_scale_shift_tails(*table.k, n, at);
     }
   }
 }

@@ -33,6 +33,12 @@ AttentionBlockFn attention_block_fn(Isa isa, int64_t head_dim) {
   return detail::attention_block_scalar;
 }
 
+AttentionBlockFn arm_attention_block_fn(ArmIsa isa, int64_t head_dim) {
+  return arm_block_fn<AttentionBlockFn>(isa, head_dim,
+                                        TORCHEDGE_AARCH64_OR_NULL(&detail::attention_block_neon),
+                                        &detail::attention_block_scalar);
+}
+
 void merge_attention_partials(const AttentionProblem& p, int64_t b, int64_t h0, int64_t h1,
                               int64_t t0, int64_t t1, const AttentionPartial* parts, int64_t count) {
   const int64_t groups = p.q_heads / p.kv_heads, dim = p.head_dim, head_rows = (t1 - t0) * groups;

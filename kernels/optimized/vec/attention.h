@@ -77,6 +77,37 @@ using AttentionBlockFn = void (*)(const AttentionProblem& p, int64_t b, int64_t 
 /// the scalar one takes any D).
 AttentionBlockFn attention_block_fn(Isa isa, int64_t head_dim);
 
+/// The same for an ARM level: NEON from kNeon up (never above
+/// detected_arm_isa()) where head_dim is a multiple of 4, else scalar.
+AttentionBlockFn arm_attention_block_fn(ArmIsa isa, int64_t head_dim);
+
+
+/// The ARM choice of both block kinds: `neon` (null off aarch64:
+/// TORCHEDGE_AARCH64_OR_NULL) from kNeon up where `dim` is a multiple of its
+/// 4 lanes, else `scalar`.
+#if defined(__aarch64__)
+#define TORCHEDGE_AARCH64_OR_NULL(fn) (fn)
+#else
+#define TORCHEDGE_AARCH64_OR_NULL(fn) nullptr
+#endif
+template <typename Fn>
+Fn arm_block_fn(ArmIsa isa, int64_t dim, Fn neon, Fn scalar) {
+  return neon != nullptr && usable_arm_isa(isa) >= ArmIsa::kNeon && dim % 4 == 0 ? neon : scalar;
+}
+
+/// What the ops run, for either block kind: x86(best_isa(), dim) on x86
+/// builds, arm(best_arm_isa(), dim) on aarch64.
+template <typename Fn>
+Fn active_block_fn(Fn (*x86)(Isa, int64_t), Fn (*arm)(ArmIsa, int64_t), int64_t dim) {
+#if defined(__aarch64__)
+  (void)x86;
+  return arm(best_arm_isa(), dim);
+#else
+  (void)arm;
+  return x86(best_isa(), dim);
+#endif
+}
+
 /// Normalized rows of block (b, [h0, h1), [t0, t1)) into p.out from
 /// `count` partials (key ranges of one block; each row visible in at least
 /// one).
@@ -93,6 +124,9 @@ void attention_block_avx2(const AttentionProblem& p, int64_t b, int64_t h0, int6
 void attention_block_avx512(const AttentionProblem& p, int64_t b, int64_t h0, int64_t h1,
                             int64_t t0, int64_t t1, int64_t j_begin, int64_t j_end, float* scratch,
                             const AttentionPartial* partial);
+void attention_block_neon(const AttentionProblem& p, int64_t b, int64_t h0, int64_t h1,
+                          int64_t t0, int64_t t1, int64_t j_begin, int64_t j_end, float* scratch,
+                          const AttentionPartial* partial);
 }  // namespace detail
 
 }  // namespace optimized

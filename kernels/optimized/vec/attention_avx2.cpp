@@ -69,17 +69,7 @@ struct Avx2 {
 
 }  // namespace
 
-namespace detail {
-void attention_block_avx2(const AttentionProblem& p, int64_t b, int64_t h0, int64_t h1, int64_t t0,
-                          int64_t t1, int64_t j_begin, int64_t j_end, float* scratch,
-                          const AttentionPartial* partial) {
-  attention_block_impl<Avx2>(p, b, h0, h1, t0, t1, j_begin, j_end, scratch, partial);
-}
-void flash_attention_block_avx2(const FlashAttentionProblem& p, int64_t b, int64_t q0,
-                                int64_t q1, float* scratch) {
-  flash_attention_block_impl<Avx2>(p, b, q0, q1, scratch);
-}
-}  // namespace detail
+TORCHEDGE_ATTENTION_BLOCKS(avx2, Avx2)
 
 }  // namespace optimized
 }  // namespace torchedge

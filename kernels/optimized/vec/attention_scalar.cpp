@@ -39,17 +39,7 @@ struct Scalar {
 
 }  // namespace
 
-namespace detail {
-void attention_block_scalar(const AttentionProblem& p, int64_t b, int64_t h0, int64_t h1, int64_t t0,
-                            int64_t t1, int64_t j_begin, int64_t j_end, float* scratch,
-                            const AttentionPartial* partial) {
-  attention_block_impl<Scalar>(p, b, h0, h1, t0, t1, j_begin, j_end, scratch, partial);
-}
-void flash_attention_block_scalar(const FlashAttentionProblem& p, int64_t b, int64_t q0,
-                                  int64_t q1, float* scratch) {
-  flash_attention_block_impl<Scalar>(p, b, q0, q1, scratch);
-}
-}  // namespace detail
+TORCHEDGE_ATTENTION_BLOCKS(scalar, Scalar)
 
 }  // namespace optimized
 }  // namespace torchedge

@@ -70,7 +70,11 @@ void flash_attention(const FlashAttentionProblem& p, Isa isa, float* scratch) {
   // item by batch item, so a slot packs each item it meets about once.
   int64_t packed[kMaxThreads];
   for (int64_t s = 0; s < slots; ++s) packed[s] = -1;
+#if defined(__aarch64__)
+  const FlashAttentionBlockFn block = arm_flash_attention_block_fn(best_arm_isa(), p.value_dim);
+#else
   const FlashAttentionBlockFn block = avx512 ? nullptr : flash_attention_block_fn(isa, p.value_dim);
+#endif
   parallel_for_slots(0, units, 1, slots, [&](int64_t begin, int64_t end, int64_t slot) {
     float* mine = scratch + static_cast<size_t>(slot) * floats;
     for (int64_t unit = begin; unit < end; ++unit) {
@@ -91,6 +95,12 @@ void flash_attention(const FlashAttentionProblem& p, Isa isa, float* scratch) {
       block(p, b, q0, q1, mine);
     }
   });
+}
+
+FlashAttentionBlockFn arm_flash_attention_block_fn(ArmIsa isa, int64_t value_dim) {
+  return arm_block_fn<FlashAttentionBlockFn>(
+      isa, value_dim, TORCHEDGE_AARCH64_OR_NULL(&detail::flash_attention_block_neon),
+      &detail::flash_attention_block_scalar);
 }
 
 }  // namespace optimized

@@ -81,6 +81,10 @@ void flash_attention(const FlashAttentionProblem& p, Isa isa, float* scratch);
 /// applies.
 FlashAttentionBlockFn flash_attention_block_fn(Isa isa, int64_t value_dim);
 
+/// The same for an ARM level (NEON where value_dim is a multiple of 4; the
+/// ops pick with attention.h's active_block_fn).
+FlashAttentionBlockFn arm_flash_attention_block_fn(ArmIsa isa, int64_t value_dim);
+
 namespace detail {
 // The AVX-512 kernel's slot: the packed keys of one batch item ([ceil(S /
 // 64)][D][64]), then one block's queries, outputs, scores and statistics.
@@ -97,6 +101,8 @@ void flash_exp2_avx512(const float* x, float* y, int64_t n);
 void flash_attention_block_scalar(const FlashAttentionProblem& p, int64_t b, int64_t q0,
                                   int64_t q1, float* scratch);
 void flash_attention_block_avx2(const FlashAttentionProblem& p, int64_t b, int64_t q0,
+                                int64_t q1, float* scratch);
+void flash_attention_block_neon(const FlashAttentionProblem& p, int64_t b, int64_t q0,
                                 int64_t q1, float* scratch);
 }  // namespace detail
 

@@ -132,3 +132,19 @@ void flash_attention_block_impl(const FlashAttentionProblem& p, int64_t b, int64
     for (int64_t i = 0; i < vdim; ++i) dst[r * vdim + i] = out[r * vdim + i] * inv;
   }
 }
+
+// The two block functions of one ISA's translation unit (attention.h,
+// flash_attention.h's detail::*_<isa>) over its traits, written once: after
+// the anonymous namespace, TORCHEDGE_ATTENTION_BLOCKS(avx2, Avx2).
+#define TORCHEDGE_ATTENTION_BLOCKS(isa, Traits)                                                \
+  namespace detail {                                                                          \
+  void attention_block_##isa(const AttentionProblem& p, int64_t b, int64_t h0, int64_t h1,     \
+                             int64_t t0, int64_t t1, int64_t j_begin, int64_t j_end,           \
+                             float* scratch, const AttentionPartial* partial) {                \
+    attention_block_impl<Traits>(p, b, h0, h1, t0, t1, j_begin, j_end, scratch, partial);      \
+  }                                                                                           \
+  void flash_attention_block_##isa(const FlashAttentionProblem& p, int64_t b, int64_t q0,      \
+                                   int64_t q1, float* scratch) {                               \
+    flash_attention_block_impl<Traits>(p, b, q0, q1, scratch);                                 \
+  }                                                                                           \
+  }

@@ -20,8 +20,21 @@ const VecKernels& vec_kernels(Isa isa) {
   return scalar_vec_kernels();
 }
 
+const VecKernels& arm_vec_kernels(ArmIsa isa) {
+#if defined(__aarch64__)
+  if (usable_arm_isa(isa) >= ArmIsa::kNeon) return neon_vec_kernels();
+#else
+  (void)isa;
+#endif
+  return scalar_vec_kernels();
+}
+
 const VecKernels& active_vec_kernels() {
+#if defined(__aarch64__)
+  static const VecKernels& table = arm_vec_kernels(best_arm_isa());
+#else
   static const VecKernels& table = vec_kernels(best_isa());
+#endif
   return table;
 }
 

@@ -15,8 +15,9 @@
 // a row containing +inf or NaN gives NaN as the portable kernel does, and
 // -inf entries give 0 (a row of only -inf gives NaN; safe_softmax's zeros
 // for it are op_softmax.cpp's business). Accuracy of the AVX2 and AVX-512
-// tables is stated in vec_math_avx2.h and vec_math_avx512.h (the same
-// algorithms and constants); the scalar table calls the C library.
+// tables is stated in vec_math_avx2.h and vec_math_avx512.h, of the NEON
+// one in vec_math_neon.h (the same algorithms and constants); the scalar
+// table calls the C library.
 #pragma once
 
 #include <cstdint>
@@ -71,20 +72,29 @@ struct VecKernels {
 };
 
 /// The table for `isa`; an ISA this build or CPU lacks gives the widest
-/// one below it that both have (non-x86 builds have only the scalar one).
+/// one below it that both have (non-x86 builds: the scalar one; ARM's
+/// table comes from arm_vec_kernels()).
 const VecKernels& vec_kernels(Isa isa);
 
-/// vec_kernels(best_isa()), looked up once.
+/// The table for an ARM level: NEON from kNeon up (dot-product and i8mm
+/// add nothing to float32), scalar below or off aarch64; never above what
+/// detected_arm_isa() reports.
+const VecKernels& arm_vec_kernels(ArmIsa isa);
+
+/// The table the ops use, looked up once: vec_kernels(best_isa()) on x86,
+/// arm_vec_kernels(best_arm_isa()) on aarch64.
 const VecKernels& active_vec_kernels();
 
 /// The tables themselves (vec_kernels_scalar.cpp, vec_kernels_avx2.cpp,
-/// vec_kernels_avx512.cpp). The AVX-512 table runs the transcendental and
+/// vec_kernels_avx512.cpp, vec_kernels_neon.cpp). The AVX-512 table runs the transcendental and
 /// row loops 16 lanes wide and shares the AVX2 table's relu and binary.
 /// The AVX ones exist on x86-64 builds only and may be called only on a
-/// CPU that has their ISA: use vec_kernels() unless that is known.
+/// CPU that has their ISA: use vec_kernels() unless that is known. The
+/// NEON one exists on aarch64 builds only.
 const VecKernels& scalar_vec_kernels();
 const VecKernels& avx2_vec_kernels();
 const VecKernels& avx512_vec_kernels();
+const VecKernels& neon_vec_kernels();
 
 }  // namespace optimized
 }  // namespace torchedge

@@ -3,7 +3,9 @@
 // a tail with masked loads/stores, so no element is touched twice.
 #include <cmath>
 
+#include "kernels/optimized/conv/simd_avx2.h"
 #include "kernels/optimized/vec/vec_kernels.h"
+#include "kernels/optimized/vec/vec_loops.h"
 #include "kernels/optimized/vec/vec_math_avx2.h"
 
 namespace torchedge {
@@ -12,101 +14,20 @@ namespace {
 
 namespace v = vec_avx2;
 
-template <typename F>
-inline void map(const float* x, float* y, int64_t n, F f) {
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {  // two independent vectors per step hide the latency
-    const __m256 a = f(_mm256_loadu_ps(x + i));
-    const __m256 b = f(_mm256_loadu_ps(x + i + 8));
-    _mm256_storeu_ps(y + i, a);
-    _mm256_storeu_ps(y + i + 8, b);
-  }
-  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, f(_mm256_loadu_ps(x + i)));
-  if (i < n) {
-    const __m256i mask = v::tail_mask(n - i);
-    _mm256_maskstore_ps(y + i, mask, f(_mm256_maskload_ps(x + i, mask)));
-  }
-}
+using Loops = VecLoops<Avx2>;  // vec_loops.h over conv/simd_avx2.h
 
-void exp_loop(const float* x, float* y, int64_t n) { map(x, y, n, [](__m256 a) { return v::exp(a); }); }
-void tanh_loop(const float* x, float* y, int64_t n) { map(x, y, n, [](__m256 a) { return v::tanh(a); }); }
-void erf_loop(const float* x, float* y, int64_t n) { map(x, y, n, [](__m256 a) { return v::erf(a); }); }
-void gelu_erf_loop(const float* x, float* y, int64_t n) {
-  map(x, y, n, [](__m256 a) { return v::gelu_erf(a); });
-}
-
-// x/2 (1 + tanh(u)) = x / (1 + e^{-2u}): one exp, no cancellation for x < 0.
-void gelu_tanh_loop(const float* x, float* y, int64_t n) {
-  map(x, y, n, [](__m256 a) {
-    const __m256 minus_two_beta = _mm256_set1_ps(-2.0f * vec_math::kGeluTanhBeta);
-    const __m256 cube = _mm256_mul_ps(_mm256_mul_ps(a, a), a);
-    const __m256 inner = _mm256_fmadd_ps(_mm256_set1_ps(vec_math::kGeluTanhCubic), cube, a);
-    const __m256 e = v::exp(_mm256_mul_ps(minus_two_beta, inner));
-    return _mm256_div_ps(a, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
-  });
-}
-
-void sigmoid_loop(const float* x, float* y, int64_t n) {
-  map(x, y, n, [](__m256 a) { return v::sigmoid(a); });
-}
-void silu_loop(const float* x, float* y, int64_t n) {
-  map(x, y, n, [](__m256 a) {
-    const __m256 e = v::exp(_mm256_sub_ps(_mm256_setzero_ps(), a));
-    return _mm256_div_ps(a, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
-  });
-}
-void relu_loop(const float* x, float* y, int64_t n) {
-  map(x, y, n, [](__m256 a) {
-    // Only lanes strictly below zero become 0, so NaN and -0 pass through.
+// vec_math_avx2.h's functions as ElementwiseTable's math.
+struct Avx2Math {
+  static __m256 exp(__m256 a) { return v::exp(a); }
+  static __m256 tanh(__m256 a) { return v::tanh(a); }
+  static __m256 erf(__m256 a) { return v::erf(a); }
+  static __m256 gelu_erf(__m256 a) { return v::gelu_erf(a); }
+  static __m256 sigmoid(__m256 a) { return v::sigmoid(a); }
+  // Only lanes strictly below zero become 0, so NaN and -0 pass through.
+  static __m256 relu(__m256 a) {
     return _mm256_blendv_ps(a, _mm256_setzero_ps(), _mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_LT_OQ));
-  });
-}
-
-template <BinaryOp kOp>
-inline __m256 apply(__m256 a, __m256 b, __m256 alpha, bool scaled) {
-  if constexpr (kOp == BinaryOp::kAdd) return _mm256_add_ps(a, scaled ? _mm256_mul_ps(alpha, b) : b);
-  if constexpr (kOp == BinaryOp::kSub) return _mm256_sub_ps(a, scaled ? _mm256_mul_ps(alpha, b) : b);
-  if constexpr (kOp == BinaryOp::kMul) return _mm256_mul_ps(a, b);
-  return _mm256_div_ps(a, b);
-}
-
-template <BinaryOp kOp, bool kAScalar, bool kBScalar>
-void binary_loop(const float* a, const float* b, float alpha, float* y, int64_t n) {
-  const __m256 va = _mm256_set1_ps(a[0]), vb = _mm256_set1_ps(b[0]), valpha = _mm256_set1_ps(alpha);
-  const bool scaled = alpha != 1.0f;
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m256 xa = kAScalar ? va : _mm256_loadu_ps(a + i);
-    const __m256 xb = kBScalar ? vb : _mm256_loadu_ps(b + i);
-    _mm256_storeu_ps(y + i, apply<kOp>(xa, xb, valpha, scaled));
   }
-  if (i < n) {
-    const __m256i mask = v::tail_mask(n - i);
-    const __m256 xa = kAScalar ? va : _mm256_maskload_ps(a + i, mask);
-    // Masked-off lanes of b load as 0; for kDiv they give inf/NaN in lanes never stored.
-    const __m256 xb = kBScalar ? vb : _mm256_maskload_ps(b + i, mask);
-    _mm256_maskstore_ps(y + i, mask, apply<kOp>(xa, xb, valpha, scaled));
-  }
-}
-
-template <BinaryOp kOp>
-void binary_for(const float* a, bool a_scalar, const float* b, bool b_scalar, float alpha,
-                float* y, int64_t n) {
-  if (a_scalar && b_scalar) return binary_loop<kOp, true, true>(a, b, alpha, y, n);
-  if (a_scalar) return binary_loop<kOp, true, false>(a, b, alpha, y, n);
-  if (b_scalar) return binary_loop<kOp, false, true>(a, b, alpha, y, n);
-  return binary_loop<kOp, false, false>(a, b, alpha, y, n);
-}
-
-void binary(BinaryOp op, const float* a, bool a_scalar, const float* b, bool b_scalar,
-            float alpha, float* y, int64_t n) {
-  switch (op) {
-    case BinaryOp::kAdd: return binary_for<BinaryOp::kAdd>(a, a_scalar, b, b_scalar, alpha, y, n);
-    case BinaryOp::kSub: return binary_for<BinaryOp::kSub>(a, a_scalar, b, b_scalar, alpha, y, n);
-    case BinaryOp::kMul: return binary_for<BinaryOp::kMul>(a, a_scalar, b, b_scalar, alpha, y, n);
-    case BinaryOp::kDiv: return binary_for<BinaryOp::kDiv>(a, a_scalar, b, b_scalar, alpha, y, n);
-  }
-}
+};
 
 float sum(const float* x, int64_t n) {
   __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
@@ -173,7 +94,7 @@ float exp_shifted(const float* x, float m, float* y, int64_t n) {
 
 void scale(float* y, float factor, int64_t n) {
   const float one = 1.0f;
-  binary_loop<BinaryOp::kMul, false, true>(y, &factor, one, y, n);
+  Loops::binary_loop<BinaryOp::kMul, false, true>(y, &factor, one, y, n);
 }
 
 void softmax_row(const float* x, float* y, int64_t n) {
@@ -199,7 +120,7 @@ void log_softmax_row(const float* x, float* y, int64_t n) {
 
 // Sum in double (a float sum of values near 1000 would lose the 1e-5 the
 // normalized output needs), 4 + 4 lanes per step.
-double sum_double(const float* x, int64_t n) {
+double sum_double(const float* x, int64_t n, int64_t* done) {
   __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -209,80 +130,16 @@ double sum_double(const float* x, int64_t n) {
   }
   __m128d h = _mm_add_pd(_mm256_castpd256_pd128(_mm256_add_pd(s0, s1)),
                          _mm256_extractf128_pd(_mm256_add_pd(s0, s1), 1));
-  double s = _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
-  for (; i < n; ++i) s += x[i];
-  return s;
-}
-
-void row_moments(const float* x, int64_t n, double eps, double* mean, double* rstd) {
-  const double mu = sum_double(x, n) / static_cast<double>(n);
-  const float m = static_cast<float>(mu);
-  // Centered second pass in float: (x - m) is exact to within rounding of m.
-  const __m256 vm = _mm256_set1_ps(m);
-  __m256 q0 = _mm256_setzero_ps(), q1 = _mm256_setzero_ps();
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m256 d0 = _mm256_sub_ps(_mm256_loadu_ps(x + i), vm);
-    const __m256 d1 = _mm256_sub_ps(_mm256_loadu_ps(x + i + 8), vm);
-    q0 = _mm256_fmadd_ps(d0, d0, q0);
-    q1 = _mm256_fmadd_ps(d1, d1, q1);
-  }
-  for (; i + 8 <= n; i += 8) {
-    const __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + i), vm);
-    q0 = _mm256_fmadd_ps(d, d, q0);
-  }
-  double squares = v::hsum(_mm256_add_ps(q0, q1));
-  for (; i < n; ++i) squares += (static_cast<double>(x[i]) - m) * (static_cast<double>(x[i]) - m);
-  *mean = mu;
-  *rstd = 1.0 / std::sqrt(squares / static_cast<double>(n) + eps);
-}
-
-void layer_norm_row(const float* x, const float* w, const float* b, double eps, int64_t n,
-                    float* y, float* mean, float* rstd) {
-  double mu, inv;
-  row_moments(x, n, eps, &mu, &inv);
-  const float m = static_cast<float>(mu);
-  const __m256 vm = _mm256_set1_ps(m);
-  int64_t i = 0;
-  const float r = static_cast<float>(inv);
-  const __m256 vr = _mm256_set1_ps(r);
-  auto affine = [&](__m256 a, int64_t at, __m256i mask, bool tail) {
-    __m256 t = _mm256_mul_ps(_mm256_sub_ps(a, vm), vr);
-    if (w != nullptr) t = _mm256_mul_ps(t, tail ? _mm256_maskload_ps(w + at, mask) : _mm256_loadu_ps(w + at));
-    if (b != nullptr) t = _mm256_add_ps(t, tail ? _mm256_maskload_ps(b + at, mask) : _mm256_loadu_ps(b + at));
-    return t;
-  };
-  const __m256i all = _mm256_set1_epi32(-1);
-  for (i = 0; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, affine(_mm256_loadu_ps(x + i), i, all, false));
-  if (i < n) {
-    const __m256i mask = v::tail_mask(n - i);
-    _mm256_maskstore_ps(y + i, mask, affine(_mm256_maskload_ps(x + i, mask), i, mask, true));
-  }
-  *mean = m;
-  *rstd = r;
-}
-
-void scale_shift(const float* x, float scale, float shift, float* y, int64_t n) {
-  const __m256 a = _mm256_set1_ps(scale), c = _mm256_set1_ps(shift);
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    _mm256_storeu_ps(y + i, _mm256_fmadd_ps(_mm256_loadu_ps(x + i), a, c));
-    _mm256_storeu_ps(y + i + 8, _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), a, c));
-  }
-  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_fmadd_ps(_mm256_loadu_ps(x + i), a, c));
-  if (i < n) {
-    const __m256i mask = v::tail_mask(n - i);
-    _mm256_maskstore_ps(y + i, mask, _mm256_fmadd_ps(_mm256_maskload_ps(x + i, mask), a, c));
-  }
+  *done = i;
+  return _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
 }
 
 }  // namespace
 
 const VecKernels& avx2_vec_kernels() {
-  static const VecKernels kTable = {exp_loop,       tanh_loop,       erf_loop,     gelu_erf_loop,
-                                    gelu_tanh_loop, sigmoid_loop,    silu_loop,    relu_loop,
-                                    binary,         sum,             max,          softmax_row,
-                                    log_softmax_row, layer_norm_row, row_moments, scale_shift};
+  static const VecKernels kTable = ElementwiseTable<Avx2, Avx2Math>::with_rows(
+      sum, max, softmax_row, log_softmax_row,
+      Loops::layer_norm_row<Loops::row_moments<sum_double>>, Loops::row_moments<sum_double>);
   return kTable;
 }
 

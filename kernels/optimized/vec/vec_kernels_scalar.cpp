@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "kernels/optimized/vec/vec_kernels.h"
+#include "kernels/optimized/vec/vec_loops.h"
 
 namespace torchedge {
 namespace optimized {
@@ -48,22 +49,12 @@ float apply(float a, float b, float alpha) {
   return a / b;
 }
 
-template <BinaryOp kOp>
-void binary_loop(const float* a, bool a_scalar, const float* b, bool b_scalar, float alpha,
-                 float* y, int64_t n) {
-  const int64_t sa = a_scalar ? 0 : 1, sb = b_scalar ? 0 : 1;
-  for (int64_t i = 0; i < n; ++i) y[i] = apply<kOp>(a[i * sa], b[i * sb], alpha);
-}
-
-void binary(BinaryOp op, const float* a, bool a_scalar, const float* b, bool b_scalar,
-            float alpha, float* y, int64_t n) {
-  switch (op) {
-    case BinaryOp::kAdd: return binary_loop<BinaryOp::kAdd>(a, a_scalar, b, b_scalar, alpha, y, n);
-    case BinaryOp::kSub: return binary_loop<BinaryOp::kSub>(a, a_scalar, b, b_scalar, alpha, y, n);
-    case BinaryOp::kMul: return binary_loop<BinaryOp::kMul>(a, a_scalar, b, b_scalar, alpha, y, n);
-    case BinaryOp::kDiv: return binary_loop<BinaryOp::kDiv>(a, a_scalar, b, b_scalar, alpha, y, n);
+struct ScalarBinary {
+  template <BinaryOp kOp, bool kAScalar, bool kBScalar>
+  static void binary_loop(const float* a, const float* b, float alpha, float* y, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) y[i] = apply<kOp>(a[kAScalar ? 0 : i], b[kBScalar ? 0 : i], alpha);
   }
-}
+};
 
 float sum(const float* x, int64_t n) {
   double s = 0;
@@ -131,10 +122,10 @@ void scale_shift(const float* x, float scale, float shift, float* y, int64_t n) 
 }  // namespace
 
 const VecKernels& scalar_vec_kernels() {
-  static const VecKernels kTable = {exp_loop,     tanh_loop, erf_loop, gelu_erf_loop,
-                                    gelu_tanh_loop, sigmoid_loop, silu_loop, relu_loop,
-                                    binary,       sum,       max,      softmax_row,
-                                    log_softmax_row, layer_norm_row, row_moments, scale_shift};
+  static const VecKernels kTable = {
+      exp_loop,        tanh_loop,      erf_loop,    gelu_erf_loop, gelu_tanh_loop, sigmoid_loop,
+      silu_loop,       relu_loop,      binary_switch<ScalarBinary>, sum, max,      softmax_row,
+      log_softmax_row, layer_norm_row, row_moments, scale_shift};
   return kTable;
 }
 

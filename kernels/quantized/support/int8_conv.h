@@ -36,8 +36,9 @@
 // b = the residual), and that result is written: bit for bit what
 // add_int8(conv2d_int8(...), residual) computes, in one pass over the
 // output. The AVX2 epilogue adds 16 pixels of two channels at once
-// (x86/int8_add_avx2.h), the scalar path each finished output plane
-// (int8_add_scalar), so the two agree bit for bit as the add's paths do.
+// (x86/int8_add_avx2.h), the other paths each finished output plane
+// (int8_add_per_tensor_simd: NEON conversions on AArch64, the scalar loops
+// elsewhere), so they agree bit for bit as the add's paths do.
 #pragma once
 
 #include <cstddef>

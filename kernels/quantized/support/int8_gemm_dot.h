@@ -33,5 +33,23 @@ size_t int8_gemm_dot_scratch_bytes(int64_t m, int64_t n, int64_t k);
 void run_int8_gemm_dot(const Int8GemmProblem& p, const int8_t* xq, int32_t x_zero_point,
                        void* scratch);
 
+/// corrections[n] = zx * sum_k w[n, k] for n < p.n (dot-product level; the
+/// i8mm kernel shares it).
+void int8_gemm_zero_point_corrections(const Int8GemmProblem& p, int32_t zx, int32_t* corrections);
+
+/// The same product with SMMLA (vmmlaq_s32: a 2 x 8 by 8 x 2 int8 block
+/// per instruction), support/arm/int8_gemm_i8mm.cpp, compiled for
+/// armv8.2-a+dotprod+i8mm and entered when best_arm_isa() >= kI8mm. The
+/// activations are packed into 8-row blocks of 8-k steps, each step 4 row
+/// pairs x 8 k ([M / 8][K / 8][4][2 x 8], zeros past M and K); a column
+/// pair's 8 k are two 8-byte loads of the weights as they are. A tile of
+/// 8 rows x 8 columns holds 16 int32x4 sums (2 rows x 2 columns each): per
+/// 8 k, 4 activation loads, 8 weight loads and 16 smmla (1024 multiply-adds
+/// per 16 k in 56 instructions, against 80 for sdot). Sums, corrections and
+/// requantization as run_int8_gemm_dot: bit for bit the same output.
+size_t int8_gemm_i8mm_scratch_bytes(int64_t m, int64_t n, int64_t k);
+void run_int8_gemm_i8mm(const Int8GemmProblem& p, const int8_t* xq, int32_t x_zero_point,
+                        void* scratch);
+
 }  // namespace quantized
 }  // namespace torchedge

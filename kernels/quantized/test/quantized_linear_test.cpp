@@ -81,9 +81,11 @@ TEST(QuantizedLinear, Avx2EqualsScalarBitForBit) {
 #endif
 }
 
-// The AArch64 sdot path (support/int8_gemm_dot.h) against the scalar loops
-// on the same sums: raw activations with their zero point, row and column
-// counts off the 8 x 8 tile and K off the 16-byte chunk, bias or none.
+// The AArch64 sdot path (support/int8_gemm_dot.h) and, where the CPU has
+// i8mm (QEMU's max core), the SMMLA one against the scalar loops on the
+// same sums: raw activations with their zero point, row and column counts
+// off the 8 x 8 tile (odd: a last column alone in its pair) and K off the
+// 16-byte chunk and the 8-byte step, bias or none.
 TEST(QuantizedLinear, DotProductEqualsScalarBitForBit) {
 #if defined(TORCHEDGE_QUANTIZED_ARM)
   if (optimized::best_arm_isa() < optimized::ArmIsa::kDotProd) {
@@ -93,9 +95,10 @@ TEST(QuantizedLinear, DotProductEqualsScalarBitForBit) {
     int64_t m, k, n;
     bool bias;
   };
-  const Shape shapes[] = {{1, 7, 3, false}, {6, 77, 13, true}, {9, 16, 8, true},
-                          {17, 33, 17, false}, {32, 384, 40, true}};
-  int seed = 0;
+  const Shape shapes[] = {{1, 7, 3, false},   {6, 77, 13, true},    {9, 16, 8, true},
+                          {17, 33, 17, false}, {32, 384, 40, true}, {3, 8, 1, true},
+                          {10, 24, 9, false}};
+  int seed = 0, i8mm_runs = 0;
   for (const Shape& sh : shapes) {
     std::mt19937 gen(++seed);
     std::uniform_int_distribution<int> i8(-128, 127);
@@ -116,7 +119,21 @@ TEST(QuantizedLinear, DotProductEqualsScalarBitForBit) {
                                             ~uintptr_t{63});
     p.out = b.data();
     quantized::run_int8_gemm_dot(p, xq.data(), zx, aligned);
-    EXPECT_EQ(a, b) << sh.m << " x " << sh.k << " x " << sh.n;
+    EXPECT_EQ(a, b) << "sdot " << sh.m << " x " << sh.k << " x " << sh.n;
+    if (optimized::detected_arm_isa() >= optimized::ArmIsa::kI8mm) {
+      std::vector<int8_t> c(sh.m * sh.n, 77);
+      std::vector<uint8_t> scratch8(quantized::int8_gemm_i8mm_scratch_bytes(sh.m, sh.n, sh.k) + 64);
+      p.out = c.data();
+      quantized::run_int8_gemm_i8mm(
+          p, xq.data(), zx,
+          reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(scratch8.data()) + 63) & ~uintptr_t{63}));
+      EXPECT_EQ(a, c) << "smmla " << sh.m << " x " << sh.k << " x " << sh.n;
+      ++i8mm_runs;
+    }
+  }
+  // QEMU's max core has i8mm: the SMMLA kernel must have run there.
+  if (optimized::detected_arm_isa() >= optimized::ArmIsa::kI8mm) {
+    EXPECT_EQ(i8mm_runs, static_cast<int>(sizeof(shapes) / sizeof(shapes[0])));
   }
 #else
   GTEST_SKIP() << "AArch64 builds only";

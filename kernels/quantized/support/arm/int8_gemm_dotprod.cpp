@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "kernels/optimized/threadpool/threadpool.h"
+#include "kernels/quantized/support/arm/int8_gemm_tiles.h"
 #include "kernels/quantized/support/arm/requantize_neon.h"
 #include "kernels/quantized/support/int8_gemm_dot.h"
 
@@ -14,8 +14,8 @@ namespace torchedge {
 namespace quantized {
 namespace {
 
-constexpr int64_t kRowBlock = 8;   // two groups of 4 rows (one int32x4 each)
-constexpr int64_t kColTile = 8;
+constexpr int64_t kRowBlock = kInt8GemmRows;  // two groups of 4 rows (one int32x4 each)
+constexpr int64_t kColTile = kInt8GemmCols;
 constexpr int64_t kChunk = 16;     // k per step: 4 quads
 constexpr int64_t kChunkBytes = kRowBlock * kChunk;
 
@@ -49,8 +49,10 @@ inline int8x16_t weight_chunk(const int8_t* w, int64_t k, int64_t k0) {
   return vld1q_s8(tail);
 }
 
-// corrections[n] = zx * sum_k w[n, k].
-void column_sums(const Int8GemmProblem& p, int32_t zx, int32_t* corrections) {
+}  // namespace
+
+void int8_gemm_zero_point_corrections(const Int8GemmProblem& p, int32_t zx,
+                                      int32_t* corrections) {
   const int8x16_t ones = vdupq_n_s8(1);
   for (int64_t n = 0; n < p.n; ++n) {
     const int8_t* w = p.w + n * p.k;
@@ -59,6 +61,8 @@ void column_sums(const Int8GemmProblem& p, int32_t zx, int32_t* corrections) {
     corrections[n] = zx * vaddvq_s32(s);
   }
 }
+
+namespace {
 
 // Rows [block * 8, +8) x columns [n0, n0 + kCols) of sums.
 template <int kCols>
@@ -119,23 +123,12 @@ void run_int8_gemm_dot(const Int8GemmProblem& p, const int8_t* xq, int32_t x_zer
       static_cast<char*>(scratch) +
       round_up_64(static_cast<size_t>(row_blocks_of(p.m) * chunks_of(p.k) * kChunkBytes)));
   pack_rows(xq, p.m, p.k, packed);
-  column_sums(p, x_zero_point, corrections);
-  const int64_t col_tiles = (p.n + kColTile - 1) / kColTile, blocks = row_blocks_of(p.m);
-  // ~256K multiply-adds per chunk of column tiles at least.
-  const int64_t per_tile = std::max<int64_t>(1, blocks * kRowBlock * kColTile * p.k);
-  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 18) / per_tile);
-  parallel_for(0, col_tiles, grain, [&](int64_t begin, int64_t end) {
-    for (int64_t t = begin; t < end; ++t) {
-      const int64_t n0 = t * kColTile;
-      for (int64_t block = 0; block < blocks; ++block) {
-        if (n0 + kColTile <= p.n) {
-          tile<kColTile>(p, packed, corrections, block, n0);
-        } else {
-          for (int64_t n = n0; n < p.n; ++n) tile<1>(p, packed, corrections, block, n);
-        }
-      }
-    }
-  });
+  int8_gemm_zero_point_corrections(p, x_zero_point, corrections);
+  for_each_int8_gemm_tile(
+      p, [&](int64_t block, int64_t n0) { tile<kColTile>(p, packed, corrections, block, n0); },
+      [&](int64_t block, int64_t n0) {
+        for (int64_t n = n0; n < p.n; ++n) tile<1>(p, packed, corrections, block, n);
+      });
 }
 
 }  // namespace quantized
