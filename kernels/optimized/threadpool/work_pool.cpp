@@ -115,7 +115,12 @@ bool WorkPool::try_run(Task task, void* context, size_t count) {
   claim_.store((job + 1) << 32, std::memory_order_seq_cst);  // publishes the fields above
   if (sleepers_.load(std::memory_order_seq_cst) != 0) {
     // Taking the mutex orders this wake after a sleeper's check of claim_.
-    { std::lock_guard<std::mutex> lock(sleep_mutex_); }
+    // A worker that holds it (about to sleep, or just woken) and is
+    // descheduled is not waited for: without the mutex a worker between its
+    // check and its wait can miss this wake, which costs only its help with
+    // this job (drain() below runs every item nobody claimed; the next job
+    // wakes it).
+    if (sleep_mutex_.try_lock()) sleep_mutex_.unlock();
     wake_.notify_all();
   }
   drain();
