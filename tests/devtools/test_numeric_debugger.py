@@ -226,7 +226,9 @@ def test_quantized_program_matches_its_reference_and_reports_loss_against_float(
         # Against float: quantization's loss, finite and well below the runtime's.
         assert r.float_sqnr_db is not None and 5 < r.float_sqnr_db < r.sqnr_db, str(result)
     # The module paths the quantized graph lost, recovered from the float model.
-    assert [r.module_path for r in int8] == ["stem.2", "body.0", "body.1", "body.2", "body.3"]
+    # The mean over H, W (the root module's forward: no submodule path) runs on int8 too.
+    assert [r.module_path for r in int8] == ["stem.2", "body.0", "body.1", "body.2", "body.3", None]
+    assert "mean_hw_int8" in int8[-1].operator, str(result)
     worst = result.worst(3, by="float_sqnr_db")
     assert worst[0].float_sqnr_db == min(r.float_sqnr_db for r in result.compared
                                          if r.float_sqnr_db is not None)

@@ -31,11 +31,11 @@ class UsesItem(nn.Module):
 
 
 class UsesComplex(nn.Module):
-    """Complex values are runtime dtypes, complex arithmetic has no kernel."""
+    """Complex values are runtime dtypes; a cumulative sum of them has no kernel."""
 
     def forward(self, x):
         z = x.to(torch.complex64)
-        return z * z
+        return torch.cumsum(z, 0)
 
 
 @torch.library.custom_op("torchedge_test::twice", mutates_args=())
@@ -72,9 +72,9 @@ def test_op_without_out_variant_names_op_and_line():
 def test_complex_dtype_names_op_and_line():
     error = _edge_error(UsesComplex(), torch.randn(4))
     (problem,) = error.problems
-    assert problem.operator == "aten.mul.Tensor"
-    assert "complex dtype torch.complex64" in problem.message and "aten::mul.out" in problem.message
-    assert f":{_line_of('z * z', UsesComplex.forward)} in forward" in problem.location
+    assert problem.operator == "aten.cumsum.default"
+    assert "complex dtype torch.complex64" in problem.message and "aten::cumsum.out" in problem.message
+    assert f":{_line_of('torch.cumsum(z, 0)', UsesComplex.forward)} in forward" in problem.location
 
 
 def test_non_core_operator():
