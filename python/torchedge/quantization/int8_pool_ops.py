@@ -35,14 +35,13 @@ from __future__ import annotations
 
 import torch
 
+from torchedge.passes.custom_ops import define_out_op
 from torchedge.quantization.int8_conv_ops import NAMESPACE, _check_output, _check_qparams
 
 MEAN_OP_NAME = "mean_hw_int8"
 MAX_PLANE = 1 << 16  # H*W bound: int32 sums, and float32(acc) exact (|acc| <= 255 * 2^16 < 2^24)
 _MEAN_ARGUMENTS = ("Tensor input, float input_scale, int input_zero_point, bool keepdim, "
                    "float output_scale, int output_zero_point, int output_min, int output_max")
-
-_library = torch.library.Library(NAMESPACE, "FRAGMENT")
 
 
 def check_mean_hw_int8(input, input_scale, input_zero_point, keepdim, output_scale,
@@ -77,13 +76,4 @@ def _fake_mean(input, *args):
     return input.new_empty(check_mean_hw_int8(input, *args), dtype=torch.int8)
 
 
-def _register() -> None:
-    if hasattr(getattr(torch.ops, NAMESPACE), MEAN_OP_NAME):  # module reloaded: already registered
-        return
-    _library.define(f"{MEAN_OP_NAME}({_MEAN_ARGUMENTS}) -> Tensor")
-    _library.define(f"{MEAN_OP_NAME}.out({_MEAN_ARGUMENTS}, *, Tensor(a!) out) -> Tensor(a!)")
-    _library.impl(MEAN_OP_NAME, mean_hw_int8_reference, "CompositeExplicitAutograd")
-    torch.library.register_fake(f"{NAMESPACE}::{MEAN_OP_NAME}", _fake_mean, lib=_library)
-
-
-_register()
+define_out_op(NAMESPACE, MEAN_OP_NAME, _MEAN_ARGUMENTS, mean_hw_int8_reference, _fake_mean)
