@@ -89,13 +89,14 @@ class _ConvChain(nn.Module):
 class _Attention(nn.Module):
     """Linear layers (prepacked weights) around scaled_dot_product_attention:
     unmasked (bmm, softmax, bmm folded into torchedge::attention) and causal
-    (the mask keeps the safe softmax, fused on its own); a transposed
-    constant folded."""
+    (the mask keeps the safe softmax, fused on its own); an MLP whose residual
+    adds and GELU fold into its linear layers; a transposed constant folded."""
 
     def __init__(self, dim: int = 16, heads: int = 2) -> None:
         super().__init__()
         self.heads = heads
         self.qkv, self.proj = nn.Linear(dim, 3 * dim), nn.Linear(dim, dim)
+        self.fc1, self.fc2 = nn.Linear(dim, 2 * dim), nn.Linear(2 * dim, dim)
         self.mix = nn.Parameter(torch.randn(dim, dim) * 0.1)
 
     def forward(self, x):
@@ -104,7 +105,9 @@ class _Attention(nn.Module):
         y = F.scaled_dot_product_attention(q, k, v) + \
             F.scaled_dot_product_attention(q, k, v, is_causal=True)
         y = y.transpose(1, 2).reshape(b, n, c)
-        return self.proj(y) @ (self.mix.t() * 0.5)
+        y = x + self.proj(y)                            # residual add and GELU folded
+        y = y + self.fc2(F.gelu(self.fc1(y)))           # into the linear layers
+        return y @ (self.mix.t() * 0.5)
 
 
 class _Views(nn.Module):
@@ -161,8 +164,8 @@ FAMILIES = {
     "attention": Family(
         _Attention, (torch.randn(2, 8, 16),), ({0: _b, 1: Dim("n", min=2, max=32)},),
         ((1, 2, 16), (3, 17, 16), (8, 32, 16)),
-        static_ops=("torchedge::linear_prepacked.out", "torchedge::safe_softmax.out",
-                    "torchedge::attention.out"),
+        static_ops=("torchedge::linear_prepacked.out", "torchedge::linear_prepacked_fused.out",
+                    "torchedge::safe_softmax.out", "torchedge::attention.out"),
         dynamic_dims={0: (0, 1)}),
     "views": Family(
         _Views, (torch.randn(2, 4, 6),), ({0: _b, 2: Dim("c", min=2, max=16)},),
@@ -195,6 +198,7 @@ AUDIT = {
     "data_dependent_bounds": "data_dependent",
     "fake_tensors": "interpolate",
     "graph_modules": "views",
+    "linear_epilogue_fusion": "attention",
     "linear_prepacked_op": "attention",
     "max_pool2d_op": "conv_block",
     "pool_indices": "conv_block",

@@ -10,6 +10,20 @@
 // strides; the optimized kernel feeds the layout to its GEMM unchanged.
 // Errors: non-float32 tensors, input of rank 0, weight_packed not a
 // contiguous [ceil(N / 16), K, 16], bias not [N], out_features < 0.
+//
+// torchedge::linear_prepacked_fused.out(Tensor input, Tensor weight_packed,
+//     Tensor? bias, int out_features, Tensor? residual, bool gelu, *,
+//     Tensor(a!) out) -> Tensor(a!)
+//
+// The same layer with what followed it in the model folded in
+// (python/torchedge/passes/linear_epilogue_fusion.py):
+// out = act(input @ weight^T + bias + residual), act the exact GELU
+// x/2 (1 + erf(x / sqrt 2)) (as aten::gelu computes it in float) when
+// `gelu`, else the identity; residual None or M rows of N (any leading
+// shape whose sizes multiply to M, the input's row count). Each value is
+// ((sum + bias) + residual), the order addmm then add give.
+#include <cmath>
+
 #include "kernels/portable/support/kernel_args.h"
 #include "runtime/kernel/kernel_context.h"
 
@@ -54,16 +68,18 @@ int64_t row_offset(const Tensor& t, int64_t row) {
   return offset;
 }
 
-}  // namespace
+// What follows the sum of one output: the residual (None: nullptr) and the GELU.
+struct Epilogue {
+  const Tensor* residual = nullptr;
+  bool gelu = false;
+};
 
-Error linear_prepacked_out(KernelContext& ctx, Span<EValue*> args) {
-  (void)ctx;
-  TE_RETURN_IF_ERROR(expect_arg_count(args, 5));
+Error linear_prepacked(Span<EValue*> args, size_t out_index, const Epilogue& epi) {
   TE_ASSIGN_OR_RETURN(const Tensor* x, tensor_arg(args, 0, "input"));
   TE_ASSIGN_OR_RETURN(const Tensor* w, tensor_arg(args, 1, "weight_packed"));
   TE_ASSIGN_OR_RETURN(const Tensor* bias, optional_tensor_arg(args, 2, "bias"));
   TE_ASSIGN_OR_RETURN(int64_t n, int_arg(args, 3, "out_features"));
-  TE_ASSIGN_OR_RETURN(Tensor* out, tensor_arg(args, 4, "out"));
+  TE_ASSIGN_OR_RETURN(Tensor* out, tensor_arg(args, out_index, "out"));
   TE_RETURN_IF_ERROR(check_arguments(*x, *w, bias, n));
   TE_RETURN_IF_ERROR(expect_dtype(*out, ScalarType::Float, "linear_prepacked.out: out"));
   int64_t out_sizes[kTensorDimensionLimit];
@@ -73,17 +89,29 @@ Error linear_prepacked_out(KernelContext& ctx, Span<EValue*> args) {
     rows *= x->size(d);
   }
   out_sizes[x->dim() - 1] = n;
+  const Tensor* res = epi.residual;
+  if (res != nullptr) {
+    TE_RETURN_IF_ERROR(expect_dtype(*res, ScalarType::Float, "linear_prepacked_fused.out: residual"));
+    TE_CHECK_OR_RETURN(res->dim() >= 1 && res->size(-1) == n && static_cast<int64_t>(res->numel()) == rows * n,
+                       Error::InvalidArgument,
+                       "linear_prepacked_fused.out: residual must hold %lld rows of %lld "
+                       "(its last dim), one per input row",
+                       static_cast<long long>(rows), static_cast<long long>(n));
+  }
   TE_RETURN_IF_ERROR(resize_to(*out, {out_sizes, static_cast<size_t>(x->dim())}));
   const int64_t k = x->size(-1), x_col = x->stride(-1), out_col = out->stride(-1);
   const float* xd = x->data_as<float>();
   const float* wd = w->data_as<float>();
   const float* bd = bias == nullptr ? nullptr : bias->data_as<float>();
   float* od = out->mutable_data_as<float>();
+  const float* rd = res == nullptr ? nullptr : res->data_as<float>();
+  const int64_t r_col = res == nullptr ? 0 : res->stride(-1);
   // One strip of 16 outputs at a time: the inner loop runs along a strip's
   // contiguous rows (vectorizable), each output summed in k order.
   for (int64_t r = 0; r < rows; ++r) {
     const float* xr = xd + row_offset(*x, r);
     float* outr = od + row_offset(*out, r);
+    const float* resr = rd == nullptr ? nullptr : rd + row_offset(*res, r);
     for (int64_t n0 = 0; n0 < n; n0 += kStripWidth) {
       const float* strip = wd + n0 * k;  // strip n0 / 16 starts at (n0 / 16) * k * 16
       float acc[kStripWidth] = {};
@@ -92,11 +120,31 @@ Error linear_prepacked_out(KernelContext& ctx, Span<EValue*> args) {
         for (int64_t j = 0; j < kStripWidth; ++j) acc[j] += xv * strip[kk * kStripWidth + j];
       }
       for (int64_t j = 0; j < kStripWidth && n0 + j < n; ++j) {
-        outr[(n0 + j) * out_col] = bd == nullptr ? acc[j] : acc[j] + bd[n0 + j];
+        float v = bd == nullptr ? acc[j] : acc[j] + bd[n0 + j];
+        if (resr != nullptr) v += resr[(n0 + j) * r_col];
+        if (epi.gelu) v = v * 0.5f * (1.0f + std::erf(v * static_cast<float>(M_SQRT1_2)));
+        outr[(n0 + j) * out_col] = v;
       }
     }
   }
   return Error::Ok;
+}
+
+}  // namespace
+
+Error linear_prepacked_out(KernelContext& ctx, Span<EValue*> args) {
+  (void)ctx;
+  TE_RETURN_IF_ERROR(expect_arg_count(args, 5));
+  return linear_prepacked(args, 4, Epilogue{});
+}
+
+Error linear_prepacked_fused_out(KernelContext& ctx, Span<EValue*> args) {
+  (void)ctx;
+  TE_RETURN_IF_ERROR(expect_arg_count(args, 7));
+  Epilogue epi;
+  TE_ASSIGN_OR_RETURN(epi.residual, optional_tensor_arg(args, 4, "residual"));
+  TE_ASSIGN_OR_RETURN(epi.gelu, bool_arg(args, 5, "gelu"));
+  return linear_prepacked(args, 6, epi);
 }
 
 }  // namespace native

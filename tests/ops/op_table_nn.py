@@ -161,6 +161,18 @@ LINEAR_PREPACKED = OpSpec("torchedge::linear_prepacked.out", _linear_prepacked, 
      lambda x, w, b: _linear_prepacked(x, w, b, 4), ()),
 ), dtypes=(torch.float32,), kind=REDUCTION)
 
+# torchedge::linear_prepacked_fused (to_pte's linear epilogue fusion) called
+# directly: residual rows in another leading shape, GELU with and without them.
+_linear_fused = torch.ops.torchedge.linear_prepacked_fused.default
+LINEAR_PREPACKED_FUSED = OpSpec("torchedge::linear_prepacked_fused.out", _linear_fused, _rows(
+    ("residual_gelu", _inputs(m(3, 5), m(1, 5, 16), m(4), m(3, 4)),
+     lambda x, w, b, r: _linear_fused(x, w, b, 4, r, True), ()),
+    ("residual_rows_reshaped", _inputs(m(2, 3, 7), m(2, 7, 16), m(6, 20)),
+     lambda x, w, r: _linear_fused(x, w, None, 20, r, False), ()),
+    ("gelu_only", _inputs(m(2, 3, 5), m(1, 5, 16), m(16)),
+     lambda x, w, b: _linear_fused(x, w, b, 16, None, True), ()),
+), dtypes=(torch.float32,), kind=REDUCTION)
+
 # torchedge::conv2d_winograd (to_pte's winograd_filters) called directly:
 # filter_u is [16, Cout, Cin], here the transform of random 3x3 filters (the
 # op recovers them as H U H^T); eager's reference is the direct convolution
@@ -355,6 +367,7 @@ MATMUL = [
     TO_BLOCKED,
     FROM_BLOCKED,
     LINEAR_PREPACKED,
+    LINEAR_PREPACKED_FUSED,
     OpSpec("aten::mm.out", torch.mm, _matmul_rows("mm"), kind=REDUCTION),
     OpSpec("aten::bmm.out", torch.bmm, _matmul_rows("bmm"), kind=REDUCTION),
     OpSpec("aten::addmm.out", torch.addmm, _addmm, kind=REDUCTION),

@@ -2,8 +2,10 @@
 //
 // Single-precision GEMM for the optimized kernels:
 //
-//   C[b][M x N] = clamp(alpha * A[b][M x K] * B[b][K x N]
-//                       + beta * addend[b] + row_bias[m] + col_bias[n], min, max)
+//   C[b][M x N] = act(clamp(alpha * A[b][M x K] * B[b][K x N]
+//                           + beta * addend[b] + row_bias[m] + col_bias[n], min, max))
+//
+// with act the identity or, when `gelu` is set, the exact (erf) GELU,
 //
 // for b in [0, batch). A and B are strided views, so transposed operands are
 // handled by the packers, never by copies; B may instead be produced by a
@@ -89,6 +91,9 @@ struct SgemmProblem {
   const float* col_bias = nullptr;  // N entries
   float min = -std::numeric_limits<float>::infinity();
   float max = std::numeric_limits<float>::infinity();
+  // The exact GELU, x / 2 * (1 + erf(x / sqrt 2)), last: on the tile while
+  // it is hot (a transformer's fc1 + GELU: no second pass over its output).
+  bool gelu = false;
 };
 
 /// The micro-kernel sgemm(ctx, p) runs: best_isa()'s. On the Ice Lake

@@ -4,6 +4,7 @@
 #include <immintrin.h>
 
 #include "kernels/optimized/gemm/sgemm_driver.h"
+#include "kernels/optimized/vec/vec_math_avx2.h"
 
 namespace torchedge {
 namespace optimized {
@@ -307,7 +308,20 @@ struct Avx2Kernel {
       const __m256 add = _mm256_loadu_ps(e.addend + i * e.ld_addend + j);
       v = _mm256_add_ps(v, _mm256_mul_ps(_mm256_set1_ps(e.beta), add));
     }
-    return _mm256_min_ps(_mm256_set1_ps(e.max), _mm256_max_ps(_mm256_set1_ps(e.min), v));
+    v = _mm256_min_ps(_mm256_set1_ps(e.max), _mm256_max_ps(_mm256_set1_ps(e.min), v));
+    return e.gelu ? vec_avx2::gelu_erf(v) : v;
+  }
+
+  // The fused epilogue's GELU over one row of an edge tile (sgemm_driver.h):
+  // the tail through a zero-padded copy, so every element takes the vector path.
+  static void gelu_row(float* c, int64_t cols) {
+    int64_t j = 0;
+    for (; j + 8 <= cols; j += 8) _mm256_storeu_ps(c + j, vec_avx2::gelu_erf(_mm256_loadu_ps(c + j)));
+    if (j == cols) return;
+    alignas(32) float tail[8] = {};
+    for (int64_t t = 0; t < cols - j; ++t) tail[t] = c[j + t];
+    _mm256_store_ps(tail, vec_avx2::gelu_erf(_mm256_load_ps(tail)));
+    for (int64_t t = 0; t < cols - j; ++t) c[j + t] = tail[t];
   }
 
   // Row i of a tile at c (rows ldc apart): columns 0-7 only.

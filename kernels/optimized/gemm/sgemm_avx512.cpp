@@ -15,6 +15,7 @@
 #include <immintrin.h>
 
 #include "kernels/optimized/gemm/sgemm_driver.h"
+#include "kernels/optimized/vec/vec_math_avx512.h"
 
 namespace torchedge {
 namespace optimized {
@@ -242,7 +243,17 @@ struct Avx512Kernel {
       const __m512 add = _mm512_loadu_ps(e.addend + i * e.ld_addend + j);
       v = _mm512_add_ps(v, _mm512_mul_ps(_mm512_set1_ps(e.beta), add));
     }
-    return _mm512_min_ps(_mm512_set1_ps(e.max), _mm512_max_ps(_mm512_set1_ps(e.min), v));
+    v = _mm512_min_ps(_mm512_set1_ps(e.max), _mm512_max_ps(_mm512_set1_ps(e.min), v));
+    return e.gelu ? vec_avx512::gelu_erf(v) : v;
+  }
+
+  // The fused epilogue's GELU over one row of an edge tile (sgemm_driver.h).
+  static void gelu_row(float* c, int64_t cols) {
+    for (int64_t j = 0; j < cols; j += kNr) {
+      const __mmask16 m =
+          cols - j >= kNr ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << (cols - j)) - 1);
+      _mm512_mask_storeu_ps(c + j, m, vec_avx512::gelu_erf(_mm512_maskz_loadu_ps(m, c + j)));
+    }
   }
 
   // Columns [j, j + 16) of tile row i at c (rows ldc apart).

@@ -69,6 +69,7 @@
 // B panel again for one and a third strips).
 #pragma once
 
+#include <cmath>
 #include <cstring>
 
 #include "kernels/optimized/gemm/sgemm.h"
@@ -134,6 +135,11 @@ TE_SGEMM_OPTIONAL_MEMBER(HasPackBCols, pack_b_cols)
 //     c[j] = clamp(alpha * c[j] + row_bias (+ col_bias[j] if not null), lo, hi)
 //     for j < cols, NaN kept.
 TE_SGEMM_OPTIONAL_MEMBER(HasBiasClampRow, bias_clamp_row)
+//   static void gelu_row(float* c, int64_t cols);
+//     c[j] = gelu(c[j]) for j < cols, computed as the kernel's fused epilogue
+//     computes it (so tiles stored in place and edge tiles agree); without
+//     it, the scalar formula below.
+TE_SGEMM_OPTIONAL_MEMBER(HasGeluRow, gelu_row)
 //   template <int kStrips>
 //   static void gemv_strips(int64_t kc, const float* a, const float* pb,
 //                           int64_t strip_stride, float* c, bool accumulate);
@@ -158,6 +164,7 @@ TE_SGEMM_OPTIONAL_MEMBER(HasWideDirectA, micro_strips_direct_a)
 //   v += col_bias[j]               (when not null)
 //   v += beta * addend[i * ld_addend + j]   (when not null)
 //   out = min(max, max(min, v))    (NaN stays NaN)
+//   out = gelu(out)                (when gelu)
 // the operations, in order, of epilogue() below, so fused and unfused tiles
 // agree bit for bit. Pointers are already offset to the tile's (0, 0).
 struct TileEpilogue {
@@ -166,7 +173,22 @@ struct TileEpilogue {
   const float* col_bias;
   const float* addend;
   int64_t ld_addend;
+  bool gelu;
 };
+
+// The exact GELU of one float, for kernels without a vector gelu_row.
+inline float gelu_scalar(float x) {
+  return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752440f));
+}
+
+template <typename K>
+inline void gelu_row(float* c, int64_t cols) {
+  if constexpr (HasGeluRow<K>::value) {
+    K::gelu_row(c, cols);
+  } else {
+    for (int64_t j = 0; j < cols; ++j) c[j] = gelu_scalar(c[j]);
+  }
+}
 
 template <typename K, typename = void>
 struct StripsPerTile {
@@ -317,13 +339,14 @@ void epilogue(const SgemmProblem& p, const Item& it, int64_t m0, int64_t rows, i
   for (int64_t i = 0; i < rows; ++i) {
     float* c = it.c + (m0 + i) * p.ldc + n0;
     const float rb = p.row_bias == nullptr ? 0.0f : p.row_bias[m0 + i];
+    bool done = false;
     if constexpr (HasBiasClampRow<K>::value) {
       if (!use_addend) {
         K::bias_clamp_row(c, cols, p.alpha, rb, cb, p.min, p.max);
-        continue;
+        done = true;
       }
     }
-    for (int64_t j = 0; j < cols; ++j) {
+    for (int64_t j = 0; j < cols && !done; ++j) {
       float v = p.alpha * c[j] + rb;
       if (cb != nullptr) v += cb[j];
       if (use_addend) {
@@ -333,13 +356,14 @@ void epilogue(const SgemmProblem& p, const Item& it, int64_t m0, int64_t rows, i
       v = v < p.min ? p.min : v;
       c[j] = v > p.max ? p.max : v;
     }
+    if (p.gelu) gelu_row<K>(c, cols);
   }
 }
 
 template <typename K>
 bool needs_epilogue(const SgemmProblem& p) {
   return p.alpha != 1.0f || (p.beta != 0.0f && p.addend.data != nullptr) ||
-         p.row_bias != nullptr || p.col_bias != nullptr ||
+         p.row_bias != nullptr || p.col_bias != nullptr || p.gelu ||
          p.min != -std::numeric_limits<float>::infinity() ||
          p.max != std::numeric_limits<float>::infinity();
 }
@@ -420,7 +444,8 @@ inline TileEpilogue tile_epilogue(const SgemmProblem& p, const Item& it, int64_t
                       p.row_bias == nullptr ? nullptr : p.row_bias + m,
                       p.col_bias == nullptr ? nullptr : p.col_bias + n,
                       use_addend ? it.addend.data + m * it.addend.row_stride + n : nullptr,
-                      it.addend.row_stride};
+                      it.addend.row_stride,
+                      p.gelu};
 }
 
 // One micro-tile: rows [m, m + rows) x cols [n, n + cols) of C (rows <= kMr,
@@ -681,15 +706,25 @@ static inline void split_range(int64_t total, int64_t parts, int64_t i, int64_t 
   *end = min64(total, hi * align);
 }
 
-// How run() cuts a problem: thread parts, panel width and scratch sizes.
+// How run() cuts a problem: parts (rectangles or batch items), the scratch
+// slots they run in (at most one part per thread at a time), panel width and
+// scratch sizes.
 struct Plan {
   bool by_batch, split_n;
-  int64_t parts, nc_max;
+  int64_t parts, slots, nc_max;
   size_t a_floats, b_floats;
   size_t scratch_bytes() const {
-    return sizeof(float) * (a_floats + b_floats) * static_cast<size_t>(parts);
+    return sizeof(float) * (a_floats + b_floats) * static_cast<size_t>(slots);
   }
 };
+
+// Row blocks per thread when M is split over B prepacked in place: no part
+// packs any of B, so smaller parts cost nothing and let a thread that starts
+// late (a worker still waking up, or descheduled on a shared host) take
+// fewer of them instead of holding up the caller with a whole half. Whisper's
+// 1500 x 1024 x 256 fc1 at 2 threads in a model was 1.47x its 1-thread time
+// with two halves.
+constexpr int64_t kPartsPerThread = 4;
 
 template <typename K>
 Plan make_plan(const SgemmProblem& p) {
@@ -708,6 +743,11 @@ Plan make_plan(const SgemmProblem& p) {
   plan.split_n = !plan.by_batch &&
                  ((p.n > p.m && p.n >= threads * tile_cols<K>() * 2) || p.m < threads * K::kMr * 4);
   plan.parts = plan.by_batch ? min64(threads, max64(p.batch, 1)) : threads;
+  if (threads > 1 && !plan.by_batch && !plan.split_n && prepacked_in_place<K>(p)) {
+    const int64_t row_blocks = (p.m + K::kMc - 1) / K::kMc;
+    plan.parts = max64(threads, min64(threads * kPartsPerThread, row_blocks));
+  }
+  plan.slots = min64(plan.parts, threads);
   int64_t nc_max = K::kNc;
   if (plan.split_n) nc_max = min64(nc_max, round_up((p.n + threads - 1) / threads, tile_cols<K>()));
   const int64_t kc_max = max64(1, even_block(p.k, K::kKc, 8));
@@ -715,7 +755,7 @@ Plan make_plan(const SgemmProblem& p) {
   // default 8 MiB temp allocator (kScratchBudget for all B panels).
   constexpr int64_t kScratchBudget = int64_t{5} << 20;
   const int64_t nc_budget =
-      kScratchBudget / (plan.parts * kc_max * 4) / tile_cols<K>() * tile_cols<K>();
+      kScratchBudget / (plan.slots * kc_max * 4) / tile_cols<K>() * tile_cols<K>();
   nc_max = min64(nc_max, max64(tile_cols<K>() * 4, nc_budget));
   plan.nc_max = max64(K::kNr, min64(nc_max, round_up(p.n, K::kNr)));
   const int64_t mc_max = max64(K::kMr, min64(K::kMc, round_up(p.m, K::kMr)));
@@ -741,13 +781,13 @@ Error run(KernelContext& ctx, const SgemmProblem& p) {
   float* scratch = static_cast<float*>(ctx.allocate_temp(plan.scratch_bytes(), 64));
   TE_CHECK_OR_RETURN(scratch != nullptr, Error::MemoryAllocationFailed,
                      "sgemm: no room for %zu bytes of packing scratch", plan.scratch_bytes());
-  auto slot = [&](int64_t part) {
-    float* base = scratch + static_cast<size_t>(part) * (a_floats + b_floats);
+  auto slot = [&](int64_t index) {
+    float* base = scratch + static_cast<size_t>(index) * (a_floats + b_floats);
     return Scratch{base, base + a_floats};
   };
-  parallel_for(0, parts, 1, [&](int64_t begin, int64_t end) {
+  parallel_for_slots(0, parts, 1, plan.slots, [&](int64_t begin, int64_t end, int64_t index) {
+    const Scratch s = slot(index);
     for (int64_t part = begin; part < end; ++part) {
-      const Scratch s = slot(part);
       if (by_batch) {
         for (int64_t b = part; b < p.batch; b += parts) {
           run_rectangle<K>(p, item_of(p, b), 0, p.m, 0, p.n, nc_max, s);

@@ -49,9 +49,11 @@ struct Shape {
 };
 
 // The shapes: N % 16 != 0 throughout; K = 1000 spans several KC blocks;
-// with 2 threads, N > M splits N and M = 128 > N splits M.
+// with 2 threads, N > M splits N and M = 128 > N splits M; M = 700 over
+// strips read in place splits M into more parts than threads.
 constexpr Shape kShapes[] = {
-    {1, 37, 1000}, {5, 100, 1000}, {128, 37, 1000}, {128, 200, 384}, {1, 300, 64}, {5, 1, 7},
+    {1, 37, 1000}, {5, 100, 1000}, {128, 37, 1000}, {128, 200, 384},
+    {1, 300, 64},  {5, 1, 7},      {700, 40, 300},
 };
 
 class SgemmPrepackedTest : public ::testing::TestWithParam<int> {};

@@ -5,7 +5,7 @@
 // (the vectorized packers of both B layouts), batches (split among threads
 // or within items), the epilogue with an addend (alpha, beta/addend, row and
 // column bias, clamp) and without one (the vectorized bias/clamp path, NaN
-// kept) and a custom B packer.
+// kept), each also with the GELU last, and a custom B packer.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -40,12 +40,15 @@ std::vector<Isa> runnable_isas() {
   return isas;
 }
 
-enum class Epilogue { kNone, kFull, kNoAddend };
+enum class Epilogue { kNone, kFull, kNoAddend, kFullGelu, kNoAddendGelu, kGeluOnly };
 
 // Runs one case with the epilogue `epi`.
 void check_case(const Case& cs, Isa isa, Epilogue epi, std::mt19937& rng) {
-  const bool with_epilogue = epi != Epilogue::kNone;
-  const bool with_addend = epi == Epilogue::kFull;
+  const bool gelu_only = epi == Epilogue::kGeluOnly;
+  const bool with_epilogue = epi != Epilogue::kNone && !gelu_only;
+  const bool with_addend = epi == Epilogue::kFull || epi == Epilogue::kFullGelu;
+  const bool with_gelu =
+      epi == Epilogue::kFullGelu || epi == Epilogue::kNoAddendGelu || gelu_only;
   const int64_t m = cs.m, n = cs.n, k = cs.k, batch = cs.batch;
   std::vector<float> a = random_vector(static_cast<size_t>(batch * m * k), rng);
   const std::vector<float> b_storage =
@@ -77,6 +80,7 @@ void check_case(const Case& cs, Isa isa, Epilogue epi, std::mt19937& rng) {
     p.col_bias = col_bias.data();
     p.min = -3.0f, p.max = 2.5f;
   }
+  p.gelu = with_gelu;
   std::vector<uint8_t> temp(size_t{16} << 20);
   MemoryAllocator allocator(temp.data(), temp.size());
   KernelContext ctx(&allocator);
@@ -97,13 +101,18 @@ void check_case(const Case& cs, Isa isa, Epilogue epi, std::mt19937& rng) {
           if (with_addend) ref -= 0.5 * addend[bi * m * n + i * n + j];
           ref = std::min(2.5, std::max(-3.0, ref));
         }
+        double scale = 1.0;  // |d gelu / dx| <= 1.13: errors before it grow at most that much
+        if (with_gelu) {
+          ref = 0.5 * ref * (1.0 + std::erf(ref / std::sqrt(2.0)));
+          scale = 1.13;
+        }
         const double got = c[bi * m * ldc + i * ldc + j];
         if (std::isnan(sum)) {
           ASSERT_TRUE(std::isnan(got))
               << "isa " << isa_name(isa) << " at (" << i << ", " << j << ")";
           continue;
         }
-        ASSERT_NEAR(got, ref, 1e-5 + 1e-4 * (mag + std::fabs(ref)))
+        ASSERT_NEAR(got, ref, scale * (1e-5 + 1e-4 * (mag + std::fabs(ref))))
             << "isa " << isa_name(isa) << " m=" << m << " n=" << n << " k=" << k << " b=" << bi
             << " at (" << i << ", " << j << ")";
       }
@@ -143,6 +152,9 @@ TEST_P(SgemmTest, MatchesReference) {
       check_case(cs, isa, Epilogue::kNone, rng);
       check_case(cs, isa, Epilogue::kFull, rng);
       check_case(cs, isa, Epilogue::kNoAddend, rng);
+      check_case(cs, isa, Epilogue::kFullGelu, rng);
+      check_case(cs, isa, Epilogue::kNoAddendGelu, rng);
+      check_case(cs, isa, Epilogue::kGeluOnly, rng);
     }
   }
   ASSERT_EQ(set_num_threads(1), Error::Ok);

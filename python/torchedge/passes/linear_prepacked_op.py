@@ -13,10 +13,21 @@ portable one is kernels/portable/op_linear_prepacked.cpp. The `.out`
 overload (same arguments, then `*, Tensor(a!) out`) is the runtime kernel
 "torchedge::linear_prepacked.out". Only weight_prepacking.py makes these
 calls, at to_pte time; the EdgeProgram itself stays core ATen.
+
+    torchedge::linear_prepacked_fused(Tensor input, Tensor weight_packed,
+        Tensor? bias, int out_features, Tensor? residual, bool gelu) -> Tensor
+
+is the same layer with what followed it folded in by
+linear_epilogue_fusion.py: y = linear_prepacked(...); y = y + residual (a
+tensor of y's element count whose last dim is N, read as y's rows: the
+residual stream of a transformer block, which the model adds after a view);
+y = gelu(y) (exact erf form) when `gelu`. The kernels apply both to each GEMM
+tile while it is in registers instead of two more passes over the output.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Optional
 
 import torch
@@ -80,3 +91,38 @@ def _fake(input, weight_packed, bias, out_features):
 
 
 define_out_op(NAMESPACE, OP_NAME, _ARGUMENTS, linear_prepacked_reference, _fake)
+
+FUSED_OP_NAME = "linear_prepacked_fused"
+_FUSED_ARGUMENTS = _ARGUMENTS + ", Tensor? residual, bool gelu"
+
+
+def _check_residual(input: torch.Tensor, residual: Optional[torch.Tensor], out_features: int) -> None:
+    if residual is None:
+        return
+    rows = math.prod(input.shape[:-1])
+    if residual.dtype != torch.float32 or residual.dim() < 1 \
+            or residual.shape[-1] != out_features or residual.numel() != rows * out_features:
+        raise ValueError(f"{NAMESPACE}::{FUSED_OP_NAME}: residual must be float32 with "
+                         f"{rows * out_features} elements in rows of {out_features}, got "
+                         f"{residual.dtype} {list(residual.shape)}")
+
+
+def linear_prepacked_fused_reference(input: torch.Tensor, weight_packed: torch.Tensor,
+                                     bias: Optional[torch.Tensor], out_features: int,
+                                     residual: Optional[torch.Tensor], gelu: bool) -> torch.Tensor:
+    _check(input, weight_packed, bias, out_features)
+    _check_residual(input, residual, out_features)
+    y = F.linear(input, unpack_weight(weight_packed, out_features), bias)
+    if residual is not None:
+        y = y + residual.reshape(y.shape)
+    return F.gelu(y) if gelu else y
+
+
+def _fused_fake(input, weight_packed, bias, out_features, residual, gelu):
+    _check(input, weight_packed, bias, out_features)
+    _check_residual(input, residual, out_features)
+    return input.new_empty((*input.shape[:-1], out_features))
+
+
+define_out_op(NAMESPACE, FUSED_OP_NAME, _FUSED_ARGUMENTS, linear_prepacked_fused_reference,
+              _fused_fake)
