@@ -1,4 +1,4 @@
-"""Remove copies that produce exactly their input."""
+"""Remove copies, and multiplications by one, that produce exactly their input."""
 
 from __future__ import annotations
 
@@ -9,6 +9,11 @@ from torch.fx.experimental.symbolic_shapes import statically_known_true
 aten = torch.ops.aten
 
 _COPIES = frozenset({aten.clone.default, aten._to_copy.default, aten.alias_copy.default})
+# x * 1 and x / 1 are x bit for bit in IEEE arithmetic (-0, infinities and NaN
+# included); scaled_dot_product_attention's decomposition multiplies q and k^T
+# by sqrt(scale), 1.0 when the model scaled q itself (Whisper, BERT in
+# transformers): two full passes over q and k per layer.
+_IDENTITY_SCALARS = frozenset({aten.mul.Scalar, aten.div.Scalar})
 
 
 def _same_layout(a: torch.Tensor, b: torch.Tensor) -> bool:
@@ -21,7 +26,8 @@ def _same_layout(a: torch.Tensor, b: torch.Tensor) -> bool:
 def remove_redundant_copies(gm: torch.fx.GraphModule) -> bool:
     """Drops clone/_to_copy/alias_copy nodes whose result has the input's
     dtype, sizes and strides (e.g. `.contiguous()` after a `permute_copy`,
-    which is contiguous already).
+    which is contiguous already), and mul.Scalar / div.Scalar by the number 1
+    whose result has the input's dtype, sizes and strides (no promotion).
 
     Afterwards every remaining copy changes dtype or memory layout. Needs
     current meta["val"] (run after `refresh_fake_tensors`); the graph is
@@ -30,7 +36,11 @@ def remove_redundant_copies(gm: torch.fx.GraphModule) -> bool:
     """
     changed = False
     for node in list(gm.graph.nodes):
-        if node.op != "call_function" or node.target not in _COPIES:
+        if node.op != "call_function" or node.target not in _COPIES | _IDENTITY_SCALARS:
+            continue
+        if node.target in _IDENTITY_SCALARS and not (
+                len(node.args) == 2 and not node.kwargs and type(node.args[1]) in (int, float)
+                and node.args[1] == 1):
             continue
         source = node.args[0]
         before, after = source.meta.get("val"), node.meta.get("val")
