@@ -122,10 +122,15 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& fn) {
     fn(begin, end);
     return;
   }
-  // A few chunks per thread balance uneven chunks without tiny tasks.
+  // Up to 16 chunks per thread (each still at least `grain`): a thread that
+  // starts late or runs slower (a worker waking up, a vCPU shared with other
+  // tenants) then leaves at most a small chunk for the others to wait on.
+  // Whisper's encoder at 2 threads (attention: 128 blocks of 48 query rows,
+  // 8 chunks before): median 80.8 -> 78.7 ms over 20 alternating runs, within
+  // the noise of the shared 2-vCPU host it was measured on.
   const int64_t threads = static_cast<int64_t>(threadpool_detail::work_pool_threads(pool));
   int64_t chunks = (range + grain - 1) / grain;
-  if (chunks > 4 * threads) chunks = 4 * threads;
+  if (chunks > 16 * threads) chunks = 16 * threads;
   int64_t chunk = (range + chunks - 1) / chunks;
   if (chunk < grain) chunk = grain;
   chunks = (range + chunk - 1) / chunk;
