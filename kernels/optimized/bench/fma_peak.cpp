@@ -9,7 +9,15 @@
 // `make bench` (python/torchedge/bench/environment.py) reads it and prints
 // its GEMM GFLOP/s against it. Built with -mavx2 -mfma on x86-64 only; the
 // zmm loop is compiled for AVX-512 F by a target attribute.
+//
+// --amx (Linux, a CPU with AMX-BF16) also prints the AMX bfloat16 tile
+// product peak (TDPBF16PS, 16 x 16 x 32 per instruction, four independent
+// accumulator tiles, float32 accumulation): the ceiling of any bf16 use of
+// the matrix unit, e.g. float32 products split into bf16 terms (an exact
+// float32 product needs six tile products, a ~1e-5-relative one three).
 #include <immintrin.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -65,11 +73,62 @@ __attribute__((target("avx512f"))) double peak_zmm(float* sink) {
   return best;
 }
 
+// The tile configuration: palette 1, eight tiles of 16 rows x 64 bytes.
+struct alignas(64) TileConfig {
+  unsigned char palette = 1, start_row = 0, reserved[14] = {};
+  unsigned short bytes_per_row[16] = {};
+  unsigned char rows[16] = {};
+};
+
+__attribute__((target("amx-tile,amx-bf16,avx512f"))) double peak_amx_bf16(float* sink) {
+  constexpr long kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+  if (syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) != 0) return 0.0;
+  TileConfig config;
+  for (int t = 0; t < 8; ++t) config.rows[t] = 16, config.bytes_per_row[t] = 64;
+  _tile_loadconfig(&config);
+  alignas(64) static unsigned short a[16 * 32], b[16 * 32];
+  alignas(64) static float c[16 * 16];
+  for (int i = 0; i < 16 * 32; ++i) a[i] = b[i] = 0x3c00;  // bf16 2^-7: sums stay exact
+  double best = 0.0;
+  constexpr long kTileSteps = 200'000;
+  for (int rep = 0; rep < kReps; ++rep) {
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_zero(2);
+    _tile_zero(3);
+    _tile_loadd(4, a, 64);
+    _tile_loadd(5, a, 64);
+    _tile_loadd(6, b, 64);
+    _tile_loadd(7, b, 64);
+    const auto start = std::chrono::steady_clock::now();
+    for (long i = 0; i < kTileSteps; ++i) {
+      _tile_dpbf16ps(0, 4, 6);
+      _tile_dpbf16ps(1, 4, 7);
+      _tile_dpbf16ps(2, 5, 6);
+      _tile_dpbf16ps(3, 5, 7);
+    }
+    const double gflops = kTileSteps * 4 * (16.0 * 16 * 32 * 2) / seconds_since(start) * 1e-9;
+    best = gflops > best ? gflops : best;
+    _tile_stored(0, c, 64);
+    *sink += c[0];
+  }
+  _tile_release();
+  return best;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   float sink = 0.0f;
-  if (argc > 1 && !std::strcmp(argv[1], "--avx512") && __builtin_cpu_supports("avx512f")) {
+  bool amx = false, avx512 = false;
+  for (int i = 1; i < argc; ++i) {
+    amx = amx || !std::strcmp(argv[i], "--amx");
+    avx512 = avx512 || !std::strcmp(argv[i], "--avx512");
+  }
+  if (amx && __builtin_cpu_supports("amx-bf16")) {
+    std::printf("amx_bf16_peak_gflops_per_core %.1f\n", peak_amx_bf16(&sink));
+  }
+  if (avx512 && __builtin_cpu_supports("avx512f")) {
     std::printf("fma_peak_avx512_gflops_per_core %.1f\n", peak_zmm(&sink));
   }
   std::printf("fma_peak_gflops_per_core %.1f\n", peak_ymm(&sink));
