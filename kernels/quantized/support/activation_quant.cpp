@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kernels/optimized/cpu/cpu_features.h"
 #include "kernels/optimized/threadpool/threadpool.h"
 #include "kernels/quantized/support/affine.h"
 #include "kernels/quantized/support/int8_gemm_f32.h"
@@ -16,10 +17,15 @@ void quantize_row_int8_per_token(const float* x, int64_t k, int64_t group_size, 
                                  float* scale_out, int32_t* zero_point_out, int32_t* group_sums) {
   constexpr float kEps = 1.1920928955078125e-07f;  // torch.finfo(torch.float32).eps
   float lo = 0.0f, hi = 0.0f;
-  bool simd = false;  // finite input on an AVX2 CPU: the vector loops
+  bool simd = false;  // finite input on an AVX2 / NEON CPU: the vector loops
 #if defined(TORCHEDGE_QUANTIZED_X86)
   if (k % 32 == 0 && group_size % 32 == 0 && quant_isa() != QuantIsa::kScalar) {
     simd = finite_min_max_avx2(x, static_cast<size_t>(k), &lo, &hi);
+  }
+#elif defined(TORCHEDGE_QUANTIZED_ARM)
+  if (k % 16 == 0 && group_size % 16 == 0 &&
+      optimized::best_arm_isa() >= optimized::ArmIsa::kNeon) {
+    simd = finite_min_max_neon(x, static_cast<size_t>(k), &lo, &hi);
   }
 #endif
   if (!simd) row_min_max(x, static_cast<size_t>(k), &lo, &hi);
@@ -29,6 +35,8 @@ void quantize_row_int8_per_token(const float* x, int64_t k, int64_t group_size, 
   const float zp = clamp_nan(-128.0f - round_half_even(lo / scale), -128.0f, 127.0f);
 #if defined(TORCHEDGE_QUANTIZED_X86)
   if (simd) quantize_row_avx2(x, k, group_size, scale, zp, q, group_sums);
+#elif defined(TORCHEDGE_QUANTIZED_ARM)
+  if (simd) quantize_row_neon(x, k, group_size, scale, zp, q, group_sums);
 #endif
   if (!simd) {
     for (int64_t i = 0; i < k; ++i) {

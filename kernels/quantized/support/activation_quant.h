@@ -54,5 +54,14 @@ void quantize_row_avx2(const float* x, int64_t k, int64_t group_size, float scal
                        int8_t* q, int32_t* group_sums);
 #endif
 
+#if defined(TORCHEDGE_QUANTIZED_ARM)
+/// The NEON counterparts of finite_min_max_avx2 and quantize_row_avx2
+/// (support/arm/activation_quant_neon.cpp; k and group_size multiples of
+/// 16): the same integers.
+bool finite_min_max_neon(const float* x, size_t count, float* min_out, float* max_out);
+void quantize_row_neon(const float* x, int64_t k, int64_t group_size, float scale, float zero_point,
+                       int8_t* q, int32_t* group_sums);
+#endif
+
 }  // namespace quantized
 }  // namespace torchedge
