@@ -81,5 +81,17 @@ void quantize_row_per_group_avx2(const float* x, int64_t k, int64_t group_size, 
                                  int32_t* sums);
 #endif
 
+#if defined(TORCHEDGE_QUANTIZED_ARM)
+/// bits 8, any M: output rows [n_begin, n_end) of every row with sdot
+/// (support/arm/group_linear_dotprod.cpp); call only when
+/// optimized::best_arm_isa() >= kDotProd.
+void group_linear_dotprod(const GroupActs& a, const GroupLinearWeight& w, const float* bias,
+                          float* out, int64_t n_begin, int64_t n_end);
+/// quantize_rows_per_group's row loop on NEON (support/arm/
+/// activation_quant_neon.cpp; group_size a multiple of 16): the same bits.
+void quantize_row_per_group_neon(const float* x, int64_t k, int64_t group_size, int8_t* q,
+                                 float* s, int32_t* sums);
+#endif
+
 }  // namespace quantized
 }  // namespace torchedge
