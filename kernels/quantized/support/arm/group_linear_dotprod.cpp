@@ -11,10 +11,10 @@
 // of the group; at the group's end they are converted and added into 4
 // float lanes with the group's factor (s_j * scale[n, j], or s_j), and
 // kAffine4's min term, min[n, j] * s_j * Sx_j, into a scalar; the lanes are
-// summed once per output. Each output takes the same instructions whatever
-// tile it lands in, so any split of the columns gives the same bits.
+// summed once per output. The tile walk: arm/row_column_tiles.h.
 #include <arm_neon.h>
 
+#include "kernels/quantized/support/arm/row_column_tiles.h"
 #include "kernels/quantized/support/group_linear_loops.h"
 #include "runtime/core/half.h"
 
@@ -54,7 +54,7 @@ void tile(const GroupActs& a, const GroupLinearWeight& w, const float* bias, flo
       for (int r = 0; r < MR; ++r) {
         const int8_t* xr = a.q + (m0 + r) * k + k0;
         if (kAffine) {
-          const int8x16x2_t split = vld2q_s8(xr);
+          const int8x16x2_t split = even_odd_activations(xr);
           x0[r] = split.val[0];
           x1[r] = split.val[1];
         } else {
@@ -100,42 +100,28 @@ void tile(const GroupActs& a, const GroupLinearWeight& w, const float* bias, flo
   }
 }
 
-// Rows [m0, m0 + MR) x columns [n_begin, n_end): NR at a time, then singles.
-template <GroupWeightFormat F, int MR>
-void rows(const GroupActs& a, const GroupLinearWeight& w, const float* bias, float* out,
-          int64_t m0, int64_t n_begin, int64_t n_end) {
-  // Registers: MR x NR int32 and float vectors, 2 MR activation vectors.
-  constexpr int NR = MR <= 2 ? 4 : 2;
-  int64_t n = n_begin;
-  for (; n + NR <= n_end; n += NR) tile<F, MR, NR>(a, w, bias, out, m0, n);
-  for (; n < n_end; ++n) tile<F, MR, 1>(a, w, bias, out, m0, n);
-}
-
 template <GroupWeightFormat F>
-void columns(const GroupActs& a, const GroupLinearWeight& w, const float* bias, float* out,
-             int64_t n_begin, int64_t n_end) {
-  // Column blocks of 64 rows: their codes stay in cache across the row tiles.
-  for (int64_t c0 = n_begin; c0 < n_end; c0 += 64) {
-    const int64_t c1 = c0 + 64 < n_end ? c0 + 64 : n_end;
-    int64_t m0 = 0;
-    for (; m0 + 4 <= a.m; m0 += 4) rows<F, 4>(a, w, bias, out, m0, c0, c1);
-    switch (a.m - m0) {
-      case 3: rows<F, 3>(a, w, bias, out, m0, c0, c1); break;
-      case 2: rows<F, 2>(a, w, bias, out, m0, c0, c1); break;
-      case 1: rows<F, 1>(a, w, bias, out, m0, c0, c1); break;
-      default: break;
-    }
+struct Tiles {
+  const GroupActs& a;
+  const GroupLinearWeight& w;
+  const float* bias;
+  float* out;
+  template <int MR, int NR>
+  void run(int64_t m0, int64_t n0) const {
+    tile<F, MR, NR>(a, w, bias, out, m0, n0);
   }
-}
+};
 
 }  // namespace
 
 void group_linear_dotprod(const GroupActs& a, const GroupLinearWeight& w, const float* bias,
                           float* out, int64_t n_begin, int64_t n_end) {
   if (w.format == GroupWeightFormat::kAffine4) {
-    columns<GroupWeightFormat::kAffine4>(a, w, bias, out, n_begin, n_end);
+    const Tiles<GroupWeightFormat::kAffine4> tiles{a, w, bias, out};
+    for_each_row_column_tile(tiles, a.m, n_begin, n_end);
   } else {
-    columns<GroupWeightFormat::kInt8Channel>(a, w, bias, out, n_begin, n_end);
+    const Tiles<GroupWeightFormat::kInt8Channel> tiles{a, w, bias, out};
+    for_each_row_column_tile(tiles, a.m, n_begin, n_end);
   }
 }
 
