@@ -46,6 +46,11 @@ struct GroupActs {
   const int32_t* lane_c;
 };
 
+/// p[i] (float16 bits) as float; out of line in the baseline translation
+/// unit (group_linear_scalar.cpp), so SIMD files share it without
+/// instantiating half.h's conversion with their ISA flags.
+float group_half_at(const uint16_t* p, int64_t i);
+
 /// Output rows [n_begin, n_end) of every activation row (any M; the
 /// reference the SIMD loops are tested against).
 void group_linear_scalar(const GroupActs& a, const GroupLinearWeight& w, const float* bias,

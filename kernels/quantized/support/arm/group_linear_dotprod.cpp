@@ -16,17 +16,10 @@
 
 #include "kernels/quantized/support/arm/row_column_tiles.h"
 #include "kernels/quantized/support/group_linear_loops.h"
-#include "runtime/core/half.h"
 
 namespace torchedge {
 namespace quantized {
 namespace {
-
-float half_at(const uint16_t* p, int64_t i) {
-  Half h;
-  h.bits = p[i];
-  return static_cast<float>(h);
-}
 
 // Rows [m0, m0 + MR) x output rows [n0, n0 + NR).
 template <GroupWeightFormat F, int MR, int NR>
@@ -81,8 +74,8 @@ void tile(const GroupActs& a, const GroupLinearWeight& w, const float* bias, flo
     }
     for (int c = 0; c < NR; ++c) {
       const int64_t at = (n0 + c) * groups + j;
-      const float scale = kAffine ? half_at(w.scales16, at) : 1.0f;
-      const float min = kAffine ? half_at(w.mins16, at) : 0.0f;
+      const float scale = kAffine ? group_half_at(w.scales16, at) : 1.0f;
+      const float min = kAffine ? group_half_at(w.mins16, at) : 0.0f;
       for (int r = 0; r < MR; ++r) {
         const float s = a.s[(m0 + r) * groups + j];
         facc[r][c] = vfmaq_n_f32(facc[r][c], vcvtq_f32_s32(acc[r][c]), s * scale);
@@ -100,28 +93,22 @@ void tile(const GroupActs& a, const GroupLinearWeight& w, const float* bias, flo
   }
 }
 
-template <GroupWeightFormat F>
-struct Tiles {
-  const GroupActs& a;
-  const GroupLinearWeight& w;
-  const float* bias;
-  float* out;
-  template <int MR, int NR>
-  void run(int64_t m0, int64_t n0) const {
-    tile<F, MR, NR>(a, w, bias, out, m0, n0);
-  }
-};
-
 }  // namespace
 
 void group_linear_dotprod(const GroupActs& a, const GroupLinearWeight& w, const float* bias,
                           float* out, int64_t n_begin, int64_t n_end) {
+  auto walk = [&](auto format) {
+    constexpr GroupWeightFormat F = decltype(format)::value;
+    for_each_row_column_tile(
+        [&](auto mr, auto nr, int64_t m0, int64_t n0) {
+          tile<F, decltype(mr)::value, decltype(nr)::value>(a, w, bias, out, m0, n0);
+        },
+        a.m, n_begin, n_end);
+  };
   if (w.format == GroupWeightFormat::kAffine4) {
-    const Tiles<GroupWeightFormat::kAffine4> tiles{a, w, bias, out};
-    for_each_row_column_tile(tiles, a.m, n_begin, n_end);
+    walk(std::integral_constant<GroupWeightFormat, GroupWeightFormat::kAffine4>());
   } else {
-    const Tiles<GroupWeightFormat::kInt8Channel> tiles{a, w, bias, out};
-    for_each_row_column_tile(tiles, a.m, n_begin, n_end);
+    walk(std::integral_constant<GroupWeightFormat, GroupWeightFormat::kInt8Channel>());
   }
 }
 
