@@ -38,6 +38,13 @@ void quantize_row_int8_per_token(const float* x, int64_t k, int64_t group_size, 
 void quantize_tensor_int8_shifted(const float* x, int64_t m, int64_t k, int16_t* shifted,
                                   float* scale, int32_t* zero_point);
 
+/// The same quantization of x [m, k] (m, k >= 1) as int8 rows themselves
+/// (q = clamp(round(x * float(1.0 / scale)) + zp, -128, 127), the integers
+/// quantize_tensor_int8_shifted shifts): row r at q + r * stride, zeros in
+/// [k, stride). For kernels that multiply the raw int8 input (AArch64's sdot).
+void quantize_tensor_int8(const float* x, int64_t m, int64_t k, int64_t stride, int8_t* q,
+                          float* scale, int32_t* zero_point);
+
 #if defined(TORCHEDGE_QUANTIZED_X86)
 /// AVX2 parts of quantize_tensor_int8_shifted (support/x86/activation_quant_avx2.cpp):
 /// min and max of `count` >= 1 values, or false if one is NaN or infinite;
