@@ -62,6 +62,9 @@ VARIANTS = (
     # (quantize_linear_weights(..., "8da4w"): torchedge::linear_8da4w_packed),
     # the other ops float32; linear layers only, so the encoder only.
     Variant("8da4w", "8da4w", False, ISA_LEVELS, ("bert_minilm",)),
+    # PT2E's dynamic int8 flow (per-tensor activations quantized at run time:
+    # torchedge::linear_dynamic_int8_packed), likewise linear layers only.
+    Variant("int8_dynamic", "int8 dynamic", False, ISA_LEVELS, ("bert_minilm",)),
 )
 
 
@@ -92,6 +95,7 @@ def lowerers() -> dict[str, Callable[[torch.nn.Module, tuple], object]]:
 
     return {"fp32": tl.lower_portable,
             "8da4w": lower_8da4w,
+            "int8_dynamic": tl.lower_int8_dynamic,
             "fp32_xnnpack": lambda m, x: tl.lower_xnnpack(m, x)[0],
             "int8": lambda m, x: tl.lower_int8(m, x)[0],
             "int8_xnnpack": lambda m, x: tl.lower_int8_xnnpack(m, x)[0]}
@@ -166,12 +170,12 @@ def table(counts: dict[str, dict[str, int]]) -> str:
     """Markdown: one row per model and precision; millions of instructions.
     "ours / XNNPACK": float32 at NEON, int8 at dot-product (each precision's
     top level) over the delegate's count; the last column: float32 at NEON
-    over the quantized program (int8, 8da4w) at dot-product."""
+    over the quantized program (int8, 8da4w, int8 dynamic) at dot-product."""
     rows = ["| model | precision | scalar | NEON | dot-product | i8mm | XNNPACK | "
             "ours / XNNPACK | fp32 NEON / quantized dot-product |",
             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for name, c in counts.items():
-        for v in (VARIANTS[0], VARIANTS[2], VARIANTS[4]):
+        for v in (VARIANTS[0], VARIANTS[2], VARIANTS[4], VARIANTS[5]):
             key = v.key
             if name not in v.models or f"{key}/{v.levels[0]}" not in c:
                 continue

@@ -128,10 +128,15 @@ TensorQParams tensor_qparams(const float* x, size_t count) {
   constexpr double kEps = 1.1920928955078125e-07;  // the dynamic flow's eps (float32 eps)
   float lo = 0.0f, hi = 0.0f;
   TensorQParams t;
+  bool found = false;  // min and max of finite values by the vector loop
 #if defined(TORCHEDGE_QUANTIZED_X86)
   t.simd = quant_isa() != QuantIsa::kScalar && parallel_finite_min_max(x, count, &lo, &hi);
+  found = t.simd;
+#elif defined(TORCHEDGE_QUANTIZED_ARM)
+  found = optimized::best_arm_isa() >= optimized::ArmIsa::kNeon &&
+          finite_min_max_neon(x, count, &lo, &hi);
 #endif
-  if (!t.simd) row_min_max(x, count, &lo, &hi);
+  if (!found) row_min_max(x, count, &lo, &hi);
   per_tensor_qparams_from_min_max<float>(lo, hi, -128, 127, kEps, &t.scale, &t.zero_point);
   return t;
 }

@@ -51,6 +51,19 @@ Error check_dynamic_linear_out(const Tensor& out, const char* op) {
   return expect_row_major(out, "out", op);
 }
 
+namespace {
+
+// Segment s's GEMM over m rows of k activations (x: the shifted int16 panels,
+// or nullptr where the kernel reads the raw int8 rows).
+Int8GemmF32Problem problem_of(const DynamicLinearSegment& s, const int16_t* x, float x_scale,
+                              int64_t m, int64_t k) {
+  return Int8GemmF32Problem{x,  s.weight, s.scales, s.bias, x_scale,
+                            m,  s.n,      k,        s.out->mutable_data_as<float>(),
+                            s.packed};
+}
+
+}  // namespace
+
 #if defined(TORCHEDGE_QUANTIZED_ARM)
 namespace {
 
@@ -69,17 +82,7 @@ Error run_dynamic_linear_dotprod(KernelContext& ctx, const Tensor& in, int64_t m
   quantize_tensor_int8(in.data_as<float>(), m, k, stride, xq, &x_scale, &zero_point);
   for (const DynamicLinearSegment& s : segments) {
     if (s.n == 0) continue;
-    Int8GemmF32Problem p;
-    p.x = nullptr;
-    p.x_scale = x_scale;
-    p.m = m;
-    p.k = k;
-    p.w = s.weight;
-    p.w_packed = s.packed;
-    p.w_scales = s.scales;
-    p.bias = s.bias;
-    p.n = s.n;
-    p.out = s.out->mutable_data_as<float>();
+    const Int8GemmF32Problem p = problem_of(s, nullptr, x_scale, m, k);
     const int64_t strips = (s.n + kInt8GemmStrip - 1) / kInt8GemmStrip;
     // ~64K multiply-adds per chunk at least: smaller tasks cost more to hand out.
     const int64_t grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, m * k * kInt8GemmStrip));
@@ -132,17 +135,7 @@ Error run_dynamic_linear(KernelContext& ctx, const Tensor& in,
   size_t count = 0;
   for (const DynamicLinearSegment& s : segments) {
     if (s.n == 0) continue;
-    Int8GemmF32Problem& p = problems[count++];
-    p.x = shifted;
-    p.x_scale = x_scale;
-    p.m = m;
-    p.k = k;
-    p.w = s.weight;
-    p.w_packed = s.packed;
-    p.w_scales = s.scales;
-    p.bias = s.bias;
-    p.n = s.n;
-    p.out = s.out->mutable_data_as<float>();
+    problems[count++] = problem_of(s, shifted, x_scale, m, k);
   }
   run_int8_gemm_f32_batch(problems, count, scratch + x_bytes);
   return Error::Ok;
