@@ -45,9 +45,10 @@ ISA_LEVELS = ("scalar", "neon", "dotprod", "i8mm")
 class Variant:
     """One exported program and the kernel levels it is counted at."""
     key: str              # file stem: <model>_<key>.pte
-    precision: str        # "float32" | "int8"
+    precision: str        # "float32" | "int8" | "8da4w"
     delegate: bool        # XNNPACK
     levels: tuple[str, ...]
+    models: tuple[str, ...] = MODELS  # the models it applies to
 
 
 VARIANTS = (
@@ -57,6 +58,13 @@ VARIANTS = (
     Variant("fp32_xnnpack", "float32", True, ("best",)),
     Variant("int8", "int8", False, ISA_LEVELS),
     Variant("int8_xnnpack", "int8", True, ("best",)),
+    # 4-bit group-wise weights (group 32) with per-token int8 activations
+    # (quantize_linear_weights(..., "8da4w"): torchedge::linear_8da4w_packed),
+    # the other ops float32; linear layers only, so the encoder only.
+    Variant("8da4w", "8da4w", False, ISA_LEVELS, ("bert_minilm",)),
+    # PT2E's dynamic int8 flow (per-tensor activations quantized at run time:
+    # torchedge::linear_dynamic_int8_packed), likewise linear layers only.
+    Variant("int8_dynamic", "int8 dynamic", False, ISA_LEVELS, ("bert_minilm",)),
 )
 
 
@@ -77,7 +85,17 @@ def model_inputs(name: str, image: int, tokens: int) -> tuple[torch.nn.Module, t
 def lowerers() -> dict[str, Callable[[torch.nn.Module, tuple], object]]:
     from torchedge.bench import torchedge_lowering as tl
 
+    def lower_8da4w(module: torch.nn.Module, inputs: tuple) -> object:
+        import copy
+
+        from torchedge.quantization.linear_quantization import quantize_linear_weights
+
+        return tl.lower_portable(quantize_linear_weights(copy.deepcopy(module), "8da4w",
+                                                         group_size=32), inputs)
+
     return {"fp32": tl.lower_portable,
+            "8da4w": lower_8da4w,
+            "int8_dynamic": tl.lower_int8_dynamic,
             "fp32_xnnpack": lambda m, x: tl.lower_xnnpack(m, x)[0],
             "int8": lambda m, x: tl.lower_int8(m, x)[0],
             "int8_xnnpack": lambda m, x: tl.lower_int8_xnnpack(m, x)[0]}
@@ -92,7 +110,7 @@ def export(out: Path, names: list[str], image: int, tokens: int, log: Callable[[
             np.save(out / f"{name}_input{i}.npy", x.numpy())
         for v in VARIANTS:
             path = out / f"{name}_{v.key}.pte"
-            if path.exists():
+            if name not in v.models or path.exists():
                 continue
             start = time.monotonic()
             lower[v.key](module, inputs).save(str(path))
@@ -135,7 +153,7 @@ def measure(arm64: Path, out: Path, names: list[str], timeout: float,
         inputs = sorted(out.glob(f"{name}_input*.npy"))
         counts[name] = {}
         for v in VARIANTS:
-            for isa in v.levels:
+            for isa in v.levels if name in v.models else ():
                 start = time.monotonic()
                 n = count(arm64, out / f"{name}_{v.key}.pte", inputs, isa, timeout)
                 counts[name][f"{v.key}/{isa}"] = n
@@ -151,20 +169,23 @@ def _m(n: Optional[int]) -> str:
 def table(counts: dict[str, dict[str, int]]) -> str:
     """Markdown: one row per model and precision; millions of instructions.
     "ours / XNNPACK": float32 at NEON, int8 at dot-product (each precision's
-    top level) over the delegate's count."""
+    top level) over the delegate's count; the last column: float32 at NEON
+    over the quantized program (int8, 8da4w, int8 dynamic) at dot-product."""
     rows = ["| model | precision | scalar | NEON | dot-product | i8mm | XNNPACK | "
-            "ours / XNNPACK | fp32 NEON / int8 dot-product |",
+            "ours / XNNPACK | fp32 NEON / quantized dot-product |",
             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for name, c in counts.items():
-        for v in (VARIANTS[0], VARIANTS[2]):
+        for v in (VARIANTS[0], VARIANTS[2], VARIANTS[4], VARIANTS[5]):
             key = v.key
+            if name not in v.models or f"{key}/{v.levels[0]}" not in c:
+                continue
             xnn = c.get(f"{key}_xnnpack/best")
             neon = c.get(f"{key}/neon")
             best = c.get(f"{key}/dotprod")
-            ours = best if v.precision == "int8" else neon
+            ours = best if v.precision != "float32" else neon
             ratio = f"{ours / xnn:.2f}x" if ours and xnn else "-"
-            gain = (f"{c['fp32/neon'] / best:.2f}x" if key == "int8" and best and c.get("fp32/neon")
-                    else "")
+            gain = (f"{c['fp32/neon'] / best:.2f}x"
+                    if v.precision != "float32" and best and c.get("fp32/neon") else "")
             rows.append(f"| {name} | {v.precision} | {_m(c.get(key + '/scalar'))} | {_m(neon)} | "
                         f"{_m(best)} | {_m(c.get(key + '/i8mm'))} | {_m(xnn)} | {ratio} | {gain} |")
     return "\n".join(rows)

@@ -1,6 +1,7 @@
 // torchedge::quantized_linear.out(Tensor input_q, float input_scale, int input_zero_point,
 //     Tensor weight_q, Tensor weight_scales, Tensor? bias, float out_scale,
-//     int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out)
+//     int out_zero_point, int out_quant_min, int out_quant_max,
+//     Tensor? weight_sums=None, *, Tensor(a!) out)
 //
 // The fused form of dequantize_per_tensor -> linear -> quantize_per_tensor
 // with int8 per-tensor activations and int8 symmetric per-channel weights:
@@ -9,7 +10,10 @@
 //   out = clamp(round_half_even(y * float(1 / out_scale)) + out_zero_point,
 //               out_quant_min, out_quant_max)                      (int8)
 // input_q int8 [..., K] (row-major), weight_q int8 [N, K], weight_scales
-// float32 [N], bias float32 [N] or None, out int8 [..., N].
+// float32 [N], bias float32 [N] or None, weight_sums int32 [N] (sum_k
+// weight_q[n, k], written by the fusion; optional: the dot-product paths sum
+// the weights per call without it, the others do not read it), out int8
+// [..., N].
 // Numerics vs the unfused reference (dequantize, float linear, quantize):
 // the integer sum is exact here while the reference rounds each float
 // product and partial sum, so y differs by float rounding only and the
@@ -46,9 +50,9 @@ Error quantized_linear_out(KernelContext& ctx, Span<EValue*> args) {
                        "quantized_linear.out: needs %zu bytes of kernel scratch (temp allocator)",
                        bytes);
     if (i8mm) {
-      quantized::run_int8_gemm_i8mm(p, raw.x, raw.zero_point, scratch);
+      quantized::run_int8_gemm_i8mm(p, raw.x, raw.zero_point, raw.weight_sums, scratch);
     } else {
-      quantized::run_int8_gemm_dot(p, raw.x, raw.zero_point, scratch);
+      quantized::run_int8_gemm_dot(p, raw.x, raw.zero_point, raw.weight_sums, scratch);
     }
     return Error::Ok;
   }

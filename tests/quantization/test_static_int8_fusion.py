@@ -493,6 +493,19 @@ def test_linear_layers_are_fused_and_eager_outputs_are_bit_identical():
         assert torch.equal(fused.module()(x), unfused.module()(x)), seed
 
 
+def test_fused_linear_carries_its_weight_row_sums():
+    """weight_sums (the last argument) is a constant: int32 [N], each row of the
+    int8 weight summed (the AArch64 kernels' zero-point share)."""
+    ep = _quantize(True, Mlp, MLP_SHAPE)
+    gm = ep.module()
+    calls = [n for n in gm.graph.nodes if n.target == te.quantized_linear.default]
+    assert len(calls) == 4
+    for call in calls:
+        weight, sums = (getattr(gm, arg.target) for arg in (call.args[3], call.args[10]))
+        assert sums.dtype == torch.int32 and list(sums.shape) == [weight.shape[0]]
+        assert torch.equal(sums, weight.to(torch.int64).sum(1).to(torch.int32))
+
+
 @pytest.mark.parametrize("kernels", ["optimized", "portable"])
 def test_runtime_quantized_linear_matches_eager(kernels):
     ep = _quantize(True, Mlp, MLP_SHAPE)
@@ -511,8 +524,11 @@ def test_quantized_linear_rejects_malformed_arguments():
     for index, value, message in (
             (0, x.float(), "input_q must be an int8"), (3, w[:, :3], r"weight_q must be int8 \[N, 4\]"),
             (4, s[:2], r"weight_scales must be float32 \[3\]"), (5, torch.ones(2), "bias must be"),
-            (1, 0.0, "input_scale must be finite"), (9, -129, "output_min <= output_max")):
-        args = list(ok)
+            (1, 0.0, "input_scale must be finite"), (9, -129, "output_min <= output_max"),
+            (10, torch.zeros(2, dtype=torch.int32), r"weight_sums must be int32 \[3\]"),
+            (10, torch.zeros(3), r"weight_sums must be int32 \[3\]"),
+            (10, torch.ones(3, dtype=torch.int32), "weight_sums must be the sums")):
+        args = list(ok) + [None]
         args[index] = value
         with pytest.raises(ValueError, match=message):
             te.quantized_linear(*args)

@@ -38,6 +38,13 @@ void quantize_row_int8_per_token(const float* x, int64_t k, int64_t group_size, 
 void quantize_tensor_int8_shifted(const float* x, int64_t m, int64_t k, int16_t* shifted,
                                   float* scale, int32_t* zero_point);
 
+/// The same quantization of x [m, k] (m, k >= 1) as int8 rows themselves
+/// (q = clamp(round(x * float(1.0 / scale)) + zp, -128, 127), the integers
+/// quantize_tensor_int8_shifted shifts): row r at q + r * stride, zeros in
+/// [k, stride). For kernels that multiply the raw int8 input (AArch64's sdot).
+void quantize_tensor_int8(const float* x, int64_t m, int64_t k, int64_t stride, int8_t* q,
+                          float* scale, int32_t* zero_point);
+
 #if defined(TORCHEDGE_QUANTIZED_X86)
 /// AVX2 parts of quantize_tensor_int8_shifted (support/x86/activation_quant_avx2.cpp):
 /// min and max of `count` >= 1 values, or false if one is NaN or infinite;
@@ -51,6 +58,15 @@ void quantize_panels_avx2(const float* x, int64_t m, int64_t k, float inv_scale,
 /// scalar loops' float operations (division, ties-to-even round, + zp,
 /// clamp) 8 at a time, so the same integers.
 void quantize_row_avx2(const float* x, int64_t k, int64_t group_size, float scale, float zero_point,
+                       int8_t* q, int32_t* group_sums);
+#endif
+
+#if defined(TORCHEDGE_QUANTIZED_ARM)
+/// The NEON counterparts of finite_min_max_avx2 and quantize_row_avx2
+/// (support/arm/activation_quant_neon.cpp; k and group_size multiples of
+/// 16): the same integers.
+bool finite_min_max_neon(const float* x, size_t count, float* min_out, float* max_out);
+void quantize_row_neon(const float* x, int64_t k, int64_t group_size, float scale, float zero_point,
                        int8_t* q, int32_t* group_sums);
 #endif
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "kernels/optimized/cpu/cpu_features.h"
+#include "kernels/optimized/threadpool/threadpool.h"
 #include "kernels/portable/support/kernel_args.h"
 #include "kernels/quantized/support/activation_quant.h"
 #include "kernels/quantized/support/int8_gemm_f32.h"
@@ -49,6 +51,51 @@ Error check_dynamic_linear_out(const Tensor& out, const char* op) {
   return expect_row_major(out, "out", op);
 }
 
+namespace {
+
+// Segment s's GEMM over m rows of k activations (x: the shifted int16 panels,
+// or nullptr where the kernel reads the raw int8 rows).
+Int8GemmF32Problem problem_of(const DynamicLinearSegment& s, const int16_t* x, float x_scale,
+                              int64_t m, int64_t k) {
+  return Int8GemmF32Problem{x,  s.weight, s.scales, s.bias, x_scale,
+                            m,  s.n,      k,        s.out->mutable_data_as<float>(),
+                            s.packed};
+}
+
+}  // namespace
+
+#if defined(TORCHEDGE_QUANTIZED_ARM)
+namespace {
+
+// AArch64 with dot-product: the raw int8 activations, rows padded to 16
+// bytes, and each segment's strips split over the pool
+// (int8_gemm_f32_dotprod; no other scratch).
+Error run_dynamic_linear_dotprod(KernelContext& ctx, const Tensor& in, int64_t m,
+                                 Span<const DynamicLinearSegment> segments, const char* op) {
+  const int64_t k = in.size(-1), stride = (k + 15) / 16 * 16;
+  const size_t bytes = static_cast<size_t>(m * stride);
+  int8_t* xq = static_cast<int8_t*>(ctx.allocate_temp(bytes, 64));
+  TE_CHECK_OR_RETURN(xq != nullptr, Error::MemoryAllocationFailed,
+                     "%s: needs %zu bytes of kernel scratch (temp allocator)", op, bytes);
+  float x_scale = 1.0f;
+  int32_t zero_point = 0;
+  quantize_tensor_int8(in.data_as<float>(), m, k, stride, xq, &x_scale, &zero_point);
+  for (const DynamicLinearSegment& s : segments) {
+    if (s.n == 0) continue;
+    const Int8GemmF32Problem p = problem_of(s, nullptr, x_scale, m, k);
+    const int64_t strips = (s.n + kInt8GemmStrip - 1) / kInt8GemmStrip;
+    // ~64K multiply-adds per chunk at least: smaller tasks cost more to hand out.
+    const int64_t grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, m * k * kInt8GemmStrip));
+    parallel_for(0, strips, grain, [&](int64_t begin, int64_t end) {
+      int8_gemm_f32_dotprod(p, xq, stride, zero_point, begin, end);
+    });
+  }
+  return Error::Ok;
+}
+
+}  // namespace
+#endif
+
 Error run_dynamic_linear(KernelContext& ctx, const Tensor& in,
                          Span<const DynamicLinearSegment> segments, const char* op) {
   TE_CHECK_OR_RETURN(segments.size() <= kMaxDynamicLinearSegments, Error::InvalidArgument,
@@ -68,6 +115,11 @@ Error run_dynamic_linear(KernelContext& ctx, const Tensor& in,
     n_total += s.n;
   }
   if (n_total == 0) return Error::Ok;
+#if defined(TORCHEDGE_QUANTIZED_ARM)
+  if (optimized::best_arm_isa() >= optimized::ArmIsa::kDotProd) {
+    return run_dynamic_linear_dotprod(ctx, in, m, segments, op);
+  }
+#endif
   const size_t x_bytes =
       (static_cast<size_t>(int8_gemm_x_elements(m, k)) * sizeof(int16_t) + 63) & ~size_t{63};
   const size_t gemm_bytes = int8_gemm_f32_scratch_bytes(m, n_total, k);
@@ -83,17 +135,7 @@ Error run_dynamic_linear(KernelContext& ctx, const Tensor& in,
   size_t count = 0;
   for (const DynamicLinearSegment& s : segments) {
     if (s.n == 0) continue;
-    Int8GemmF32Problem& p = problems[count++];
-    p.x = shifted;
-    p.x_scale = x_scale;
-    p.m = m;
-    p.k = k;
-    p.w = s.weight;
-    p.w_packed = s.packed;
-    p.w_scales = s.scales;
-    p.bias = s.bias;
-    p.n = s.n;
-    p.out = s.out->mutable_data_as<float>();
+    problems[count++] = problem_of(s, shifted, x_scale, m, k);
   }
   run_int8_gemm_f32_batch(problems, count, scratch + x_bytes);
   return Error::Ok;

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "kernels/optimized/cpu/cpu_features.h"
 #include "kernels/optimized/threadpool/threadpool.h"
 #include "kernels/quantized/support/group_linear_loops.h"
 
@@ -242,6 +243,12 @@ void run_group_linear(const GroupLinearCall& call, QuantIsa isa, size_t threads,
 #if defined(TORCHEDGE_QUANTIZED_X86)
   if (form == Form::kGemv) {
     columns = isa == QuantIsa::kAvx512Vnni ? group_gemv_avx512vnni : group_gemv_avx2;
+  }
+#elif defined(TORCHEDGE_QUANTIZED_ARM)
+  // isa is kScalar off x86: int8 activations take sdot where the CPU has it
+  // (any M, the plain layouts; the float ones stay scalar).
+  if (call.activation_bits == 8 && optimized::best_arm_isa() >= optimized::ArmIsa::kDotProd) {
+    columns = group_linear_dotprod;
   }
 #endif
   parallel_for(0, w.n, gemv_grain(call, form, threads),

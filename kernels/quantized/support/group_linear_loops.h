@@ -46,6 +46,11 @@ struct GroupActs {
   const int32_t* lane_c;
 };
 
+/// p[i] (float16 bits) as float; out of line in the baseline translation
+/// unit (group_linear_scalar.cpp), so SIMD files share it without
+/// instantiating half.h's conversion with their ISA flags.
+float group_half_at(const uint16_t* p, int64_t i);
+
 /// Output rows [n_begin, n_end) of every activation row (any M; the
 /// reference the SIMD loops are tested against).
 void group_linear_scalar(const GroupActs& a, const GroupLinearWeight& w, const float* bias,
@@ -79,6 +84,18 @@ void group_gemm_f32_avx512vnni(const GroupActs& a, const GroupLinearWeight& w, c
 /// quantize_rows_per_group's row loop, 8 values at a time (the same bits).
 void quantize_row_per_group_avx2(const float* x, int64_t k, int64_t group_size, int8_t* q, float* s,
                                  int32_t* sums);
+#endif
+
+#if defined(TORCHEDGE_QUANTIZED_ARM)
+/// bits 8, any M: output rows [n_begin, n_end) of every row with sdot
+/// (support/arm/group_linear_dotprod.cpp); call only when
+/// optimized::best_arm_isa() >= kDotProd.
+void group_linear_dotprod(const GroupActs& a, const GroupLinearWeight& w, const float* bias,
+                          float* out, int64_t n_begin, int64_t n_end);
+/// quantize_rows_per_group's row loop on NEON (support/arm/
+/// activation_quant_neon.cpp; group_size a multiple of 16): the same bits.
+void quantize_row_per_group_neon(const float* x, int64_t k, int64_t group_size, int8_t* q,
+                                 float* s, int32_t* sums);
 #endif
 
 }  // namespace quantized

@@ -9,13 +9,13 @@
 
 namespace torchedge {
 namespace quantized {
-namespace {
-
-float half_at(const uint16_t* p, int64_t i) {
+float group_half_at(const uint16_t* p, int64_t i) {
   Half h;
   h.bits = p[i];
   return static_cast<float>(h);
 }
+
+namespace {
 
 int code_at(const GroupLinearWeight& w, int64_t n, int64_t k) {
   if (w.format == GroupWeightFormat::kInt8Channel) {
@@ -35,8 +35,8 @@ float output_int8(const GroupActs& a, const GroupLinearWeight& w, int64_t r, int
     if (w.format == GroupWeightFormat::kInt8Channel) {
       acc += s * static_cast<float>(dot);
     } else {
-      const float scale = half_at(w.scales16, n * groups + j),
-                  min = half_at(w.mins16, n * groups + j);
+      const float scale = group_half_at(w.scales16, n * groups + j),
+                  min = group_half_at(w.mins16, n * groups + j);
       acc +=
           s * (scale * static_cast<float>(dot) + min * static_cast<float>(a.sums[r * groups + j]));
     }
@@ -57,7 +57,7 @@ float output_float(const GroupActs& a, const GroupLinearWeight& w, int64_t r, in
     if (w.format == GroupWeightFormat::kInt8Channel) {
       acc += dot;
     } else {
-      acc += half_at(w.scales16, n * groups + j) * dot + half_at(w.mins16, n * groups + j) * sum;
+      acc += group_half_at(w.scales16, n * groups + j) * dot + group_half_at(w.mins16, n * groups + j) * sum;
     }
   }
   return w.format == GroupWeightFormat::kInt8Channel ? w.row_scales[n] * acc : acc;

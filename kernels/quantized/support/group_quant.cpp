@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/optimized/cpu/cpu_features.h"
 #include "kernels/optimized/threadpool/threadpool.h"
 #include "kernels/quantized/support/group_linear_loops.h"
 
@@ -51,6 +52,11 @@ void quantize_rows_per_group(const float* x, int64_t m, int64_t k, int64_t group
   auto row = quantize_row_scalar;
 #if defined(TORCHEDGE_QUANTIZED_X86)
   if (isa != QuantIsa::kScalar) row = quantize_row_per_group_avx2;
+#elif defined(TORCHEDGE_QUANTIZED_ARM)
+  (void)isa;  // kScalar off x86: the ARM level decides
+  if (group_size % 16 == 0 && optimized::best_arm_isa() >= optimized::ArmIsa::kNeon) {
+    row = quantize_row_per_group_neon;
+  }
 #else
   (void)isa;
 #endif

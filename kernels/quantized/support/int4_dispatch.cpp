@@ -1,5 +1,6 @@
 #include "kernels/quantized/support/int4_dispatch.h"
 
+#include "kernels/optimized/cpu/cpu_features.h"
 #include "kernels/optimized/threadpool/threadpool.h"
 #include "kernels/quantized/support/quant_isa.h"
 
@@ -23,6 +24,8 @@ void run_int8_int4_linear(const Int8Rows& x, const Int4Weight& w, const float* b
     case QuantIsa::kAvx2: columns = int8_int4_linear_avx2; break;
     case QuantIsa::kScalar: break;
   }
+#elif defined(TORCHEDGE_QUANTIZED_ARM)
+  if (optimized::best_arm_isa() >= optimized::ArmIsa::kDotProd) columns = int8_int4_linear_dotprod;
 #endif
   parallel_for(0, w.n, column_grain(x.m, w.k),
                [&](int64_t begin, int64_t end) { columns(x, w, bias, out, begin, end); });

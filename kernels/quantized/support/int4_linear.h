@@ -52,6 +52,12 @@ void int8_int4_linear_avx2(const Int8Rows& x, const Int4Weight& w, const float* 
 void int8_int4_linear_avx512vnni(const Int8Rows& x, const Int4Weight& w, const float* bias,
                                  float* out, int64_t n_begin, int64_t n_end);
 #endif
+#if defined(TORCHEDGE_QUANTIZED_ARM)
+/// sdot (support/arm/int4_linear_dotprod.cpp): the scalar loop's bits;
+/// call only when optimized::best_arm_isa() >= kDotProd.
+void int8_int4_linear_dotprod(const Int8Rows& x, const Int4Weight& w, const float* bias,
+                              float* out, int64_t n_begin, int64_t n_end);
+#endif
 
 /// q[n, k] of a packed weight row (for the scalar paths and tests).
 inline int unpack_int4(const uint8_t* row, int64_t k) {

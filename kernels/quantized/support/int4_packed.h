@@ -2,7 +2,8 @@
 //
 // The blocked 4-bit weight layout of torchedge::linear_8da4w_packed and its
 // inner loops, one per ISA (support/int4_packed_scalar.cpp,
-// support/x86/int4_packed_{avx2,avx512vnni}.cpp).
+// support/x86/int4_packed_{avx2,avx512vnni}.cpp,
+// support/arm/int4_packed_dotprod.cpp).
 //
 // A symmetric group-wise int4 weight (q in [-8, 7], float32 scale per row n
 // and group of g values along K; w = q * scale) is stored as one uint8
@@ -79,7 +80,16 @@ void int8_int4_packed_avx512vnni(const Int8Rows& x, const Int4PackedWeight& w, c
                                  float* out, int64_t nb_begin, int64_t nb_end);
 #endif
 
-/// The loops of quant_isa(), row blocks split across the shared pool.
+#if defined(TORCHEDGE_QUANTIZED_ARM)
+/// sdot (support/arm/int4_packed_dotprod.cpp): call only when
+/// optimized::best_arm_isa() >= kDotProd.
+void int8_int4_packed_dotprod(const Int8Rows& x, const Int4PackedWeight& w, const float* bias,
+                              float* out, int64_t nb_begin, int64_t nb_end);
+#endif
+
+/// The loops of quant_isa() (on AArch64: dot-product where
+/// best_arm_isa() has it, else scalar), row blocks split across the
+/// shared pool.
 void run_int8_int4_packed_linear(const Int8Rows& x, const Int4PackedWeight& w, const float* bias,
                                  float* out);
 

@@ -1,5 +1,6 @@
 // Portable loops of linear_8da4w_packed (any CPU), the reference the SIMD
 // paths are tested against, and the thread split shared by every ISA.
+#include "kernels/optimized/cpu/cpu_features.h"
 #include "kernels/optimized/threadpool/threadpool.h"
 #include "kernels/quantized/support/int4_packed.h"
 #include "kernels/quantized/support/quant_isa.h"
@@ -37,6 +38,8 @@ void run_int8_int4_packed_linear(const Int8Rows& x, const Int4PackedWeight& w, c
     case QuantIsa::kAvx2: blocks = int8_int4_packed_avx2; break;
     case QuantIsa::kScalar: break;
   }
+#elif defined(TORCHEDGE_QUANTIZED_ARM)
+  if (optimized::best_arm_isa() >= optimized::ArmIsa::kDotProd) blocks = int8_int4_packed_dotprod;
 #endif
   // A chunk of row blocks streams at least ~16 KiB of weights or does
   // ~1M multiply-adds, so a thread handoff is cheap next to it; a weight of

@@ -11,9 +11,10 @@
 // 8 rows x 8 columns holds 16 int32x4 sums (4 rows of one column each):
 // per 16 k, 8 activation loads, 8 weight loads (one column's 16 bytes = 4
 // quads) and 64 sdot by element (vdotq_laneq_s32, the weight quad in a
-// lane). sum_k (xq - zx) w = sum_k xq w - zx sum_k w[n] (the column sums
-// computed once per call), exact in int32; then requantize() on 4 lanes
-// (arm/requantize_neon.h).
+// lane). sum_k (xq - zx) w = sum_k xq w - zx sum_k w[n], exact in int32,
+// with the column sums sum_k w[n] the program stores (quantized_linear's
+// weight_sums, computed once at export) or, for programs without them,
+// summed once per call; then requantize() on 4 lanes (arm/requantize_neon.h).
 #pragma once
 
 #include <cstddef>
@@ -28,14 +29,17 @@ namespace quantized {
 size_t int8_gemm_dot_scratch_bytes(int64_t m, int64_t n, int64_t k);
 
 /// p's output from the raw activations xq [p.m, p.k] and their zero point
-/// (p.x is not read), over the shared thread pool. scratch:
-/// int8_gemm_dot_scratch_bytes(p.m, p.n, p.k) bytes, 64-byte aligned.
+/// (p.x is not read), over the shared thread pool. weight_sums: int32
+/// [p.n], sum_k p.w[n, k] (trusted, as the weights are), or nullptr to sum
+/// them here. scratch: int8_gemm_dot_scratch_bytes(p.m, p.n, p.k) bytes,
+/// 64-byte aligned.
 void run_int8_gemm_dot(const Int8GemmProblem& p, const int8_t* xq, int32_t x_zero_point,
-                       void* scratch);
+                       const int32_t* weight_sums, void* scratch);
 
-/// corrections[n] = zx * sum_k w[n, k] for n < p.n (dot-product level; the
-/// i8mm kernel shares it).
-void int8_gemm_zero_point_corrections(const Int8GemmProblem& p, int32_t zx, int32_t* corrections);
+/// corrections[n] = zx * sum_k w[n, k] for n < p.n, from weight_sums when
+/// not nullptr (dot-product level; the i8mm kernel shares it).
+void int8_gemm_zero_point_corrections(const Int8GemmProblem& p, int32_t zx,
+                                      const int32_t* weight_sums, int32_t* corrections);
 
 /// The same product with SMMLA (vmmlaq_s32: a 2 x 8 by 8 x 2 int8 block
 /// per instruction), support/arm/int8_gemm_i8mm.cpp, compiled for
@@ -49,7 +53,7 @@ void int8_gemm_zero_point_corrections(const Int8GemmProblem& p, int32_t zx, int3
 /// requantization as run_int8_gemm_dot: bit for bit the same output.
 size_t int8_gemm_i8mm_scratch_bytes(int64_t m, int64_t n, int64_t k);
 void run_int8_gemm_i8mm(const Int8GemmProblem& p, const int8_t* xq, int32_t x_zero_point,
-                        void* scratch);
+                        const int32_t* weight_sums, void* scratch);
 
 }  // namespace quantized
 }  // namespace torchedge

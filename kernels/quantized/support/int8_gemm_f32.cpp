@@ -9,11 +9,11 @@ namespace torchedge {
 namespace quantized {
 namespace {
 
+#if defined(TORCHEDGE_QUANTIZED_X86)
 constexpr int64_t kStrip = kInt8GemmStrip;  // columns per packed weight strip (the AVX2 tile width)
 
 int64_t strips_of(int64_t n) { return (n + kStrip - 1) / kStrip; }
 
-#if defined(TORCHEDGE_QUANTIZED_X86)
 // One worker per thread (never more than there are strips): each owns a
 // scratch slot, so slots are indexed by work item, not by thread id.
 int64_t workers_for(int64_t n) {

@@ -100,6 +100,16 @@ void run_int8_gemm_f32_batch(const Int8GemmF32Problem* ps, size_t count, void* s
 /// path to it bit for bit).
 void int8_gemm_f32_scalar(const Int8GemmF32Problem& p, int64_t n_begin, int64_t n_end);
 
+#if defined(TORCHEDGE_QUANTIZED_ARM)
+/// AArch64 dot-product (support/arm/int8_gemm_f32_dotprod.cpp): p's columns
+/// of 16-column strips [strip_begin, strip_end) from the raw int8
+/// activations xq (row r at xq + r * x_stride, x_stride = round_up(K, 16),
+/// zeros past K: quantize_tensor_int8) and their zero point; p.x is not
+/// read. The scalar loop's bits. Call only when best_arm_isa() >= kDotProd.
+void int8_gemm_f32_dotprod(const Int8GemmF32Problem& p, const int8_t* xq, int64_t x_stride,
+                           int32_t x_zero_point, int64_t strip_begin, int64_t strip_end);
+#endif
+
 #if defined(TORCHEDGE_QUANTIZED_X86)
 /// Bytes of one AVX2 worker's scratch, and the AVX2 path for 16-column
 /// strips [strip_begin, strip_end) using that worker scratch.

@@ -36,7 +36,9 @@ Error check_weights(const Tensor& in, const Tensor& w, const Tensor& scales, con
 Error prepare_quantized_linear(KernelContext& ctx, Span<EValue*> args,
                                quantized::Int8GemmProblem* problem, QuantizedLinearInput* raw) {
   problem->m = problem->n = 0;
-  TE_RETURN_IF_ERROR(expect_arg_count(args, 11));
+  // weight_sums (index 10, before out) is optional: 11 arguments without it.
+  const bool has_sums = args.size() == 12;
+  if (!has_sums) TE_RETURN_IF_ERROR(expect_arg_count(args, 11));
   TE_ASSIGN_OR_RETURN(const Tensor* in, tensor_arg(args, 0, "input_q"));
   TE_ASSIGN_OR_RETURN(double in_scale, double_arg(args, 1, "input_scale"));
   TE_ASSIGN_OR_RETURN(int64_t in_zp, int_arg(args, 2, "input_zero_point"));
@@ -47,8 +49,18 @@ Error prepare_quantized_linear(KernelContext& ctx, Span<EValue*> args,
   TE_ASSIGN_OR_RETURN(int64_t out_zp, int_arg(args, 7, "out_zero_point"));
   TE_ASSIGN_OR_RETURN(int64_t qmin, int_arg(args, 8, "out_quant_min"));
   TE_ASSIGN_OR_RETURN(int64_t qmax, int_arg(args, 9, "out_quant_max"));
-  TE_ASSIGN_OR_RETURN(Tensor* out, tensor_arg(args, 10, "out"));
+  const Tensor* sums = nullptr;
+  if (has_sums) {
+    TE_ASSIGN_OR_RETURN(sums, optional_tensor_arg(args, 10, "weight_sums"));
+  }
+  TE_ASSIGN_OR_RETURN(Tensor* out, tensor_arg(args, has_sums ? 11 : 10, "out"));
   TE_RETURN_IF_ERROR(check_weights(*in, *w, *w_scales, bias));
+  if (sums != nullptr) {
+    TE_CHECK_OR_RETURN(sums->dtype() == ScalarType::Int && sums->dim() == 1 &&
+                           sums->size(0) == w->size(0),
+                       Error::InvalidArgument, "%s: weight_sums must be int32 [%d], got %s %d-d",
+                       kOp, w->size(0), to_string(sums->dtype()), sums->dim());
+  }
   TE_CHECK_OR_RETURN(in_zp >= -128 && in_zp <= 127, Error::InvalidArgument,
                      "%s: input_zero_point must be in [-128, 127], got %lld", kOp,
                      static_cast<long long>(in_zp));
@@ -72,6 +84,7 @@ Error prepare_quantized_linear(KernelContext& ctx, Span<EValue*> args,
   if (raw != nullptr) {
     raw->x = xq;
     raw->zero_point = static_cast<int32_t>(in_zp);
+    raw->weight_sums = sums != nullptr ? sums->data_as<int32_t>() : nullptr;
   } else {
     const size_t count = static_cast<size_t>(m * k);
     int16_t* shifted = static_cast<int16_t*>(ctx.allocate_temp(count * sizeof(int16_t) + 2, 64));

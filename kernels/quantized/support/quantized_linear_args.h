@@ -17,9 +17,15 @@ namespace native {
 struct QuantizedLinearInput {
   const int8_t* x = nullptr;
   int32_t zero_point = 0;
+  /// weight_sums (int32 [N], sum_k weight_q[n, k]) when the program has
+  /// them, else nullptr.
+  const int32_t* weight_sums = nullptr;
 };
 
-/// Checks every argument (InvalidArgument naming it), resizes `out` and
+/// Takes the arguments with or without the trailing weight_sums (programs
+/// written before it have 11). Checks every argument (InvalidArgument
+/// naming it; weight_sums must be int32 [N], its values are trusted like
+/// the weights'), resizes `out` and
 /// fills `problem`; problem->m or ->n is 0 when there is nothing to
 /// compute. Without `raw`, problem->x is the input minus its zero point as
 /// int16 from ctx's temp allocator (MemoryAllocationFailed when short); with

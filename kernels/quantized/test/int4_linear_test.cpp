@@ -2,9 +2,11 @@
 // precision reference of the contract's formula, over random shapes
 // (M = 1, 3, 17; K = 64..512; odd N; every group size; with and without
 // zero points and bias), on every ISA this CPU has (the inner loops are
-// called directly) and through the registered kernels (the ISA quant_isa()
+// called directly; AArch64's dot-product loop bit for bit against the
+// scalar one) and through the registered kernels (the ISA quant_isa()
 // picks; ctest reruns the suite with TORCHEDGE_ISA=avx2 and =scalar).
 // Tolerance: 1e-5 of sum |x * w| (float summation order only).
+#include "kernels/optimized/cpu/cpu_features.h"
 #include "kernels/quantized/support/activation_quant.h"
 #include "kernels/quantized/support/int4_linear.h"
 #include "kernels/quantized/support/quant_isa.h"
@@ -195,6 +197,14 @@ TEST(Int8Int4, EveryIsaMatchesReference) {
       std::fill(out.begin(), out.end(), NAN);
       quantized::int8_int4_linear_avx512vnni(rows, p.weight(), bias, out.data(), 0, p.n);
       expect_close(out, want, magnitude, "avx512vnni");
+    }
+#elif defined(TORCHEDGE_QUANTIZED_ARM)
+    if (optimized::best_arm_isa() >= optimized::ArmIsa::kDotProd) {
+      // The same integers and float operations as the scalar loop: its bits.
+      std::vector<float> dot(p.m * p.n, NAN);
+      quantized::int8_int4_linear_dotprod(rows, p.weight(), bias, dot.data(), 0, p.n);
+      ASSERT_EQ(0, std::memcmp(dot.data(), out.data(), out.size() * sizeof(float)))
+          << "dotprod m=" << p.m << " k=" << p.k << " n=" << p.n << " g=" << p.g;
     }
 #endif
   }

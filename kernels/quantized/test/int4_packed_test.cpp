@@ -1,7 +1,8 @@
 // linear_8da4w_packed (support/int4_packed.h) against a double-precision
 // reference of the 8da4w formula on the same integers, and against
 // linear_8da4w.out on the same weight in its plain layout: every ISA's loops
-// called directly (scalar, AVX2, AVX-512 VNNI where the CPU has them) over
+// called directly (scalar, AVX2, AVX-512 VNNI, AArch64 dot-product where the
+// CPU has them) over
 // M = 1..13 and 64 (every row-tile remainder), N not a multiple of 16, every
 // group size, extreme weights (-8, 7) and activations (all >= 0, so the
 // activation zero point is -128; one large value); the registered kernel at
@@ -9,6 +10,7 @@
 // summation order only: the integer dot products are exact).
 #include <algorithm>
 
+#include "kernels/optimized/cpu/cpu_features.h"
 #include "kernels/optimized/threadpool/threadpool.h"
 #include "kernels/quantized/support/activation_quant.h"
 #include "kernels/quantized/support/int4_packed.h"
@@ -118,6 +120,10 @@ std::vector<std::pair<const char*, Loops>> available_loops() {
   if (quantized::quant_isa() == QuantIsa::kAvx512Vnni) {
     loops.emplace_back("avx512vnni", quantized::int8_int4_packed_avx512vnni);
   }
+#elif defined(TORCHEDGE_QUANTIZED_ARM)
+  if (optimized::best_arm_isa() >= optimized::ArmIsa::kDotProd) {
+    loops.emplace_back("dotprod", quantized::int8_int4_packed_dotprod);
+  }
 #endif
   return loops;
 }
@@ -158,6 +164,55 @@ TEST(Int4Packed, RowQuantizerRoundsTiesToEven) {
       int32_t sum = 0;
       for (int64_t i = 32 * gi; i < 32 * gi + 32; ++i) sum += q[i];
       ASSERT_EQ(sums[gi], sum);
+    }
+  }
+}
+
+// The per-token quantizer on random finite rows (the AVX2 / NEON loops where
+// k and the group size allow them) and on rows with NaN / inf (the scalar
+// loops) against the eager formula written out: the same integers, scale,
+// zero point and group sums.
+TEST(Int4Packed, RowQuantizerMatchesTheFormulaOnRandomRows) {
+  constexpr float kEps = 1.1920928955078125e-07f;
+  uint32_t seed = 40;
+  for (int64_t k : {16, 48, 384, 1536}) {
+    for (int64_t g : {16, 32, 128}) {
+      if (k % g != 0) continue;
+      std::vector<float> x = random_floats(k, -3.0f + (seed % 3), 5.0f, seed);
+      if (seed % 4 == 1) x[k / 2] = NAN;
+      if (seed % 4 == 3) x[1] = -INFINITY;
+      ++seed;
+      std::vector<int8_t> q(k);
+      std::vector<int32_t> sums(k / g);
+      float scale = 0.0f;
+      int32_t zp = 0;
+      quantized::quantize_row_int8_per_token(x.data(), k, g, q.data(), &scale, &zp, sums.data());
+      float lo = 0.0f, hi = 0.0f;
+      bool finite = true;
+      for (float v : x) {
+        finite = finite && std::isfinite(v);
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+      }
+      if (!finite) {
+        ASSERT_TRUE(std::isnan(scale) || std::isinf(scale) || scale > 0) << "k=" << k;
+        continue;  // eager's NaN / inf propagation: the scalar loops, tested elsewhere
+      }
+      const float want_scale = std::max((hi - lo) / 255.0f, kEps);
+      const float want_zp =
+          std::min(127.0f, std::max(-128.0f, -128.0f - std::nearbyint(lo / want_scale)));
+      ASSERT_EQ(scale, want_scale) << "k=" << k << " g=" << g;
+      ASSERT_EQ(zp, static_cast<int32_t>(want_zp)) << "k=" << k << " g=" << g;
+      for (int64_t i = 0; i < k; ++i) {
+        const float want =
+            std::min(127.0f, std::max(-128.0f, std::nearbyint(x[i] / want_scale) + want_zp));
+        ASSERT_EQ(q[i], static_cast<int8_t>(want)) << "k=" << k << " g=" << g << " at " << i;
+      }
+      for (int64_t gi = 0; gi < k / g; ++gi) {
+        int32_t sum = 0;
+        for (int64_t i = gi * g; i < (gi + 1) * g; ++i) sum += q[i];
+        ASSERT_EQ(sums[gi], sum) << "k=" << k << " g=" << g << " group " << gi;
+      }
     }
   }
 }

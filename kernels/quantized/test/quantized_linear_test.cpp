@@ -117,27 +117,76 @@ TEST(QuantizedLinear, DotProductEqualsScalarBitForBit) {
     std::vector<uint8_t> scratch(quantized::int8_gemm_dot_scratch_bytes(sh.m, sh.n, sh.k) + 64);
     void* aligned = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) &
                                             ~uintptr_t{63});
-    p.out = b.data();
-    quantized::run_int8_gemm_dot(p, xq.data(), zx, aligned);
-    EXPECT_EQ(a, b) << "sdot " << sh.m << " x " << sh.k << " x " << sh.n;
-    if (optimized::detected_arm_isa() >= optimized::ArmIsa::kI8mm) {
-      std::vector<int8_t> c(sh.m * sh.n, 77);
-      std::vector<uint8_t> scratch8(quantized::int8_gemm_i8mm_scratch_bytes(sh.m, sh.n, sh.k) + 64);
-      p.out = c.data();
-      quantized::run_int8_gemm_i8mm(
-          p, xq.data(), zx,
-          reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(scratch8.data()) + 63) & ~uintptr_t{63}));
-      EXPECT_EQ(a, c) << "smmla " << sh.m << " x " << sh.k << " x " << sh.n;
-      ++i8mm_runs;
+    // The column sums as the program stores them (weight_sums), and none
+    // (summed per call): the same bytes either way.
+    std::vector<int32_t> sums(sh.n, 0);
+    for (int64_t col = 0; col < sh.n; ++col) {
+      for (int64_t i = 0; i < sh.k; ++i) sums[col] += w[col * sh.k + i];
+    }
+    const int32_t* const given_sums[] = {nullptr, sums.data()};
+    for (const int32_t* given : given_sums) {
+      const char* how = given != nullptr ? " (weight_sums)" : " (summed per call)";
+      std::fill(b.begin(), b.end(), int8_t{77});
+      p.out = b.data();
+      quantized::run_int8_gemm_dot(p, xq.data(), zx, given, aligned);
+      EXPECT_EQ(a, b) << "sdot " << sh.m << " x " << sh.k << " x " << sh.n << how;
+      if (optimized::detected_arm_isa() >= optimized::ArmIsa::kI8mm) {
+        std::vector<int8_t> c(sh.m * sh.n, 77);
+        std::vector<uint8_t> scratch8(quantized::int8_gemm_i8mm_scratch_bytes(sh.m, sh.n, sh.k) +
+                                      64);
+        p.out = c.data();
+        quantized::run_int8_gemm_i8mm(p, xq.data(), zx, given,
+                                      reinterpret_cast<void*>(
+                                          (reinterpret_cast<uintptr_t>(scratch8.data()) + 63) &
+                                          ~uintptr_t{63}));
+        EXPECT_EQ(a, c) << "smmla " << sh.m << " x " << sh.k << " x " << sh.n << how;
+        ++i8mm_runs;
+      }
     }
   }
   // QEMU's max core has i8mm: the SMMLA kernel must have run there.
   if (optimized::detected_arm_isa() >= optimized::ArmIsa::kI8mm) {
-    EXPECT_EQ(i8mm_runs, static_cast<int>(sizeof(shapes) / sizeof(shapes[0])));
+    EXPECT_EQ(i8mm_runs, 2 * static_cast<int>(sizeof(shapes) / sizeof(shapes[0])));
   }
 #else
   GTEST_SKIP() << "AArch64 builds only";
 #endif
+}
+
+// The op with the trailing weight_sums (what the fusion exports) gives the
+// bytes it gives without (programs written before it), on every path.
+TEST(QuantizedLinear, WeightSumsArgumentGivesTheSameOutput) {
+  const int64_t m = 9, k = 40, n = 11, in_zp = -7;
+  std::mt19937 gen(5);
+  std::uniform_int_distribution<int> i8(-128, 127);
+  std::vector<int8_t> xq(m * k), wq(n * k);
+  for (int8_t& v : xq) v = static_cast<int8_t>(i8(gen));
+  for (int8_t& v : wq) v = static_cast<int8_t>(i8(gen));
+  std::vector<int32_t> sums(n, 0);
+  for (int64_t col = 0; col < n; ++col) {
+    for (int64_t i = 0; i < k; ++i) sums[col] += wq[col * k + i];
+  }
+  TestTensor x(ScalarType::Char, {m, k}), w(ScalarType::Char, {n, k}), s(ScalarType::Float, {n});
+  TestTensor ws(ScalarType::Int, {n});
+  x.fill(xq);
+  w.fill(wq);
+  s.fill(random_floats(n, 0.001f, 0.01f, 4));
+  ws.fill(sums);
+  TestTensor without(ScalarType::Char, {m, n}), with(ScalarType::Char, {m, n});
+  ASSERT_EQ(Args().t(x).d(0.05).i(in_zp).t(w).t(s).none().d(0.3).i(2).i(-128).i(127).t(without)
+                .run(native::quantized_linear_out),
+            Error::Ok);
+  ASSERT_EQ(Args().t(x).d(0.05).i(in_zp).t(w).t(s).none().d(0.3).i(2).i(-128).i(127).t(ws)
+                .t(with).run(native::quantized_linear_out),
+            Error::Ok);
+  EXPECT_EQ(without.values<int8_t>(), with.values<int8_t>());
+  // weight_sums must be int32 [N].
+  TestTensor short_sums(ScalarType::Int, {n - 1}), float_sums(ScalarType::Float, {n});
+  for (TestTensor* bad : {&short_sums, &float_sums}) {
+    EXPECT_EQ(Args().t(x).d(0.05).i(in_zp).t(w).t(s).none().d(0.3).i(2).i(-128).i(127).t(*bad)
+                  .t(with).run(native::quantized_linear_out),
+              Error::InvalidArgument);
+  }
 }
 
 TEST(QuantizedLinear, BadArguments) {

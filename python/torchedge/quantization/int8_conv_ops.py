@@ -19,7 +19,8 @@ static_int8_fusion.py replaces those patterns with one call each:
         weight_scales, bias, stride, padding, dilation,
         output_scale, output_zero_point, output_min, output_max) -> Tensor
     torchedge::quantized_linear(input_q, input_scale, input_zero_point, weight_q,
-        weight_scales, bias, out_scale, out_zero_point, out_quant_min, out_quant_max)
+        weight_scales, bias, out_scale, out_zero_point, out_quant_min, out_quant_max,
+        weight_sums=None)
     torchedge::add_int8(a, a_scale, a_zero_point, b, b_scale, b_zero_point,
         output_scale, output_zero_point, output_min, output_max) -> Tensor
 
@@ -46,7 +47,11 @@ bit-identical before and after the fusion); the runtime kernels sum in int32
 and differ from eager by float rounding only. Tensors: input/a/b int8 NCHW;
 weight_scales float32 [Cout] (Cout comes from here); bias float32 [Cout] or
 None; quantized_linear's input_q is int8 [..., K], weight_q the plain int8
-[N, K] (the kernel reads it row by row). conv2d_int8 stores its weight in the "panel layout" of the runtime GEMM
+[N, K] (the kernel reads it row by row); weight_sums, when given, int32 [N]
+with weight_sums[n] = sum_k weight_q[n, k] (the fusion stores it: kernels that
+multiply the raw int8 input, AArch64's sdot / SMMLA GEMMs, subtract
+input_zero_point * weight_sums[n] from each sum instead of summing the weights
+on every call; the reference checks it). conv2d_int8 stores its weight in the "panel layout" of the runtime GEMM
 (`pack_conv_weight_panels`): per group, Cout_g = Cout / groups rows and
 K = (Cin / groups) * KH * KW inputs in PyTorch's (c, kh, kw) order; rows in
 panels of 6, within a panel K in quads (K padded to a multiple of 4), within a
@@ -108,7 +113,7 @@ _CONV_ARGUMENTS += _WEIGHT_BITS_ARGUMENT
 
 _LINEAR_ARGUMENTS = ("Tensor input_q, float input_scale, int input_zero_point, Tensor weight_q, "
                      "Tensor weight_scales, Tensor? bias, float out_scale, int out_zero_point, "
-                     "int out_quant_min, int out_quant_max")
+                     "int out_quant_min, int out_quant_max, Tensor? weight_sums=None")
 
 _library = torch.library.Library(NAMESPACE, "FRAGMENT")
 
@@ -339,8 +344,14 @@ def check_conv2d_add_int8(input, input_scale, input_zero_point, weight_panels, w
     return shape
 
 
+def linear_weight_sums(weight_q: torch.Tensor) -> torch.Tensor:
+    """quantized_linear's weight_sums: int32 [N], the sum of each int8 row of weight_q [N, K]."""
+    return weight_q.to(torch.int32).sum(1, dtype=torch.int32)
+
+
 def check_quantized_linear(input_q, input_scale, input_zero_point, weight_q, weight_scales, bias,
-                           out_scale, out_zero_point, out_quant_min, out_quant_max) -> list:
+                           out_scale, out_zero_point, out_quant_min, out_quant_max,
+                           weight_sums=None) -> list:
     """Validates quantized_linear's arguments; returns the output shape."""
     where = f"torchedge::{LINEAR_OP_NAME}"
     if input_q.dtype != torch.int8 or input_q.dim() < 1:
@@ -357,6 +368,10 @@ def check_quantized_linear(input_q, input_scale, input_zero_point, weight_q, wei
         raise ValueError(f"{where}: weight_scales must be float32 [{n}], got "
                          f"{weight_scales.dtype} {list(weight_scales.shape)}")
     _check_bias(where, n, bias)
+    if weight_sums is not None and (weight_sums.dtype != torch.int32
+                                    or list(weight_sums.shape) != [n]):
+        raise ValueError(f"{where}: weight_sums must be int32 [{n}], got "
+                         f"{weight_sums.dtype} {list(weight_sums.shape)}")
     _check_qparams(where, "input_", input_scale, input_zero_point)
     _check_output(where, out_scale, out_zero_point, out_quant_min, out_quant_max)
     return [*input_q.shape[:-1], n]
@@ -412,9 +427,12 @@ def depthwise_conv2d_int8_reference(input, input_scale, input_zero_point, weight
 
 def quantized_linear_reference(input_q, input_scale, input_zero_point, weight_q, weight_scales,
                                bias, out_scale, out_zero_point, out_quant_min,
-                               out_quant_max) -> torch.Tensor:
+                               out_quant_max, weight_sums=None) -> torch.Tensor:
     check_quantized_linear(input_q, input_scale, input_zero_point, weight_q, weight_scales, bias,
-                           out_scale, out_zero_point, out_quant_min, out_quant_max)
+                           out_scale, out_zero_point, out_quant_min, out_quant_max, weight_sums)
+    if weight_sums is not None and not torch.equal(weight_sums, linear_weight_sums(weight_q)):
+        raise ValueError(f"torchedge::{LINEAR_OP_NAME}: weight_sums must be the sums of "
+                         "weight_q's rows")
     x = _dequantize(input_q, input_scale, input_zero_point)
     w = _qd.dequantize_per_channel.default(weight_q, weight_scales, None, 0, -127, 127, torch.int8)
     return _quantize(F.linear(x, w, bias), out_scale, out_zero_point, out_quant_min,

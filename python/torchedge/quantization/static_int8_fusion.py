@@ -22,7 +22,8 @@ where `panels` is a new constant, W in the runtime GEMM's panel layout
 (pack_conv_weight_panels), and weight_bits 7 when W lies in [-64, 63] (the
 runtime's faster AVX2 path; int8_conv_ops.weight_bits_of), else 8; a linear(xdq, wdq, bias) (W int8 [N, K], xq
 [..., K]) in place of conv2d becomes torchedge::quantized_linear(xq, sx, zx,
-W, S, bias, ...). The activation becomes the output range
+W, S, bias, ..., weight_sums) with weight_sums a new int32 [N] constant, the
+sums of W's rows (int8_conv_ops.linear_weight_sums). The activation becomes the output range
 [output_min, output_max]: its bounds quantized with quantize_per_tensor
 itself (quantization is monotone, so quantize(clamp(y, a, b)) ==
 clamp(quantize(y), quantize(a), quantize(b)) exactly). Likewise
@@ -203,8 +204,9 @@ def _conv_arguments(conv: torch.fx.Node) -> Optional[dict]:
 
 
 def _match_conv(gm: torch.fx.GraphModule, q: torch.fx.Node) -> Optional[tuple]:
-    """(op name, its args, new packed weight or None, nodes to erase afterwards)
-    for a fusable conv (the packed weight's get_attr goes in args[3]), else None."""
+    """(op name, its args, new constant or None, nodes to erase afterwards)
+    for a fusable conv (the packed weight's get_attr goes in args[3]; a linear's
+    new constant, its weight_sums, goes last), else None."""
     out = _quantized(q)
     produced = _producer(q, {aten.conv2d.default}) if out is not None else None
     if produced is None:
@@ -277,9 +279,11 @@ def _match_linear(gm: torch.fx.GraphModule, q: torch.fx.Node) -> Optional[tuple]
         return None
     _, out_scale, out_zp = out
     low, high = _output_range(bounds, out_scale, out_zp)
-    op_args = (*x, w_node, s_node, bias, out_scale, out_zp, low, high)
+    # The weight's row sums go in as a constant (weight_sums, last): kernels on
+    # the raw int8 input subtract zx * sums instead of summing W per call.
+    op_args = (*x, w_node, s_node, bias, out_scale, out_zp, low, high, None)
     dead = [n for n in (act, linear, *linear.args[:2]) if n is not None]
-    return int8_conv_ops.LINEAR_OP_NAME, op_args, None, dead
+    return (int8_conv_ops.LINEAR_OP_NAME, op_args, int8_conv_ops.linear_weight_sums(w), dead)
 
 
 def _match_add(q: torch.fx.Node) -> Optional[tuple]:
@@ -422,7 +426,10 @@ def fuse_static_int8(gm: torch.fx.GraphModule) -> dict:
             continue
         name, op_args, new_weight, dead = match
         with gm.graph.inserting_before(q):
-            if new_weight is not None:
+            if new_weight is not None and name == int8_conv_ops.LINEAR_OP_NAME:
+                attr = _new_constant(gm, f"_torchedge_linear_sums_{counts[name]}", new_weight)
+                op_args = (*op_args[:-1], gm.graph.get_attr(attr))
+            elif new_weight is not None:
                 attr = _new_constant(gm, f"_torchedge_conv_panels_{counts[name]}", new_weight)
                 op_args = (*op_args[:3], gm.graph.get_attr(attr), *op_args[4:])
             new = gm.graph.call_function(getattr(torch.ops.torchedge, name).default, op_args)

@@ -24,26 +24,31 @@ int64_t chunks_of(int64_t k) { return (k + kChunk - 1) / kChunk; }
 int64_t row_blocks_of(int64_t m) { return (m + kRowBlock - 1) / kRowBlock; }
 
 // xq [m, k] -> [row block][chunk][group][quad][4 rows][4 k]: each 16-byte
-// load of the kernel is 4 rows x one quad.
+// load of the kernel is 4 rows x one quad. Whole quads move as one 4-byte
+// copy (a load and a store); only a row's last partial quad is shorter.
 void pack_rows(const int8_t* xq, int64_t m, int64_t k, int8_t* packed) {
   const int64_t chunks = chunks_of(k);
   std::memset(packed, 0, static_cast<size_t>(row_blocks_of(m) * chunks * kChunkBytes));
+  const int64_t whole = k / 4 * 4;
   for (int64_t row = 0; row < m; ++row) {
     const int64_t block = row / kRowBlock, group = (row % kRowBlock) / 4, r = row % 4;
     const int8_t* src = xq + row * k;
     int8_t* dst = packed + block * chunks * kChunkBytes + group * 64 + r * 4;
-    for (int64_t k0 = 0; k0 < k; k0 += 4) {
-      const int64_t c = k0 / kChunk, quad = (k0 % kChunk) / 4;
-      std::memcpy(dst + c * kChunkBytes + quad * 16, src + k0,
-                  static_cast<size_t>(std::min<int64_t>(4, k - k0)));
+    for (int64_t k0 = 0; k0 < whole; k0 += 4) {
+      std::memcpy(dst + (k0 / kChunk) * kChunkBytes + (k0 % kChunk) * 4, src + k0, 4);
+    }
+    if (whole < k) {
+      std::memcpy(dst + (whole / kChunk) * kChunkBytes + (whole % kChunk) * 4, src + whole,
+                  static_cast<size_t>(k - whole));
     }
   }
 }
 
 // 16 weight bytes of column n at k0 (zeros past k: the last row's load must
 // not run past the tensor).
+template <bool kTail>
 inline int8x16_t weight_chunk(const int8_t* w, int64_t k, int64_t k0) {
-  if (k0 + kChunk <= k) return vld1q_s8(w + k0);
+  if constexpr (!kTail) return vld1q_s8(w + k0);
   int8_t tail[kChunk] = {};
   std::memcpy(tail, w + k0, static_cast<size_t>(k - k0));
   return vld1q_s8(tail);
@@ -52,40 +57,58 @@ inline int8x16_t weight_chunk(const int8_t* w, int64_t k, int64_t k0) {
 }  // namespace
 
 void int8_gemm_zero_point_corrections(const Int8GemmProblem& p, int32_t zx,
-                                      int32_t* corrections) {
+                                      const int32_t* weight_sums, int32_t* corrections) {
+  if (weight_sums != nullptr) {
+    for (int64_t n = 0; n < p.n; ++n) corrections[n] = zx * weight_sums[n];
+    return;
+  }
   const int8x16_t ones = vdupq_n_s8(1);
+  const int64_t full = p.k / kChunk * kChunk;
   for (int64_t n = 0; n < p.n; ++n) {
     const int8_t* w = p.w + n * p.k;
     int32x4_t s = vdupq_n_s32(0);
-    for (int64_t k0 = 0; k0 < p.k; k0 += kChunk) s = vdotq_s32(s, weight_chunk(w, p.k, k0), ones);
+    for (int64_t k0 = 0; k0 < full; k0 += kChunk) s = vdotq_s32(s, weight_chunk<false>(w, p.k, k0), ones);
+    if (full < p.k) s = vdotq_s32(s, weight_chunk<true>(w, p.k, full), ones);
     corrections[n] = zx * vaddvq_s32(s);
   }
 }
 
 namespace {
 
-// Rows [block * 8, +8) x columns [n0, n0 + kCols) of sums.
+// One 16-k chunk of rows [block * 8, +8) x kCols columns: 8 activation
+// loads, kCols weight loads, 8 kCols sdot.
+template <int kCols, bool kTail>
+inline void chunk_sums(const int8_t* xs, const int8_t* const (&w)[kCols], int64_t k, int64_t k0,
+                       int32x4_t (&acc)[kCols][2]) {
+  int8x16_t x[2][4];
+  for (int g = 0; g < 2; ++g) {
+    for (int q = 0; q < 4; ++q) x[g][q] = vld1q_s8(xs + g * 64 + q * 16);
+  }
+#pragma GCC unroll 8
+  for (int col = 0; col < kCols; ++col) {
+    const int8x16_t wv = weight_chunk<kTail>(w[col], k, k0);
+#pragma GCC unroll 2
+    for (int g = 0; g < 2; ++g) {
+      acc[col][g] = vdotq_laneq_s32(acc[col][g], x[g][0], wv, 0);
+      acc[col][g] = vdotq_laneq_s32(acc[col][g], x[g][1], wv, 1);
+      acc[col][g] = vdotq_laneq_s32(acc[col][g], x[g][2], wv, 2);
+      acc[col][g] = vdotq_laneq_s32(acc[col][g], x[g][3], wv, 3);
+    }
+  }
+}
+
+// Rows [block * 8, +8) x columns [n0, n0 + kCols) of sums: the whole chunks
+// without a bounds check, then the last partial one.
 template <int kCols>
 void tile_sums(const Int8GemmProblem& p, const int8_t* xs, int64_t n0, int32x4_t (&acc)[kCols][2]) {
   for (int c = 0; c < kCols; ++c) acc[c][0] = acc[c][1] = vdupq_n_s32(0);
-  const int64_t chunks = chunks_of(p.k);
-  for (int64_t c = 0; c < chunks; ++c, xs += kChunkBytes) {
-    int8x16_t x[2][4];
-    for (int g = 0; g < 2; ++g) {
-      for (int q = 0; q < 4; ++q) x[g][q] = vld1q_s8(xs + g * 64 + q * 16);
-    }
-#pragma GCC unroll 8
-    for (int col = 0; col < kCols; ++col) {
-      const int8x16_t w = weight_chunk(p.w + (n0 + col) * p.k, p.k, c * kChunk);
-#pragma GCC unroll 2
-      for (int g = 0; g < 2; ++g) {
-        acc[col][g] = vdotq_laneq_s32(acc[col][g], x[g][0], w, 0);
-        acc[col][g] = vdotq_laneq_s32(acc[col][g], x[g][1], w, 1);
-        acc[col][g] = vdotq_laneq_s32(acc[col][g], x[g][2], w, 2);
-        acc[col][g] = vdotq_laneq_s32(acc[col][g], x[g][3], w, 3);
-      }
-    }
+  const int8_t* w[kCols];
+  for (int c = 0; c < kCols; ++c) w[c] = p.w + (n0 + c) * p.k;
+  const int64_t full = p.k / kChunk;
+  for (int64_t c = 0; c < full; ++c, xs += kChunkBytes) {
+    chunk_sums<kCols, false>(xs, w, p.k, c * kChunk, acc);
   }
+  if (full * kChunk < p.k) chunk_sums<kCols, true>(xs, w, p.k, full * kChunk, acc);
 }
 
 template <int kCols>
@@ -117,13 +140,13 @@ size_t int8_gemm_dot_scratch_bytes(int64_t m, int64_t n, int64_t k) {
 }
 
 void run_int8_gemm_dot(const Int8GemmProblem& p, const int8_t* xq, int32_t x_zero_point,
-                       void* scratch) {
+                       const int32_t* weight_sums, void* scratch) {
   int8_t* packed = static_cast<int8_t*>(scratch);
   int32_t* corrections = reinterpret_cast<int32_t*>(
       static_cast<char*>(scratch) +
       round_up_64(static_cast<size_t>(row_blocks_of(p.m) * chunks_of(p.k) * kChunkBytes)));
   pack_rows(xq, p.m, p.k, packed);
-  int8_gemm_zero_point_corrections(p, x_zero_point, corrections);
+  int8_gemm_zero_point_corrections(p, x_zero_point, weight_sums, corrections);
   for_each_int8_gemm_tile(
       p, [&](int64_t block, int64_t n0) { tile<kColTile>(p, packed, corrections, block, n0); },
       [&](int64_t block, int64_t n0) {

@@ -34,9 +34,11 @@ void pack_rows(const int8_t* xq, int64_t m, int64_t k, int8_t* packed) {
     const int64_t block = row / kRowBlock, within = row % kRowBlock;
     const int8_t* src = xq + row * k;
     int8_t* dst = packed + block * steps * kStepBytes + within * kStep;
-    for (int64_t s = 0; s < steps; ++s) {
-      std::memcpy(dst + s * kStepBytes, src + s * kStep,
-                  static_cast<size_t>(std::min(kStep, k - s * kStep)));
+    const int64_t whole = k / kStep;  // 8-byte copies; a shorter last one
+    for (int64_t s = 0; s < whole; ++s) std::memcpy(dst + s * kStepBytes, src + s * kStep, kStep);
+    if (whole < steps) {
+      std::memcpy(dst + whole * kStepBytes, src + whole * kStep,
+                  static_cast<size_t>(k - whole * kStep));
     }
   }
 }
@@ -114,12 +116,12 @@ size_t int8_gemm_i8mm_scratch_bytes(int64_t m, int64_t n, int64_t k) {
 }
 
 void run_int8_gemm_i8mm(const Int8GemmProblem& p, const int8_t* xq, int32_t x_zero_point,
-                        void* scratch) {
+                        const int32_t* weight_sums, void* scratch) {
   int8_t* packed = static_cast<int8_t*>(scratch);
   int32_t* corrections =
       reinterpret_cast<int32_t*>(static_cast<char*>(scratch) + packed_bytes(p.m, p.k));
   pack_rows(xq, p.m, p.k, packed);
-  int8_gemm_zero_point_corrections(p, x_zero_point, corrections);
+  int8_gemm_zero_point_corrections(p, x_zero_point, weight_sums, corrections);
   for_each_int8_gemm_tile(
       p,
       [&](int64_t block, int64_t n0) {
