@@ -79,6 +79,17 @@ struct IntRequant {
   }
 };
 
+/// ChannelRequant with a factor per lane (scale = in_scale * w_scale and
+/// bias of each lane's channel, 0 without a bias): the float operations of
+/// requantize() on 4 lanes of 4 different channels.
+inline int32x4_t requantize_lanes(int32x4_t acc, float32x4_t scale, float32x4_t bias,
+                                  bool has_bias, const ChannelRequant& consts) {
+  float32x4_t y = vmulq_f32(vcvtq_f32_s32(acc), scale);
+  if (has_bias) y = vaddq_f32(y, bias);
+  const float32x4_t r = vaddq_f32(vrndnq_f32(vmulq_f32(y, consts.inv)), consts.zero_point);
+  return vcvtq_s32_f32(vminq_f32(vmaxq_f32(r, consts.lo), consts.hi));
+}
+
 /// Whether y = float(acc) * scale + bias is never NaN for an int32 acc (so
 /// IntRequant equals ChannelRequant): the bias is not NaN, and where it is
 /// infinite the product cannot overflow to the opposite infinity.

@@ -1,0 +1,346 @@
+// int8_depthwise_channels_neon (support/int8_depthwise.h): the int8
+// depthwise convolution on baseline AArch64 NEON in channel blocks of 16,
+// for maps where the per-plane loops (int8_depthwise_neon.cpp) spend more
+// on widening, row ends and per-plane set-up than on the taps (MobileNetV2's
+// 7x7 and 14x14 layers: ~20 instructions per output there). Per unit (one
+// image, a band of 16 channels):
+//  1. factors: the band's weights as int16 [taps][16] (channels past C
+//     are 0), in_scale * w_scale and bias per lane, and whether every
+//     channel of the band allows the integer epilogue (int_requant_exact).
+//  2. transpose in: the band's 16 planes, 16 flat input pixels at a time
+//     (plane rows are contiguous, so any width takes whole 16-byte loads;
+//     the last chunk overlaps the one before), transposed 16 x 16 bytes and
+//     widened to int16 x - zx into [H + 2 pad_h][W + 2 pad_w][16], two
+//     vectors per pixel; the padding is zeroed (it acts as x == zx).
+//  3. taps: per output pixel, per tap one pair of loads and four widening
+//     multiply-adds (smlal / smlal2) into 16 exact int32 sums; an undilated
+//     3x3 filter keeps its 18 weight vectors in registers and addresses its
+//     taps as immediate offsets.
+//  4. epilogue: IntRequant (arm/requantize_neon.h) on the 16 lanes with
+//     per-lane factors, or requantize()'s float operations where a channel
+//     of the band needs them; 16 output pixels' bytes go to a 16 x 16 tile,
+//     transposed back and stored as 16 bytes per channel plane (the last
+//     tile of a plane overlaps the one before; a plane under 16 pixels goes
+//     through a buffer).
+// Bit for bit the scalar path's values.
+#include <arm_neon.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/quantized/support/arm/requantize_neon.h"
+#include "kernels/quantized/support/int8_depthwise.h"
+
+namespace torchedge {
+namespace quantized {
+namespace {
+
+constexpr int64_t kBand = kInt8DepthwiseNeonBand;  // 16 channels
+constexpr int64_t kTile = 16;                       // output pixels per tile
+
+size_t round_up_64(size_t bytes) { return (bytes + 63) & ~size_t{63}; }
+
+int64_t padded_w(const Int8DepthwiseProblem& p) { return p.width + 2 * p.pad_w; }
+int64_t padded_h(const Int8DepthwiseProblem& p) { return p.height + 2 * p.pad_h; }
+
+size_t pixel_bytes(const Int8DepthwiseProblem& p) {
+  return round_up_64(static_cast<size_t>(padded_h(p) * padded_w(p) * kBand) * sizeof(int16_t));
+}
+
+// The worker's scratch: padded pixels, weights, tap offsets, scale and
+// bias, the output tile.
+struct Workspace {
+  int16_t* pixels;
+  int16_t* weights;      // [taps][16]
+  int64_t* tap_offsets;  // [taps], int16 units from a pixel's first input
+  float* scale;          // [16]
+  float* bias;           // [16]
+  int8_t* tile;          // [16 pixels][16 channels]
+};
+
+size_t weight_bytes(const Int8DepthwiseProblem& p) {
+  return round_up_64(static_cast<size_t>(p.taps() * kBand) * sizeof(int16_t));
+}
+size_t offset_bytes(const Int8DepthwiseProblem& p) {
+  return round_up_64(static_cast<size_t>(p.taps()) * sizeof(int64_t));
+}
+constexpr size_t kParamBytes = 2 * kBand * sizeof(float);
+constexpr size_t kTileBytes = kTile * kBand;
+
+Workspace workspace_of(const Int8DepthwiseProblem& p, void* scratch) {
+  char* at = static_cast<char*>(scratch);
+  Workspace w;
+  w.pixels = reinterpret_cast<int16_t*>(at);
+  at += pixel_bytes(p);
+  w.weights = reinterpret_cast<int16_t*>(at);
+  at += weight_bytes(p);
+  w.tap_offsets = reinterpret_cast<int64_t*>(at);
+  at += offset_bytes(p);
+  w.scale = reinterpret_cast<float*>(at);
+  w.bias = w.scale + kBand;
+  at += kParamBytes;
+  w.tile = reinterpret_cast<int8_t*>(at);
+  return w;
+}
+
+// r[i] = row i (16 bytes) in, r[j] = column j out: trn1 / trn2 on bytes,
+// halfwords, words and doublewords.
+__attribute__((always_inline)) inline void transpose_16x16(int8x16_t (&r)[16]) {
+#pragma GCC unroll 8
+  for (int i = 0; i < 16; i += 2) {
+    const int8x16_t a = vtrn1q_s8(r[i], r[i + 1]), b = vtrn2q_s8(r[i], r[i + 1]);
+    r[i] = a;
+    r[i + 1] = b;
+  }
+#pragma GCC unroll 8
+  for (int i = 0; i < 16; ++i) {
+    if (i & 2) continue;
+    const int16x8_t x = vreinterpretq_s16_s8(r[i]), y = vreinterpretq_s16_s8(r[i + 2]);
+    r[i] = vreinterpretq_s8_s16(vtrn1q_s16(x, y));
+    r[i + 2] = vreinterpretq_s8_s16(vtrn2q_s16(x, y));
+  }
+#pragma GCC unroll 8
+  for (int i = 0; i < 16; ++i) {
+    if (i & 4) continue;
+    const int32x4_t x = vreinterpretq_s32_s8(r[i]), y = vreinterpretq_s32_s8(r[i + 4]);
+    r[i] = vreinterpretq_s8_s32(vtrn1q_s32(x, y));
+    r[i + 4] = vreinterpretq_s8_s32(vtrn2q_s32(x, y));
+  }
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; ++i) {
+    const int64x2_t x = vreinterpretq_s64_s8(r[i]), y = vreinterpretq_s64_s8(r[i + 8]);
+    r[i] = vreinterpretq_s8_s64(vtrn1q_s64(x, y));
+    r[i + 8] = vreinterpretq_s8_s64(vtrn2q_s64(x, y));
+  }
+}
+
+// Step 1. Returns whether every channel of the band allows IntRequant.
+bool band_factors(const Int8DepthwiseProblem& p, int64_t c0, int64_t cn, const Workspace& w) {
+  const int64_t taps = p.taps();
+  bool exact = true;
+  for (int64_t c = 0; c < kBand; ++c) {
+    const bool real = c < cn;
+    for (int64_t t = 0; t < taps; ++t) {
+      w.weights[t * kBand + c] = real ? p.weight[(c0 + c) * taps + t] : 0;
+    }
+    w.scale[c] = real ? p.in_scale * p.w_scales[c0 + c] : 0.0f;
+    w.bias[c] = real && p.bias != nullptr ? p.bias[c0 + c] : 0.0f;
+    if (real) {
+      exact = exact && int_requant_exact(w.scale[c], p.bias != nullptr ? p.bias + c0 + c : nullptr);
+    }
+  }
+  const int64_t wp = padded_w(p);
+  for (int64_t kh = 0, t = 0; kh < p.kernel_h; ++kh) {
+    for (int64_t kw = 0; kw < p.kernel_w; ++kw, ++t) {
+      w.tap_offsets[t] = (kh * p.dilation_h * wp + kw * p.dilation_w) * kBand;
+    }
+  }
+  return exact;
+}
+
+// Step 2: planes[c] is channel c's input plane (channels past the band's
+// repeat its last one; their weights are 0).
+void transpose_in(const Int8DepthwiseProblem& p, const int8_t* const (&planes)[kBand],
+                  int16_t* pixels) {
+  const int64_t wp = padded_w(p), hp = padded_h(p), hw = p.height * p.width;
+  // Padding: top and bottom rows whole, the left and right columns of the
+  // rows in between.
+  std::memset(pixels, 0, sizeof(int16_t) * static_cast<size_t>(p.pad_h * wp * kBand));
+  std::memset(pixels + (p.pad_h + p.height) * wp * kBand, 0,
+              sizeof(int16_t) * static_cast<size_t>((hp - p.pad_h - p.height) * wp * kBand));
+  if (p.pad_w > 0) {
+    for (int64_t r = p.pad_h; r < p.pad_h + p.height; ++r) {
+      int16_t* row = pixels + r * wp * kBand;
+      std::memset(row, 0, sizeof(int16_t) * static_cast<size_t>(p.pad_w * kBand));
+      std::memset(row + (p.pad_w + p.width) * kBand, 0,
+                  sizeof(int16_t) * static_cast<size_t>(p.pad_w * kBand));
+    }
+  }
+  const int8x16_t zx = vdupq_n_s8(static_cast<int8_t>(p.in_zero_point));
+  int8_t small[kBand][kTile];
+  for (int64_t q0 = 0; q0 < hw; q0 += kTile) {
+    // The last chunk overlaps the one before (the same values rewritten);
+    // a plane under 16 pixels is read through `small` (zero-filled).
+    const int64_t start = hw >= kTile ? std::min(q0, hw - kTile) : 0;
+    int8x16_t r[kBand];
+    if (hw >= kTile) {
+#pragma GCC unroll 16
+      for (int c = 0; c < kBand; ++c) r[c] = vld1q_s8(planes[c] + start);
+    } else {
+      std::memset(small, 0, sizeof(small));
+      for (int c = 0; c < kBand; ++c) {
+        std::memcpy(small[c], planes[c], static_cast<size_t>(hw));
+        r[c] = vld1q_s8(small[c]);
+      }
+    }
+    transpose_16x16(r);
+    const int64_t count = std::min(kTile, hw - start);
+    int64_t ih = start / p.width, iw = start % p.width;
+    int16_t* dst = pixels + ((ih + p.pad_h) * wp + iw + p.pad_w) * kBand;
+    for (int64_t j = 0; j < count; ++j) {
+      // x - zx in int16: the difference of two int8 widened (vsubl).
+      vst1q_s16(dst, vsubl_s8(vget_low_s8(r[j]), vget_low_s8(zx)));
+      vst1q_s16(dst + 8, vsubl_high_s8(r[j], zx));
+      dst += kBand;
+      if (++iw == p.width) {
+        iw = 0;
+        dst += 2 * p.pad_w * kBand;
+      }
+    }
+    if (start + kTile >= hw) break;
+  }
+}
+
+// Step 3: the 16 sums of one output pixel whose first input is `at`
+// (kTaps = 0: any filter, weights and tap offsets read from the workspace).
+template <int kTaps>
+__attribute__((always_inline)) inline void pixel_sums(const int16_t* at, const Workspace& w,
+                                                      int64_t taps, const int16x8_t* wreg,
+                                                      int32x4_t (&acc)[4]) {
+  for (int i = 0; i < 4; ++i) acc[i] = vdupq_n_s32(0);
+  const int64_t n = kTaps > 0 ? kTaps : taps;
+#pragma GCC unroll 9
+  for (int64_t t = 0; t < n; ++t) {
+    const int16_t* x = at + w.tap_offsets[t];
+    const int16x8_t x0 = vld1q_s16(x), x1 = vld1q_s16(x + 8);
+    const int16x8_t w0 = kTaps > 0 ? wreg[2 * t] : vld1q_s16(w.weights + t * kBand);
+    const int16x8_t w1 = kTaps > 0 ? wreg[2 * t + 1] : vld1q_s16(w.weights + t * kBand + 8);
+    acc[0] = vmlal_s16(acc[0], vget_low_s16(x0), vget_low_s16(w0));
+    acc[1] = vmlal_high_s16(acc[1], x0, w0);
+    acc[2] = vmlal_s16(acc[2], vget_low_s16(x1), vget_low_s16(w1));
+    acc[3] = vmlal_high_s16(acc[3], x1, w1);
+  }
+}
+
+// The same for an undilated 3x3 filter: the taps' addresses are immediate
+// offsets from three row pointers, the weights in registers.
+__attribute__((always_inline)) inline void pixel_sums_3x3(const int16_t* at, int64_t row_step,
+                                                          const int16x8_t* wreg,
+                                                          int32x4_t (&acc)[4]) {
+  for (int i = 0; i < 4; ++i) acc[i] = vdupq_n_s32(0);
+#pragma GCC unroll 3
+  for (int kh = 0; kh < 3; ++kh) {
+    const int16_t* row = at + kh * row_step;
+#pragma GCC unroll 3
+    for (int kw = 0; kw < 3; ++kw) {
+      const int16x8_t x0 = vld1q_s16(row + kw * kBand), x1 = vld1q_s16(row + kw * kBand + 8);
+      const int16x8_t w0 = wreg[2 * (kh * 3 + kw)], w1 = wreg[2 * (kh * 3 + kw) + 1];
+      acc[0] = vmlal_s16(acc[0], vget_low_s16(x0), vget_low_s16(w0));
+      acc[1] = vmlal_high_s16(acc[1], x0, w0);
+      acc[2] = vmlal_s16(acc[2], vget_low_s16(x1), vget_low_s16(w1));
+      acc[3] = vmlal_high_s16(acc[3], x1, w1);
+    }
+  }
+}
+
+// Steps 3-4 for one band: every output pixel, 16 at a time into the tile,
+// then out to the band's cn planes starting at `out`.
+template <int kTaps, bool kExact, bool kBias>
+void band_outputs(const Int8DepthwiseProblem& p, const Workspace& w, int64_t cn, int8_t* out) {
+  const int64_t wp = padded_w(p), ohw = p.out_height * p.out_width;
+  int16x8_t wreg[kTaps > 0 ? 2 * kTaps : 1];
+  if constexpr (kTaps > 0) {
+    for (int t = 0; t < 2 * kTaps; ++t) wreg[t] = vld1q_s16(w.weights + t * 8);
+  }
+  const IntRequant iq(p.inv_out_scale, p.out_zero_point, p.quant_min, p.quant_max);
+  const ChannelRequant fq(p.in_scale, 1.0f, nullptr, p.inv_out_scale, p.out_zero_point,
+                          p.quant_min, p.quant_max);
+  float32x4_t scale[4], bias[4];
+  for (int i = 0; i < 4; ++i) {
+    scale[i] = vld1q_f32(w.scale + 4 * i);
+    bias[i] = vld1q_f32(w.bias + 4 * i);
+  }
+  for (int64_t q0 = 0; q0 < ohw; q0 += kTile) {
+    const int64_t start = ohw >= kTile ? std::min(q0, ohw - kTile) : 0;
+    const int64_t count = std::min(kTile, ohw - start);
+    int64_t oh = start / p.out_width, ow = start % p.out_width;
+    for (int64_t j = 0; j < count; ++j) {
+      const int16_t* at = w.pixels + (oh * p.stride_h * wp + ow * p.stride_w) * kBand;
+      int32x4_t acc[4];
+      if constexpr (kTaps == 9) {
+        pixel_sums_3x3(at, wp * kBand, wreg, acc);
+      } else {
+        pixel_sums<0>(at, w, p.taps(), wreg, acc);
+      }
+      int8x16_t bytes;
+      if constexpr (kExact) {
+        bytes = iq.operator()<kBias>(acc, scale, bias);
+      } else {
+        bytes = narrow_16(requantize_lanes(acc[0], scale[0], bias[0], kBias, fq),
+                          requantize_lanes(acc[1], scale[1], bias[1], kBias, fq),
+                          requantize_lanes(acc[2], scale[2], bias[2], kBias, fq),
+                          requantize_lanes(acc[3], scale[3], bias[3], kBias, fq));
+      }
+      vst1q_s8(w.tile + j * kBand, bytes);
+      if (++ow == p.out_width) {
+        ow = 0;
+        ++oh;
+      }
+    }
+    int8x16_t r[kTile];
+#pragma GCC unroll 16
+    for (int j = 0; j < kTile; ++j) r[j] = vld1q_s8(w.tile + j * kBand);
+    transpose_16x16(r);
+    if (count == kTile) {
+      for (int64_t c = 0; c < cn; ++c) vst1q_s8(out + c * ohw + start, r[c]);
+    } else {
+      int8_t tmp[kTile];
+      for (int64_t c = 0; c < cn; ++c) {
+        vst1q_s8(tmp, r[c]);
+        std::memcpy(out + c * ohw + start, tmp, static_cast<size_t>(count));
+      }
+    }
+    if (start + kTile >= ohw) break;
+  }
+}
+
+template <int kTaps>
+void band_outputs_of(const Int8DepthwiseProblem& p, const Workspace& w, int64_t cn, bool exact,
+                     int8_t* out) {
+  const bool bias = p.bias != nullptr;
+  if (exact) {
+    bias ? band_outputs<kTaps, true, true>(p, w, cn, out)
+         : band_outputs<kTaps, true, false>(p, w, cn, out);
+  } else {
+    bias ? band_outputs<kTaps, false, true>(p, w, cn, out)
+         : band_outputs<kTaps, false, false>(p, w, cn, out);
+  }
+}
+
+}  // namespace
+
+bool int8_depthwise_neon_channels_applies(const Int8DepthwiseProblem& p) {
+  return p.taps() <= kInt8DepthwiseNeonChannelsMaxTaps &&
+         pixel_bytes(p) <= kInt8DepthwiseNeonChannelsMaxBytes;
+}
+
+size_t int8_depthwise_neon_channels_worker_bytes(const Int8DepthwiseProblem& p) {
+  return pixel_bytes(p) + weight_bytes(p) + offset_bytes(p) + round_up_64(kParamBytes) +
+         round_up_64(kTileBytes);
+}
+
+void int8_depthwise_neon_channels(const Int8DepthwiseProblem& p, int64_t unit_begin,
+                                  int64_t unit_end, void* worker_scratch) {
+  const Workspace w = workspace_of(p, worker_scratch);
+  const int64_t bands = (p.channels + kBand - 1) / kBand;
+  const int64_t hw = p.height * p.width, ohw = p.out_height * p.out_width;
+  for (int64_t u = unit_begin; u < unit_end; ++u) {
+    const int64_t n = u / bands, c0 = (u % bands) * kBand;
+    const int64_t cn = std::min(kBand, p.channels - c0);
+    const bool exact = band_factors(p, c0, cn, w);
+    const int8_t* planes[kBand];
+    for (int64_t c = 0; c < kBand; ++c) {
+      planes[c] = p.input + (n * p.channels + c0 + std::min(c, cn - 1)) * hw;
+    }
+    transpose_in(p, planes, w.pixels);
+    int8_t* out = p.out + (n * p.channels + c0) * ohw;
+    if (p.kernel_h == 3 && p.kernel_w == 3 && p.dilation_h == 1 && p.dilation_w == 1) {
+      band_outputs_of<9>(p, w, cn, exact, out);
+    } else {
+      band_outputs_of<0>(p, w, cn, exact, out);
+    }
+  }
+}
+
+}  // namespace quantized
+}  // namespace torchedge
