@@ -108,6 +108,101 @@ void compute_factors(const Int8ConvProblem& p, const Factors& f) {
   }
 }
 
+// Four taps' 16 pixel values (a, b, c, d: taps k..k+3) as 16 pixel quads
+// at xs: zips of bytes, then of halfwords.
+__attribute__((always_inline)) inline void store_quads(int8x16_t a, int8x16_t b, int8x16_t c,
+                                                       int8x16_t d, int8_t* xs) {
+  const int16x8_t ab_lo = vreinterpretq_s16_s8(vzip1q_s8(a, b));
+  const int16x8_t ab_hi = vreinterpretq_s16_s8(vzip2q_s8(a, b));
+  const int16x8_t cd_lo = vreinterpretq_s16_s8(vzip1q_s8(c, d));
+  const int16x8_t cd_hi = vreinterpretq_s16_s8(vzip2q_s8(c, d));
+  vst1q_s16(reinterpret_cast<int16_t*>(xs), vzip1q_s16(ab_lo, cd_lo));
+  vst1q_s16(reinterpret_cast<int16_t*>(xs + 16), vzip2q_s16(ab_lo, cd_lo));
+  vst1q_s16(reinterpret_cast<int16_t*>(xs + 32), vzip1q_s16(ab_hi, cd_hi));
+  vst1q_s16(reinterpret_cast<int16_t*>(xs + 48), vzip2q_s16(ab_hi, cd_hi));
+}
+
+// A strip's pixels in a padded copy as runs along rows: in run r, lane j
+// of the tap's values is byte start[r] + j * stride_w from the tap, so one
+// 16-byte load (stride 2: a de-interleaving load) per run and a select by
+// the run's lanes give a tap's 16 values. At most kMaxRuns runs (maps at
+// least ~4 pixels wide); the lanes past `count` continue the last run.
+constexpr int kMaxRuns = 6;
+
+struct Runs {
+  int n = 0;
+  int64_t start[kMaxRuns];
+  uint8x16_t lanes[kMaxRuns];
+};
+
+bool runs_of(const int64_t (&base)[kStrip], int64_t stride_w, Runs* runs) {
+  uint8_t lanes[kMaxRuns][kStrip] = {};
+  int n = 0;
+  for (int j = 0; j < kStrip; ++j) {
+    if (j == 0 || base[j] != base[j - 1] + stride_w) {
+      if (n == kMaxRuns) return false;
+      runs->start[n++] = base[j] - j * stride_w;
+    }
+    lanes[n - 1][j] = 0xff;
+  }
+  runs->n = n;
+  for (int r = 0; r < n; ++r) runs->lanes[r] = vld1q_u8(lanes[r]);
+  return true;
+}
+
+template <int kStrideW, int kRuns>
+__attribute__((always_inline)) inline int8x16_t tap_values(const int8_t* tap, const Runs& runs) {
+  auto load = [&](int r) {
+    return kStrideW == 1 ? vld1q_s8(tap + runs.start[r]) : vld2q_s8(tap + runs.start[r]).val[0];
+  };
+  int8x16_t v = load(0);
+#pragma GCC unroll 6
+  for (int r = 1; r < kRuns; ++r) v = vbslq_s8(runs.lanes[r], load(r), v);
+  return v;
+}
+
+// The padded copy's strips by runs (above), taps in order (channel, row,
+// column), 4 at a time.
+template <int kStrideW, int kRuns>
+void gather_runs(const Int8ConvProblem& p, const Int8ConvSource& src, const int8_t* planes,
+                 const Runs& runs, int8_t* xs) {
+  const int64_t cin_g = p.cin_g(), kernel_h = p.kernel_h, kernel_w = p.kernel_w;
+  const int64_t row_step = p.dilation_h * src.row_stride, col_step = p.dilation_w;
+  int8x16_t v[4];
+  int filled = 0;
+  for (int64_t c = 0; c < cin_g; ++c) {
+    const int8_t* row = planes + c * src.plane_stride;
+    for (int64_t kh = 0; kh < kernel_h; ++kh, row += row_step) {
+      const int8_t* tap = row;
+      for (int64_t kw = 0; kw < kernel_w; ++kw, tap += col_step) {
+        v[filled++] = tap_values<kStrideW, kRuns>(tap, runs);
+        if (filled == 4) {
+          store_quads(v[0], v[1], v[2], v[3], xs);
+          xs += 4 * kStrip;
+          filled = 0;
+        }
+      }
+    }
+  }
+  if (filled > 0) {
+    for (int i = filled; i < 4; ++i) v[i] = vdupq_n_s8(0);
+    store_quads(v[0], v[1], v[2], v[3], xs);
+  }
+}
+
+template <int kStrideW>
+void gather_runs_of(const Int8ConvProblem& p, const Int8ConvSource& src, const int8_t* planes,
+                    const Runs& runs, int8_t* xs) {
+  switch (runs.n) {
+    case 1: return gather_runs<kStrideW, 1>(p, src, planes, runs, xs);
+    case 2: return gather_runs<kStrideW, 2>(p, src, planes, runs, xs);
+    case 3: return gather_runs<kStrideW, 3>(p, src, planes, runs, xs);
+    case 4: return gather_runs<kStrideW, 4>(p, src, planes, runs, xs);
+    case 5: return gather_runs<kStrideW, 5>(p, src, planes, runs, xs);
+    default: return gather_runs<kStrideW, kMaxRuns>(p, src, planes, runs, xs);
+  }
+}
+
 // The strip's im2col columns as quads: xs[(k / 4) * 64 + j * 4 + k % 4] =
 // input value of tap k for output pixel q0 + j (pixels past `count` repeat
 // pixel q0; k past K is 0).
@@ -147,6 +242,24 @@ void gather_strip(const Int8ConvProblem& p, const Int8ConvSource& src, int64_t g
       }
     }
     return;
+  }
+  if (!src.flat && (p.stride_w == 1 || p.stride_w == 2)) {
+    // The padded copy has kInt8ConvPadSlack bytes either side, so a run's
+    // load may start up to 15 * stride_w bytes before its first pixel and
+    // the lanes past `count` may read past the last.
+    int64_t cont[kStrip];
+    for (int64_t j = 0; j < kStrip; ++j) {
+      cont[j] = j < count ? base[j] : base[count - 1] + (j - count + 1) * p.stride_w;
+    }
+    Runs runs;
+    if (runs_of(cont, p.stride_w, &runs)) {
+      if (p.stride_w == 1) {
+        gather_runs_of<1>(p, src, planes, runs, xs);
+      } else {
+        gather_runs_of<2>(p, src, planes, runs, xs);
+      }
+      return;
+    }
   }
   int64_t k = 0;
   for (int64_t c = 0; c < cin_g; ++c) {
