@@ -15,13 +15,14 @@
 //  3. taps: per output pixel, per tap one pair of loads and four widening
 //     multiply-adds (smlal / smlal2) into 16 exact int32 sums; an undilated
 //     3x3 filter keeps its 18 weight vectors in registers and addresses its
-//     taps as immediate offsets.
+//     taps as immediate offsets (tile_3x3, an asm statement).
 //  4. epilogue: IntRequant (arm/requantize_neon.h) on the 16 lanes with
 //     per-lane factors, or requantize()'s float operations where a channel
 //     of the band needs them; 16 output pixels' bytes go to a 16 x 16 tile,
-//     transposed back and stored as 16 bytes per channel plane (the last
-//     tile of a plane overlaps the one before; a plane under 16 pixels goes
-//     through a buffer).
+//     transposed back and stored as 16 bytes per channel plane (a plane's
+//     last, partial tile takes the previous tile's last pixels along and is
+//     stored as the plane's last 16; a plane under 16 pixels goes through a
+//     buffer).
 // Bit for bit the scalar path's values.
 #include <arm_neon.h>
 
@@ -56,6 +57,7 @@ struct Workspace {
   float* scale;          // [16]
   float* bias;           // [16]
   int8_t* tile;          // [16 pixels][16 channels]
+  int64_t taps;
 };
 
 size_t weight_bytes(const Int8DepthwiseProblem& p) {
@@ -80,6 +82,7 @@ Workspace workspace_of(const Int8DepthwiseProblem& p, void* scratch) {
   w.bias = w.scale + kBand;
   at += kParamBytes;
   w.tile = reinterpret_cast<int8_t*>(at);
+  w.taps = p.taps();
   return w;
 }
 
@@ -191,20 +194,17 @@ void transpose_in(const Int8DepthwiseProblem& p, const int8_t* const (&planes)[k
   }
 }
 
-// Step 3: the 16 sums of one output pixel whose first input is `at`
-// (kTaps = 0: any filter, weights and tap offsets read from the workspace).
-template <int kTaps>
+// Step 3: the 16 sums of one output pixel whose first input is `at` (any
+// filter: weights and tap offsets read from the workspace).
 __attribute__((always_inline)) inline void pixel_sums(const int16_t* at, const Workspace& w,
-                                                      int64_t taps, const int16x8_t* wreg,
                                                       int32x4_t (&acc)[4]) {
   for (int i = 0; i < 4; ++i) acc[i] = vdupq_n_s32(0);
-  const int64_t n = kTaps > 0 ? kTaps : taps;
-#pragma GCC unroll 9
-  for (int64_t t = 0; t < n; ++t) {
+  const int64_t taps = w.taps;
+  for (int64_t t = 0; t < taps; ++t) {
     const int16_t* x = at + w.tap_offsets[t];
     const int16x8_t x0 = vld1q_s16(x), x1 = vld1q_s16(x + 8);
-    const int16x8_t w0 = kTaps > 0 ? wreg[2 * t] : vld1q_s16(w.weights + t * kBand);
-    const int16x8_t w1 = kTaps > 0 ? wreg[2 * t + 1] : vld1q_s16(w.weights + t * kBand + 8);
+    const int16x8_t w0 = vld1q_s16(w.weights + t * kBand);
+    const int16x8_t w1 = vld1q_s16(w.weights + t * kBand + 8);
     acc[0] = vmlal_s16(acc[0], vget_low_s16(x0), vget_low_s16(w0));
     acc[1] = vmlal_high_s16(acc[1], x0, w0);
     acc[2] = vmlal_s16(acc[2], vget_low_s16(x1), vget_low_s16(w1));
@@ -212,23 +212,116 @@ __attribute__((always_inline)) inline void pixel_sums(const int16_t* at, const W
   }
 }
 
-// The same for an undilated 3x3 filter: the taps' addresses are immediate
-// offsets from three row pointers, the weights in registers.
-__attribute__((always_inline)) inline void pixel_sums_3x3(const int16_t* at, int64_t row_step,
-                                                          const int16x8_t* wreg,
-                                                          int32x4_t (&acc)[4]) {
-  for (int i = 0; i < 4; ++i) acc[i] = vdupq_n_s32(0);
-#pragma GCC unroll 3
-  for (int kh = 0; kh < 3; ++kh) {
-    const int16_t* row = at + kh * row_step;
-#pragma GCC unroll 3
-    for (int kw = 0; kw < 3; ++kw) {
-      const int16x8_t x0 = vld1q_s16(row + kw * kBand), x1 = vld1q_s16(row + kw * kBand + 8);
-      const int16x8_t w0 = wreg[2 * (kh * 3 + kw)], w1 = wreg[2 * (kh * 3 + kw) + 1];
-      acc[0] = vmlal_s16(acc[0], vget_low_s16(x0), vget_low_s16(w0));
-      acc[1] = vmlal_high_s16(acc[1], x0, w0);
-      acc[2] = vmlal_s16(acc[2], vget_low_s16(x1), vget_low_s16(w1));
-      acc[3] = vmlal_high_s16(acc[3], x1, w1);
+// Steps 3-4 for `count` output pixels from flat pixel `start` of an
+// undilated 3x3 filter with the integer epilogue, into the tile: the 18
+// weight vectors pinned to v8-v25 and the taps an asm statement (per tap
+// one ldp and four smull/smlal at immediate offsets from three row
+// pointers). From intrinsics GCC 12 kept the weights' low halves, or 14 of
+// the vectors, in memory: a reload per multiply-add, ~125 instructions per
+// pixel. The epilogue's factors are re-read per pixel through a pointer GCC
+// cannot see into (kept in registers across the loop they would push the
+// weights out again).
+template <bool kBias>
+__attribute__((noinline)) void tile_3x3(const Int8DepthwiseProblem& p, const Workspace& w,
+                                        const IntRequant& iq, int64_t start, int64_t count,
+                                        int8_t* tile) {
+  register int16x8_t w0 asm("v8") = vld1q_s16(w.weights + 0);
+  register int16x8_t w1 asm("v9") = vld1q_s16(w.weights + 8);
+  register int16x8_t w2 asm("v10") = vld1q_s16(w.weights + 16);
+  register int16x8_t w3 asm("v11") = vld1q_s16(w.weights + 24);
+  register int16x8_t w4 asm("v12") = vld1q_s16(w.weights + 32);
+  register int16x8_t w5 asm("v13") = vld1q_s16(w.weights + 40);
+  register int16x8_t w6 asm("v14") = vld1q_s16(w.weights + 48);
+  register int16x8_t w7 asm("v15") = vld1q_s16(w.weights + 56);
+  register int16x8_t w8 asm("v16") = vld1q_s16(w.weights + 64);
+  register int16x8_t w9 asm("v17") = vld1q_s16(w.weights + 72);
+  register int16x8_t w10 asm("v18") = vld1q_s16(w.weights + 80);
+  register int16x8_t w11 asm("v19") = vld1q_s16(w.weights + 88);
+  register int16x8_t w12 asm("v20") = vld1q_s16(w.weights + 96);
+  register int16x8_t w13 asm("v21") = vld1q_s16(w.weights + 104);
+  register int16x8_t w14 asm("v22") = vld1q_s16(w.weights + 112);
+  register int16x8_t w15 asm("v23") = vld1q_s16(w.weights + 120);
+  register int16x8_t w16 asm("v24") = vld1q_s16(w.weights + 128);
+  register int16x8_t w17 asm("v25") = vld1q_s16(w.weights + 136);
+  // Locals: the tile's int8 stores may alias anything, so fields read
+  // through p or w would be re-read after each.
+  const int64_t wp = padded_w(p), row_step = wp * kBand, out_width = p.out_width;
+  const int64_t row_pixels = p.stride_h * wp * kBand, col_pixels = p.stride_w * kBand;
+  const int16_t* pixels = w.pixels;
+  const float* const scale_bias = w.scale;
+  int64_t oh = start / out_width, ow = start % out_width;
+  for (int64_t j = 0; j < count; ++j) {
+    const int16_t* r0 = pixels + oh * row_pixels + ow * col_pixels;
+    const int16_t* r1 = r0 + row_step;
+    const int16_t* r2 = r1 + row_step;
+    int32x4_t a0, a1, a2, a3;
+    int16x8_t t0, t1;
+    asm("// 3x3 taps, 16 channels\n"
+          "ldp %q[t0], %q[t1], [%[r0], #0]\n"
+          "smull %[a0].4s, %[t0].4h, %[w0].4h\n"
+          "smull2 %[a1].4s, %[t0].8h, %[w0].8h\n"
+          "smull %[a2].4s, %[t1].4h, %[w1].4h\n"
+          "smull2 %[a3].4s, %[t1].8h, %[w1].8h\n"
+          "ldp %q[t0], %q[t1], [%[r0], #32]\n"
+          "smlal %[a0].4s, %[t0].4h, %[w2].4h\n"
+          "smlal2 %[a1].4s, %[t0].8h, %[w2].8h\n"
+          "smlal %[a2].4s, %[t1].4h, %[w3].4h\n"
+          "smlal2 %[a3].4s, %[t1].8h, %[w3].8h\n"
+          "ldp %q[t0], %q[t1], [%[r0], #64]\n"
+          "smlal %[a0].4s, %[t0].4h, %[w4].4h\n"
+          "smlal2 %[a1].4s, %[t0].8h, %[w4].8h\n"
+          "smlal %[a2].4s, %[t1].4h, %[w5].4h\n"
+          "smlal2 %[a3].4s, %[t1].8h, %[w5].8h\n"
+          "ldp %q[t0], %q[t1], [%[r1], #0]\n"
+          "smlal %[a0].4s, %[t0].4h, %[w6].4h\n"
+          "smlal2 %[a1].4s, %[t0].8h, %[w6].8h\n"
+          "smlal %[a2].4s, %[t1].4h, %[w7].4h\n"
+          "smlal2 %[a3].4s, %[t1].8h, %[w7].8h\n"
+          "ldp %q[t0], %q[t1], [%[r1], #32]\n"
+          "smlal %[a0].4s, %[t0].4h, %[w8].4h\n"
+          "smlal2 %[a1].4s, %[t0].8h, %[w8].8h\n"
+          "smlal %[a2].4s, %[t1].4h, %[w9].4h\n"
+          "smlal2 %[a3].4s, %[t1].8h, %[w9].8h\n"
+          "ldp %q[t0], %q[t1], [%[r1], #64]\n"
+          "smlal %[a0].4s, %[t0].4h, %[w10].4h\n"
+          "smlal2 %[a1].4s, %[t0].8h, %[w10].8h\n"
+          "smlal %[a2].4s, %[t1].4h, %[w11].4h\n"
+          "smlal2 %[a3].4s, %[t1].8h, %[w11].8h\n"
+          "ldp %q[t0], %q[t1], [%[r2], #0]\n"
+          "smlal %[a0].4s, %[t0].4h, %[w12].4h\n"
+          "smlal2 %[a1].4s, %[t0].8h, %[w12].8h\n"
+          "smlal %[a2].4s, %[t1].4h, %[w13].4h\n"
+          "smlal2 %[a3].4s, %[t1].8h, %[w13].8h\n"
+          "ldp %q[t0], %q[t1], [%[r2], #32]\n"
+          "smlal %[a0].4s, %[t0].4h, %[w14].4h\n"
+          "smlal2 %[a1].4s, %[t0].8h, %[w14].8h\n"
+          "smlal %[a2].4s, %[t1].4h, %[w15].4h\n"
+          "smlal2 %[a3].4s, %[t1].8h, %[w15].8h\n"
+          "ldp %q[t0], %q[t1], [%[r2], #64]\n"
+          "smlal %[a0].4s, %[t0].4h, %[w16].4h\n"
+          "smlal2 %[a1].4s, %[t0].8h, %[w16].8h\n"
+          "smlal %[a2].4s, %[t1].4h, %[w17].4h\n"
+          "smlal2 %[a3].4s, %[t1].8h, %[w17].8h\n"
+        : [a0] "=&w"(a0), [a1] "=&w"(a1), [a2] "=&w"(a2), [a3] "=&w"(a3), [t0] "=&w"(t0),
+          [t1] "=&w"(t1)
+        : [r0] "r"(r0), [r1] "r"(r1), [r2] "r"(r2), [w0] "w"(w0), [w1] "w"(w1), [w2] "w"(w2), [w3] "w"(w3), [w4] "w"(w4), [w5] "w"(w5), [w6] "w"(w6), [w7] "w"(w7), [w8] "w"(w8), [w9] "w"(w9), [w10] "w"(w10), [w11] "w"(w11), [w12] "w"(w12), [w13] "w"(w13), [w14] "w"(w14), [w15] "w"(w15), [w16] "w"(w16), [w17] "w"(w17)
+        // No "memory" clobber: the asm reads the padded pixels, written
+        // before this function is called and not in it, so no store here can
+        // move past it; with the clobber GCC re-read p's fields per pixel.
+        );
+    const float* factors = scale_bias;  // scale [16] then bias [16]
+    const IntRequant* consts = &iq;
+    asm("" : "+r"(factors), "+r"(consts));
+    float32x4_t sv[4], bv[4];
+    for (int i = 0; i < 4; ++i) {
+      sv[i] = vld1q_f32(factors + 4 * i);
+      bv[i] = vld1q_f32(factors + kBand + 4 * i);
+    }
+    const int32x4_t acc[4] = {a0, a1, a2, a3};
+    vst1q_s8(tile + j * kBand, consts->operator()<kBias>(acc, sv, bv));
+    if (++ow == out_width) {
+      ow = 0;
+      ++oh;
     }
   }
 }
@@ -238,10 +331,6 @@ __attribute__((always_inline)) inline void pixel_sums_3x3(const int16_t* at, int
 template <int kTaps, bool kExact, bool kBias>
 void band_outputs(const Int8DepthwiseProblem& p, const Workspace& w, int64_t cn, int8_t* out) {
   const int64_t wp = padded_w(p), ohw = p.out_height * p.out_width;
-  int16x8_t wreg[kTaps > 0 ? 2 * kTaps : 1];
-  if constexpr (kTaps > 0) {
-    for (int t = 0; t < 2 * kTaps; ++t) wreg[t] = vld1q_s16(w.weights + t * 8);
-  }
   const IntRequant iq(p.inv_out_scale, p.out_zero_point, p.quant_min, p.quant_max);
   const ChannelRequant fq(p.in_scale, 1.0f, nullptr, p.inv_out_scale, p.out_zero_point,
                           p.quant_min, p.quant_max);
@@ -251,46 +340,54 @@ void band_outputs(const Int8DepthwiseProblem& p, const Workspace& w, int64_t cn,
     bias[i] = vld1q_f32(w.bias + 4 * i);
   }
   for (int64_t q0 = 0; q0 < ohw; q0 += kTile) {
-    const int64_t start = ohw >= kTile ? std::min(q0, ohw - kTile) : 0;
-    const int64_t count = std::min(kTile, ohw - start);
-    int64_t oh = start / p.out_width, ow = start % p.out_width;
-    for (int64_t j = 0; j < count; ++j) {
-      const int16_t* at = w.pixels + (oh * p.stride_h * wp + ow * p.stride_w) * kBand;
-      int32x4_t acc[4];
-      if constexpr (kTaps == 9) {
-        pixel_sums_3x3(at, wp * kBand, wreg, acc);
-      } else {
-        pixel_sums<0>(at, w, p.taps(), wreg, acc);
-      }
-      int8x16_t bytes;
-      if constexpr (kExact) {
-        bytes = iq.operator()<kBias>(acc, scale, bias);
-      } else {
-        bytes = narrow_16(requantize_lanes(acc[0], scale[0], bias[0], kBias, fq),
-                          requantize_lanes(acc[1], scale[1], bias[1], kBias, fq),
-                          requantize_lanes(acc[2], scale[2], bias[2], kBias, fq),
-                          requantize_lanes(acc[3], scale[3], bias[3], kBias, fq));
-      }
-      vst1q_s8(w.tile + j * kBand, bytes);
-      if (++ow == p.out_width) {
-        ow = 0;
-        ++oh;
+    // Pixels [q0, q0 + count) go to tile rows [row0, row0 + count). A
+    // plane's last, partial tile (after a full one) is stored as the plane's
+    // last 16 pixels: the previous tile's last rows move down to fill it.
+    const int64_t count = std::min(kTile, ohw - q0);
+    int64_t row0 = 0, store_at = q0;
+    if (count < kTile && q0 > 0) {
+      row0 = kTile - count;
+      store_at = ohw - kTile;
+      std::memmove(w.tile, w.tile + count * kBand, static_cast<size_t>(row0 * kBand));
+    }
+    int8_t* tile = w.tile + row0 * kBand;
+    if constexpr (kTaps == 9 && kExact) {
+      tile_3x3<kBias>(p, w, iq, q0, count, tile);
+    } else {
+      int64_t oh = q0 / p.out_width, ow = q0 % p.out_width;
+      for (int64_t j = 0; j < count; ++j) {
+        const int16_t* at = w.pixels + (oh * p.stride_h * wp + ow * p.stride_w) * kBand;
+        int32x4_t acc[4];
+        pixel_sums(at, w, acc);
+        int8x16_t bytes;
+        if constexpr (kExact) {
+          bytes = iq.operator()<kBias>(acc, scale, bias);
+        } else {
+          bytes = narrow_16(requantize_lanes(acc[0], scale[0], bias[0], kBias, fq),
+                            requantize_lanes(acc[1], scale[1], bias[1], kBias, fq),
+                            requantize_lanes(acc[2], scale[2], bias[2], kBias, fq),
+                            requantize_lanes(acc[3], scale[3], bias[3], kBias, fq));
+        }
+        vst1q_s8(tile + j * kBand, bytes);
+        if (++ow == p.out_width) {
+          ow = 0;
+          ++oh;
+        }
       }
     }
     int8x16_t r[kTile];
 #pragma GCC unroll 16
     for (int j = 0; j < kTile; ++j) r[j] = vld1q_s8(w.tile + j * kBand);
     transpose_16x16(r);
-    if (count == kTile) {
-      for (int64_t c = 0; c < cn; ++c) vst1q_s8(out + c * ohw + start, r[c]);
-    } else {
+    if (ohw >= kTile) {
+      for (int64_t c = 0; c < cn; ++c) vst1q_s8(out + c * ohw + store_at, r[c]);
+    } else {  // a plane under 16 pixels
       int8_t tmp[kTile];
       for (int64_t c = 0; c < cn; ++c) {
         vst1q_s8(tmp, r[c]);
-        std::memcpy(out + c * ohw + start, tmp, static_cast<size_t>(count));
+        std::memcpy(out + c * ohw, tmp, static_cast<size_t>(count));
       }
     }
-    if (start + kTile >= ohw) break;
   }
 }
 
