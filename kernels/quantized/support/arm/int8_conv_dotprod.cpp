@@ -72,8 +72,7 @@ Layout layout_of(const Int8ConvProblem& p, void* scratch) {
 }
 
 // The factors above; the weight row sums from the panels (k past K holds
-// 0): a dot product with ones per quad, rows 0-3 and 4-5 in one
-// instruction each.
+// 0): dot products with ones, 16 bytes (4 rows of a quad) per instruction.
 void compute_factors(const Int8ConvProblem& p, const Factors& f) {
   const int64_t cout_g = p.cout_g(), kq = p.k_quads();
   const int8x16_t ones = vdupq_n_s8(1);
@@ -81,15 +80,28 @@ void compute_factors(const Int8ConvProblem& p, const Factors& f) {
     for (int64_t panel = 0; panel < p.panels(); ++panel) {
       const int64_t idx = (g * p.panels() + panel) * kRows;
       const int8_t* wp = p.weight + (g * p.panels() + panel) * p.panel_bytes();
-      int32x4_t s03 = vdupq_n_s32(0);
+      // Two quads (48 bytes) as three 16-byte chunks, one accumulator per
+      // chunk: a = rows 0-3 of the first, b = its rows 4-5 and rows 0-1 of
+      // the second, c = the second's rows 2-5; an odd last quad by itself.
+      int32x4_t a = vdupq_n_s32(0), b = vdupq_n_s32(0), c = vdupq_n_s32(0);
       int32x2_t s45 = vdup_n_s32(0);
-      for (int64_t q = 0; q < kq; ++q, wp += 4 * kRows) {
-        s03 = vdotq_s32(s03, vld1q_s8(wp), ones);
+      int64_t q = 0;
+      for (; q + 2 <= kq; q += 2, wp += 8 * kRows) {
+        a = vdotq_s32(a, vld1q_s8(wp), ones);
+        b = vdotq_s32(b, vld1q_s8(wp + 16), ones);
+        c = vdotq_s32(c, vld1q_s8(wp + 32), ones);
+      }
+      if (q < kq) {
+        a = vdotq_s32(a, vld1q_s8(wp), ones);
         s45 = vdot_s32(s45, vld1_s8(wp + 16), vget_low_s8(ones));
       }
-      int32_t sums[kRows];
-      vst1q_s32(sums, s03);
-      vst1_s32(sums + 4, s45);
+      int32_t la[4], lb[4], lc[4], l45[2];
+      vst1q_s32(la, a);
+      vst1q_s32(lb, b);
+      vst1q_s32(lc, c);
+      vst1_s32(l45, s45);
+      const int32_t sums[kRows] = {la[0] + lb[2], la[1] + lb[3], la[2] + lc[0],
+                                   la[3] + lc[1], lb[0] + lc[2] + l45[0], lb[1] + lc[3] + l45[1]};
       bool exact = true;
       for (int64_t r = 0; r < kRows; ++r) {
         const int64_t m = panel * kRows + r;

@@ -160,6 +160,9 @@ void transpose_in(const Int8DepthwiseProblem& p, const int8_t* const (&planes)[k
     }
   }
   const int8x16_t zx = vdupq_n_s8(static_cast<int8_t>(p.in_zero_point));
+  // Locals: the int16 stores below may alias p's fields for GCC.
+  const int64_t width = p.width, pad_h = p.pad_h, pad_w = p.pad_w;
+  const int64_t row_gap = 2 * pad_w * kBand;
   int8_t small[kBand][kTile];
   for (int64_t q0 = 0; q0 < hw; q0 += kTile) {
     // The last chunk overlaps the one before (the same values rewritten);
@@ -178,16 +181,18 @@ void transpose_in(const Int8DepthwiseProblem& p, const int8_t* const (&planes)[k
     }
     transpose_16x16(r);
     const int64_t count = std::min(kTile, hw - start);
-    int64_t ih = start / p.width, iw = start % p.width;
-    int16_t* dst = pixels + ((ih + p.pad_h) * wp + iw + p.pad_w) * kBand;
-    for (int64_t j = 0; j < count; ++j) {
+    int64_t ih = start / width, iw = start % width;
+    int16_t* dst = pixels + ((ih + pad_h) * wp + iw + pad_w) * kBand;
+#pragma GCC unroll 16
+    for (int64_t j = 0; j < kTile; ++j) {
+      if (j == count) break;
       // x - zx in int16: the difference of two int8 widened (vsubl).
       vst1q_s16(dst, vsubl_s8(vget_low_s8(r[j]), vget_low_s8(zx)));
       vst1q_s16(dst + 8, vsubl_high_s8(r[j], zx));
       dst += kBand;
-      if (++iw == p.width) {
+      if (++iw == width) {
         iw = 0;
-        dst += 2 * p.pad_w * kBand;
+        dst += row_gap;
       }
     }
     if (start + kTile >= hw) break;
