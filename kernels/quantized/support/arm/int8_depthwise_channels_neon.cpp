@@ -9,7 +9,8 @@
 //     channel of the band allows the integer epilogue (int_requant_exact).
 //  2. transpose in: the band's 16 planes, 16 flat input pixels at a time
 //     (plane rows are contiguous, so any width takes whole 16-byte loads;
-//     the last chunk overlaps the one before), transposed 16 x 16 bytes and
+//     the last chunk overlaps the one before), transposed 16 x 16 bytes (st4
+//     of bytes, then of words) and
 //     widened to int16 x - zx into [H + 2 pad_h][W + 2 pad_w][16], two
 //     vectors per pixel; the padding is zeroed (it acts as x == zx).
 //  3. taps: per output pixel, per tap one pair of loads and four widening
@@ -19,10 +20,10 @@
 //  4. epilogue: IntRequant (arm/requantize_neon.h) on the 16 lanes with
 //     per-lane factors, or requantize()'s float operations where a channel
 //     of the band needs them; 16 output pixels' bytes go to a 16 x 16 tile,
-//     transposed back and stored as 16 bytes per channel plane (a plane's
-//     last, partial tile takes the previous tile's last pixels along and is
-//     stored as the plane's last 16; a plane under 16 pixels goes through a
-//     buffer).
+//     transposed back (ld4 of words, then of bytes) and stored as 16 bytes
+//     per channel plane (a plane's last, partial tile takes the previous
+//     tile's last pixels along and is stored as the plane's last 16; a plane
+//     under 16 pixels goes through a buffer).
 // Bit for bit the scalar path's values.
 #include <arm_neon.h>
 
@@ -86,34 +87,56 @@ Workspace workspace_of(const Int8DepthwiseProblem& p, void* scratch) {
   return w;
 }
 
-// r[i] = row i (16 bytes) in, r[j] = column j out: trn1 / trn2 on bytes,
-// halfwords, words and doublewords.
-__attribute__((always_inline)) inline void transpose_16x16(int8x16_t (&r)[16]) {
-#pragma GCC unroll 8
-  for (int i = 0; i < 16; i += 2) {
-    const int8x16_t a = vtrn1q_s8(r[i], r[i + 1]), b = vtrn2q_s8(r[i], r[i + 1]);
-    r[i] = a;
-    r[i + 1] = b;
+// 16 x 16 bytes transposed through memory with 4-way interleaving stores
+// and loads (st4 / ld4: one instruction per 64 bytes; 16 x 16 in registers
+// took 64 trn and, with GCC 12, as many spills). rows_to_pixels: row c
+// (channel c: 16 pixels at rows[c]) in, pixel j's 16 channels at
+// out + 16 j: first [pixel][4 channels] per group of 4 channels (st4 of
+// bytes), then per 4 pixels the 4 groups' words interleaved (st4 of words).
+__attribute__((always_inline)) inline void rows_to_pixels(const int8_t* const (&rows)[kBand],
+                                                          int8_t* tmp, int8_t* out) {
+#pragma GCC unroll 4
+  for (int g = 0; g < 4; ++g) {
+    const int8x16x4_t v = {{vld1q_s8(rows[4 * g]), vld1q_s8(rows[4 * g + 1]),
+                            vld1q_s8(rows[4 * g + 2]), vld1q_s8(rows[4 * g + 3])}};
+    vst4q_s8(tmp + 64 * g, v);
   }
-#pragma GCC unroll 8
-  for (int i = 0; i < 16; ++i) {
-    if (i & 2) continue;
-    const int16x8_t x = vreinterpretq_s16_s8(r[i]), y = vreinterpretq_s16_s8(r[i + 2]);
-    r[i] = vreinterpretq_s8_s16(vtrn1q_s16(x, y));
-    r[i + 2] = vreinterpretq_s8_s16(vtrn2q_s16(x, y));
+#pragma GCC unroll 4
+  for (int k = 0; k < 4; ++k) {
+    const int32x4x4_t u = {{vld1q_s32(reinterpret_cast<const int32_t*>(tmp + 16 * k)),
+                            vld1q_s32(reinterpret_cast<const int32_t*>(tmp + 64 + 16 * k)),
+                            vld1q_s32(reinterpret_cast<const int32_t*>(tmp + 128 + 16 * k)),
+                            vld1q_s32(reinterpret_cast<const int32_t*>(tmp + 192 + 16 * k))}};
+    vst4q_s32(reinterpret_cast<int32_t*>(out + 64 * k), u);
   }
-#pragma GCC unroll 8
-  for (int i = 0; i < 16; ++i) {
-    if (i & 4) continue;
-    const int32x4_t x = vreinterpretq_s32_s8(r[i]), y = vreinterpretq_s32_s8(r[i + 4]);
-    r[i] = vreinterpretq_s8_s32(vtrn1q_s32(x, y));
-    r[i + 4] = vreinterpretq_s8_s32(vtrn2q_s32(x, y));
+}
+
+// The inverse: pixel j's 16 channels at in + 16 j; channel c's 16 pixels
+// stored at planes + c * plane_stride for c < cn (ld4 of words per 4
+// pixels, then ld4 of bytes per group of 4 channels).
+__attribute__((always_inline)) inline void pixels_to_rows(const int8_t* in, int8_t* tmp,
+                                                          int8_t* planes, int64_t plane_stride,
+                                                          int64_t cn) {
+#pragma GCC unroll 4
+  for (int k = 0; k < 4; ++k) {
+    const int32x4x4_t u = vld4q_s32(reinterpret_cast<const int32_t*>(in + 64 * k));
+#pragma GCC unroll 4
+    for (int g = 0; g < 4; ++g) vst1q_s32(reinterpret_cast<int32_t*>(tmp + 64 * g + 16 * k), u.val[g]);
   }
-#pragma GCC unroll 8
-  for (int i = 0; i < 8; ++i) {
-    const int64x2_t x = vreinterpretq_s64_s8(r[i]), y = vreinterpretq_s64_s8(r[i + 8]);
-    r[i] = vreinterpretq_s8_s64(vtrn1q_s64(x, y));
-    r[i + 8] = vreinterpretq_s8_s64(vtrn2q_s64(x, y));
+  if (cn == kBand) {
+#pragma GCC unroll 4
+    for (int g = 0; g < 4; ++g) {
+      const int8x16x4_t v = vld4q_s8(tmp + 64 * g);
+#pragma GCC unroll 4
+      for (int i = 0; i < 4; ++i) vst1q_s8(planes + (4 * g + i) * plane_stride, v.val[i]);
+    }
+    return;
+  }
+  for (int g = 0; 4 * g < cn; ++g) {
+    const int8x16x4_t v = vld4q_s8(tmp + 64 * g);
+    for (int i = 0; i < 4 && 4 * g + i < cn; ++i) {
+      vst1q_s8(planes + (4 * g + i) * plane_stride, v.val[i]);
+    }
   }
 }
 
@@ -164,22 +187,22 @@ void transpose_in(const Int8DepthwiseProblem& p, const int8_t* const (&planes)[k
   const int64_t width = p.width, pad_h = p.pad_h, pad_w = p.pad_w;
   const int64_t row_gap = 2 * pad_w * kBand;
   int8_t small[kBand][kTile];
+  alignas(16) int8_t tmp[kBand * kTile], pix[kBand * kTile];
   for (int64_t q0 = 0; q0 < hw; q0 += kTile) {
     // The last chunk overlaps the one before (the same values rewritten);
     // a plane under 16 pixels is read through `small` (zero-filled).
     const int64_t start = hw >= kTile ? std::min(q0, hw - kTile) : 0;
-    int8x16_t r[kBand];
+    const int8_t* rows[kBand];
     if (hw >= kTile) {
-#pragma GCC unroll 16
-      for (int c = 0; c < kBand; ++c) r[c] = vld1q_s8(planes[c] + start);
+      for (int c = 0; c < kBand; ++c) rows[c] = planes[c] + start;
     } else {
       std::memset(small, 0, sizeof(small));
       for (int c = 0; c < kBand; ++c) {
         std::memcpy(small[c], planes[c], static_cast<size_t>(hw));
-        r[c] = vld1q_s8(small[c]);
+        rows[c] = small[c];
       }
     }
-    transpose_16x16(r);
+    rows_to_pixels(rows, tmp, pix);
     const int64_t count = std::min(kTile, hw - start);
     int64_t ih = start / width, iw = start % width;
     int16_t* dst = pixels + ((ih + pad_h) * wp + iw + pad_w) * kBand;
@@ -187,8 +210,9 @@ void transpose_in(const Int8DepthwiseProblem& p, const int8_t* const (&planes)[k
     for (int64_t j = 0; j < kTile; ++j) {
       if (j == count) break;
       // x - zx in int16: the difference of two int8 widened (vsubl).
-      vst1q_s16(dst, vsubl_s8(vget_low_s8(r[j]), vget_low_s8(zx)));
-      vst1q_s16(dst + 8, vsubl_high_s8(r[j], zx));
+      const int8x16_t x = vld1q_s8(pix + j * kBand);
+      vst1q_s16(dst, vsubl_s8(vget_low_s8(x), vget_low_s8(zx)));
+      vst1q_s16(dst + 8, vsubl_high_s8(x, zx));
       dst += kBand;
       if (++iw == width) {
         iw = 0;
@@ -344,6 +368,7 @@ void band_outputs(const Int8DepthwiseProblem& p, const Workspace& w, int64_t cn,
     scale[i] = vld1q_f32(w.scale + 4 * i);
     bias[i] = vld1q_f32(w.bias + 4 * i);
   }
+  alignas(16) int8_t transposed[kBand * kTile];
   for (int64_t q0 = 0; q0 < ohw; q0 += kTile) {
     // Pixels [q0, q0 + count) go to tile rows [row0, row0 + count). A
     // plane's last, partial tile (after a full one) is stored as the plane's
@@ -380,17 +405,13 @@ void band_outputs(const Int8DepthwiseProblem& p, const Workspace& w, int64_t cn,
         }
       }
     }
-    int8x16_t r[kTile];
-#pragma GCC unroll 16
-    for (int j = 0; j < kTile; ++j) r[j] = vld1q_s8(w.tile + j * kBand);
-    transpose_16x16(r);
     if (ohw >= kTile) {
-      for (int64_t c = 0; c < cn; ++c) vst1q_s8(out + c * ohw + store_at, r[c]);
+      pixels_to_rows(w.tile, transposed, out + store_at, ohw, cn);
     } else {  // a plane under 16 pixels
-      int8_t tmp[kTile];
+      alignas(16) int8_t rows[kBand * kTile];
+      pixels_to_rows(w.tile, transposed, rows, kTile, cn);
       for (int64_t c = 0; c < cn; ++c) {
-        vst1q_s8(tmp, r[c]);
-        std::memcpy(out + c * ohw, tmp, static_cast<size_t>(count));
+        std::memcpy(out + c * ohw, rows + c * kTile, static_cast<size_t>(count));
       }
     }
   }
