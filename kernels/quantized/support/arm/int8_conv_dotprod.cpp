@@ -86,10 +86,12 @@ void compute_factors(const Int8ConvProblem& p, const Factors& f) {
       int32x4_t a = vdupq_n_s32(0), b = vdupq_n_s32(0), c = vdupq_n_s32(0);
       int32x2_t s45 = vdup_n_s32(0);
       int64_t q = 0;
+#pragma GCC unroll 2
       for (; q + 2 <= kq; q += 2, wp += 8 * kRows) {
-        a = vdotq_s32(a, vld1q_s8(wp), ones);
-        b = vdotq_s32(b, vld1q_s8(wp + 16), ones);
-        c = vdotq_s32(c, vld1q_s8(wp + 32), ones);
+        const int8x16x3_t v = vld1q_s8_x3(wp);  // one ld1 of three registers
+        a = vdotq_s32(a, v.val[0], ones);
+        b = vdotq_s32(b, v.val[1], ones);
+        c = vdotq_s32(c, v.val[2], ones);
       }
       if (q < kq) {
         a = vdotq_s32(a, vld1q_s8(wp), ones);
@@ -121,17 +123,10 @@ void compute_factors(const Int8ConvProblem& p, const Factors& f) {
 }
 
 // Four taps' 16 pixel values (a, b, c, d: taps k..k+3) as 16 pixel quads
-// at xs: zips of bytes, then of halfwords.
+// at xs: one 4-way interleaving store (st4).
 __attribute__((always_inline)) inline void store_quads(int8x16_t a, int8x16_t b, int8x16_t c,
                                                        int8x16_t d, int8_t* xs) {
-  const int16x8_t ab_lo = vreinterpretq_s16_s8(vzip1q_s8(a, b));
-  const int16x8_t ab_hi = vreinterpretq_s16_s8(vzip2q_s8(a, b));
-  const int16x8_t cd_lo = vreinterpretq_s16_s8(vzip1q_s8(c, d));
-  const int16x8_t cd_hi = vreinterpretq_s16_s8(vzip2q_s8(c, d));
-  vst1q_s16(reinterpret_cast<int16_t*>(xs), vzip1q_s16(ab_lo, cd_lo));
-  vst1q_s16(reinterpret_cast<int16_t*>(xs + 16), vzip2q_s16(ab_lo, cd_lo));
-  vst1q_s16(reinterpret_cast<int16_t*>(xs + 32), vzip1q_s16(ab_hi, cd_hi));
-  vst1q_s16(reinterpret_cast<int16_t*>(xs + 48), vzip2q_s16(ab_hi, cd_hi));
+  vst4q_s8(xs, (int8x16x4_t{{a, b, c, d}}));
 }
 
 // A strip's pixels in a padded copy as runs along rows: in run r, lane j
@@ -173,32 +168,31 @@ __attribute__((always_inline)) inline int8x16_t tap_values(const int8_t* tap, co
   return v;
 }
 
-// The padded copy's strips by runs (above), taps in order (channel, row,
-// column), 4 at a time.
+// The padded copy's strips by runs (above): each tap's 16 values stored at
+// xs + 16 k, taps in order (channel, row, column), then every 64 bytes (4
+// taps) turned into 16 pixel quads in place (a load of four registers and
+// st4): no tap values held in registers across taps.
 template <int kStrideW, int kRuns>
 void gather_runs(const Int8ConvProblem& p, const Int8ConvSource& src, const int8_t* planes,
                  const Runs& runs, int8_t* xs) {
   const int64_t cin_g = p.cin_g(), kernel_h = p.kernel_h, kernel_w = p.kernel_w;
   const int64_t row_step = p.dilation_h * src.row_stride, col_step = p.dilation_w;
-  int8x16_t v[4];
-  int filled = 0;
+  const int64_t plane_stride = src.plane_stride;
+  int8_t* t = xs;
   for (int64_t c = 0; c < cin_g; ++c) {
-    const int8_t* row = planes + c * src.plane_stride;
+    const int8_t* row = planes + c * plane_stride;
     for (int64_t kh = 0; kh < kernel_h; ++kh, row += row_step) {
       const int8_t* tap = row;
-      for (int64_t kw = 0; kw < kernel_w; ++kw, tap += col_step) {
-        v[filled++] = tap_values<kStrideW, kRuns>(tap, runs);
-        if (filled == 4) {
-          store_quads(v[0], v[1], v[2], v[3], xs);
-          xs += 4 * kStrip;
-          filled = 0;
-        }
+      for (int64_t kw = 0; kw < kernel_w; ++kw, tap += col_step, t += kStrip) {
+        vst1q_s8(t, tap_values<kStrideW, kRuns>(tap, runs));
       }
     }
   }
-  if (filled > 0) {
-    for (int i = filled; i < 4; ++i) v[i] = vdupq_n_s8(0);
-    store_quads(v[0], v[1], v[2], v[3], xs);
+  const int64_t k_total = cin_g * kernel_h * kernel_w, kq = (k_total + 3) / 4;
+  for (int64_t k = k_total; k < 4 * kq; ++k, t += kStrip) vst1q_s8(t, vdupq_n_s8(0));
+  for (int64_t q = 0; q < kq; ++q, xs += 4 * kStrip) {
+    const int8x16x4_t v = vld1q_s8_x4(xs);
+    vst4q_s8(xs, v);
   }
 }
 
@@ -230,21 +224,12 @@ void gather_strip(const Int8ConvProblem& p, const Int8ConvSource& src, int64_t g
   const int8_t* planes = src.planes + g * cin_g * src.plane_stride;
   if (src.flat && count == kStrip) {
     // 1x1: tap k is channel k, and the strip's 16 pixels lie contiguous in
-    // each plane. Four channels interleave into 16 pixel quads with zips.
+    // each plane. Four channels interleave into 16 pixel quads (st4).
     int64_t c = 0;
     for (; c + 4 <= cin_g; c += 4, xs += 4 * kStrip) {
       const int8_t* at = planes + c * src.plane_stride + q0;
-      const int8x16_t a = vld1q_s8(at), b = vld1q_s8(at + src.plane_stride);
-      const int8x16_t c2 = vld1q_s8(at + 2 * src.plane_stride);
-      const int8x16_t d = vld1q_s8(at + 3 * src.plane_stride);
-      const int16x8_t ab_lo = vreinterpretq_s16_s8(vzip1q_s8(a, b));
-      const int16x8_t ab_hi = vreinterpretq_s16_s8(vzip2q_s8(a, b));
-      const int16x8_t cd_lo = vreinterpretq_s16_s8(vzip1q_s8(c2, d));
-      const int16x8_t cd_hi = vreinterpretq_s16_s8(vzip2q_s8(c2, d));
-      vst1q_s16(reinterpret_cast<int16_t*>(xs), vzip1q_s16(ab_lo, cd_lo));
-      vst1q_s16(reinterpret_cast<int16_t*>(xs + 16), vzip2q_s16(ab_lo, cd_lo));
-      vst1q_s16(reinterpret_cast<int16_t*>(xs + 32), vzip1q_s16(ab_hi, cd_hi));
-      vst1q_s16(reinterpret_cast<int16_t*>(xs + 48), vzip2q_s16(ab_hi, cd_hi));
+      store_quads(vld1q_s8(at), vld1q_s8(at + src.plane_stride),
+                  vld1q_s8(at + 2 * src.plane_stride), vld1q_s8(at + 3 * src.plane_stride), xs);
     }
     if (c < cin_g) {  // the last, partial quad
       std::memset(xs, 0, 4 * kStrip);
