@@ -10,7 +10,9 @@
 // 1x1 stride-1 unpadded convolution, which reads it in place); then tasks
 // of (group, strip of 16 output pixels), threaded. A task gathers its
 // strip's im2col columns into quads ([Kq][16 pixels][4 k]: sdot's operand
-// layout; k past K is 0) and runs every 6-row weight panel of the group
+// layout; k past K is 0; from the padded copy one load per tap and run of
+// the strip's pixels along a row, four taps interleaved by st4) and runs
+// every 6-row weight panel of the group
 // over them: 6 x 16 int32 sums in 24 accumulators, one sdot by element
 // (vdotq_laneq_s32) per row x 4 pixels x quad, the input's raw int8 values
 // multiplied, each row's sums started at -zx * sum_k w[m, k] (computed once
