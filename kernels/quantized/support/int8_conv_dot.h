@@ -10,14 +10,20 @@
 // 1x1 stride-1 unpadded convolution, which reads it in place); then tasks
 // of (group, strip of 16 output pixels), threaded. A task gathers its
 // strip's im2col columns into quads ([Kq][16 pixels][4 k]: sdot's operand
-// layout; k past K is 0) and runs every 6-row weight panel of the group
+// layout; k past K is 0; from the padded copy one load per tap and run of
+// the strip's pixels along a row, four taps interleaved by st4) and runs
+// every 6-row weight panel of the group
 // over them: 6 x 16 int32 sums in 24 accumulators, one sdot by element
 // (vdotq_laneq_s32) per row x 4 pixels x quad, the input's raw int8 values
-// multiplied (the zero point's share, zx * sum_k w[m, k], is subtracted
-// after: exact in int32, as |x|, |w| <= 128 and K <= kMaxInt8ConvK); then
-// requantize() of support/int8_gemm.h on 4 lanes at once (the same float
-// operations in the same order: convert, * (in_scale * w_scale), + bias,
-// * inv_out_scale, round half to even, + zero point, clamp; a NaN gives 0).
+// multiplied, each row's sums started at -zx * sum_k w[m, k] (computed once
+// per call with the per-row factors; exact in int32, as |x|, |w| <= 128 and
+// K <= kMaxInt8ConvK). A plane's last strip of fewer than 16 pixels runs
+// only its groups of 4 (4, 8 or 12 pixels). Then requantize() of
+// support/int8_gemm.h, 16 pixels of a row at once: in integers
+// (arm/requantize_neon.h's IntRequant: fcvtns, saturating narrows, int8
+// clamp; the float formula's values wherever its y cannot be NaN) for
+// panels whose rows all allow it, else in its float operations on 4 lanes
+// (a NaN gives 0).
 // The residual add (conv2d_add_int8) is the caller's, per finished plane.
 #pragma once
 

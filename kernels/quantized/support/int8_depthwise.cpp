@@ -52,6 +52,18 @@ int64_t workers_of(const Int8DepthwiseProblem& p) {
   return std::max<int64_t>(1, std::min<int64_t>(p.planes(), static_cast<int64_t>(num_threads())));
 }
 
+#if defined(TORCHEDGE_QUANTIZED_ARM)
+// The NEON channel blocks' units (image, band of 16 channels) and workers
+// (one per thread at most).
+int64_t neon_band_units(const Int8DepthwiseProblem& p) {
+  return p.batch * ((p.channels + kInt8DepthwiseNeonBand - 1) / kInt8DepthwiseNeonBand);
+}
+int64_t neon_band_workers(const Int8DepthwiseProblem& p) {
+  return std::max<int64_t>(
+      1, std::min<int64_t>(neon_band_units(p), static_cast<int64_t>(num_threads())));
+}
+#endif
+
 // The loops run_int8_depthwise takes.
 enum class Loops { kScalar, kPlanes, kChannels, kPlanesU8 };
 
@@ -75,9 +87,13 @@ Loops loops_of(const Int8DepthwiseProblem& p, Int8DepthwisePath path) {
   }
 #endif
 #if defined(TORCHEDGE_QUANTIZED_ARM)
-  // Every path is the NEON planes on AArch64 (int8_depthwise_neon).
-  if (optimized::best_arm_isa() >= optimized::ArmIsa::kNeon && int8_depthwise_neon_applies(p)) {
-    return Loops::kPlanes;
+  // NEON channel blocks where they apply (int8_depthwise_neon_channels),
+  // unless the planes are forced; else the NEON planes.
+  if (optimized::best_arm_isa() >= optimized::ArmIsa::kNeon) {
+    if (path != Int8DepthwisePath::kPlanes && int8_depthwise_neon_channels_applies(p)) {
+      return Loops::kChannels;
+    }
+    if (int8_depthwise_neon_applies(p)) return Loops::kPlanes;
   }
 #endif
   (void)p;
@@ -332,8 +348,14 @@ size_t int8_depthwise_scratch_bytes(const Int8DepthwiseProblem& p, Int8Depthwise
   }
 #endif
 #if defined(TORCHEDGE_QUANTIZED_ARM)
-  if (loops_of(p, path) == Loops::kPlanes) {
-    return static_cast<size_t>(workers_of(p)) * int8_depthwise_neon_worker_bytes(p);
+  switch (loops_of(p, path)) {
+    case Loops::kPlanes:
+      return static_cast<size_t>(workers_of(p)) * int8_depthwise_neon_worker_bytes(p);
+    case Loops::kChannels:
+      return static_cast<size_t>(neon_band_workers(p)) *
+             int8_depthwise_neon_channels_worker_bytes(p);
+    default:
+      return 0;
   }
 #endif
   (void)path;
@@ -355,6 +377,21 @@ void run_int8_depthwise(const Int8DepthwiseProblem& p, void* scratch, Int8Depthw
         int8_depthwise_channels(p, w.row_blocks, slot * w.units / w.workers,
                                 (slot + 1) * w.units / w.workers,
                                 static_cast<char*>(scratch) + slot * bytes);
+      }
+    });
+    return;
+  }
+#endif
+#if defined(TORCHEDGE_QUANTIZED_ARM)
+  if (loops == Loops::kChannels) {
+    // Worker slot `slot` owns units [slot * units / workers, ...) and
+    // scratch slice `slot`.
+    const int64_t units = neon_band_units(p), workers = neon_band_workers(p);
+    const size_t bytes = int8_depthwise_neon_channels_worker_bytes(p);
+    parallel_for(0, workers, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t slot = begin; slot < end; ++slot) {
+        int8_depthwise_neon_channels(p, slot * units / workers, (slot + 1) * units / workers,
+                                     static_cast<char*>(scratch) + slot * bytes);
       }
     });
     return;

@@ -152,6 +152,26 @@ bool int8_depthwise_neon_applies(const Int8DepthwiseProblem& p);
 size_t int8_depthwise_neon_worker_bytes(const Int8DepthwiseProblem& p);
 void int8_depthwise_neon(const Int8DepthwiseProblem& p, int64_t plane_begin, int64_t plane_end,
                          void* scratch);
+
+/// AArch64 NEON channel blocks (support/arm/int8_depthwise_channels_neon.cpp):
+/// per unit (image, band of kInt8DepthwiseNeonBand channels) the band's
+/// planes transposed into an int16 [H + 2 pad_h][W + 2 pad_w][16] buffer
+/// (x - zx, zero padding), 16 sums per output pixel by widening
+/// multiply-adds, requantized once per 16 channels and transposed back 16
+/// pixels at a time; bit for bit the scalar path. Any stride, padding and
+/// dilation; applies up to kInt8DepthwiseNeonChannelsMaxTaps taps and a
+/// padded band of kInt8DepthwiseNeonChannelsMaxBytes (larger maps take the
+/// per-plane loops, whose set-up is small beside them). kAuto and
+/// kChannels take it where it applies, kPlanes the per-plane loops. Units
+/// [unit_begin, unit_end) (unit u: image u / bands, band u % bands);
+/// scratch: int8_depthwise_neon_channels_worker_bytes(p), 64-byte aligned.
+constexpr int64_t kInt8DepthwiseNeonBand = 16;
+constexpr int64_t kInt8DepthwiseNeonChannelsMaxTaps = 64;
+constexpr size_t kInt8DepthwiseNeonChannelsMaxBytes = size_t{512} << 10;
+bool int8_depthwise_neon_channels_applies(const Int8DepthwiseProblem& p);
+size_t int8_depthwise_neon_channels_worker_bytes(const Int8DepthwiseProblem& p);
+void int8_depthwise_neon_channels(const Int8DepthwiseProblem& p, int64_t unit_begin,
+                                  int64_t unit_end, void* worker_scratch);
 #endif
 /// Whether |y * inv_out_scale| < 2^14 for every sum channel c can produce
 /// (|acc| <= 255 * sum |w|, with a wide margin) and y is never NaN: then

@@ -30,44 +30,182 @@ int64_t slots_of(const Int8ConvProblem& p) {
   return std::max<int64_t>(1, std::min<int64_t>(tasks, static_cast<int64_t>(num_threads())));
 }
 
+// Per weight-panel row (groups x panels x 6, padding rows included), once
+// per call: -zx * sum_k w[m, k] (the accumulators' start: the zero point's
+// share out before the epilogue, exact in int32), in_scale * w_scale
+// (requantize()'s factor, computed in float as it computes it) and the
+// bias (0 for padding rows or without one); per panel, whether all its rows
+// may take the integer epilogue (int_requant_exact).
+struct Factors {
+  int32_t* neg_corr;
+  float* scales;
+  float* bias;
+  uint8_t* panel_exact;
+};
+
+int64_t factor_rows(const Int8ConvProblem& p) { return p.groups * p.panels() * kRows; }
+
+size_t factor_bytes(const Int8ConvProblem& p) {
+  return 3 * round_up_64(sizeof(int32_t) * static_cast<size_t>(factor_rows(p))) +
+         round_up_64(static_cast<size_t>(p.groups * p.panels()));
+}
+
 struct Layout {
-  int32_t* corrections;  // [out_channels]: zx * sum_k w[m, k]
-  int8_t* padded;        // the padded copy of one image (unused when flat)
-  int8_t* slots;         // slots_of(p) strips
+  Factors f;
+  int8_t* padded;  // the padded copy of one image (unused when flat)
+  int8_t* slots;   // slots_of(p) strips
 };
 
 Layout layout_of(const Int8ConvProblem& p, void* scratch) {
   char* at = static_cast<char*>(scratch);
+  const size_t row_bytes = round_up_64(sizeof(int32_t) * static_cast<size_t>(factor_rows(p)));
   Layout l{};
-  l.corrections = reinterpret_cast<int32_t*>(at);
-  at += round_up_64(sizeof(int32_t) * static_cast<size_t>(p.out_channels));
+  l.f.neg_corr = reinterpret_cast<int32_t*>(at);
+  l.f.scales = reinterpret_cast<float*>(at + row_bytes);
+  l.f.bias = reinterpret_cast<float*>(at + 2 * row_bytes);
+  l.f.panel_exact = reinterpret_cast<uint8_t*>(at + 3 * row_bytes);
+  at += factor_bytes(p);
   l.padded = reinterpret_cast<int8_t*>(at);
   at += round_up_64(int8_conv_padded_bytes(p));
   l.slots = reinterpret_cast<int8_t*>(at);
   return l;
 }
 
-// Row sums of the weights from the panels (k past K holds 0): a dot
-// product with ones per quad, rows 0-3 and 4-5 in one instruction each.
-void compute_corrections(const Int8ConvProblem& p, int32_t* corrections) {
+// The factors above; the weight row sums from the panels (k past K holds
+// 0): dot products with ones, 16 bytes (4 rows of a quad) per instruction.
+void compute_factors(const Int8ConvProblem& p, const Factors& f) {
   const int64_t cout_g = p.cout_g(), kq = p.k_quads();
   const int8x16_t ones = vdupq_n_s8(1);
   for (int64_t g = 0; g < p.groups; ++g) {
     for (int64_t panel = 0; panel < p.panels(); ++panel) {
+      const int64_t idx = (g * p.panels() + panel) * kRows;
       const int8_t* wp = p.weight + (g * p.panels() + panel) * p.panel_bytes();
-      int32x4_t s03 = vdupq_n_s32(0);
+      // Two quads (48 bytes) as three 16-byte chunks, one accumulator per
+      // chunk: a = rows 0-3 of the first, b = its rows 4-5 and rows 0-1 of
+      // the second, c = the second's rows 2-5; an odd last quad by itself.
+      int32x4_t a = vdupq_n_s32(0), b = vdupq_n_s32(0), c = vdupq_n_s32(0);
       int32x2_t s45 = vdup_n_s32(0);
-      for (int64_t q = 0; q < kq; ++q, wp += 4 * kRows) {
-        s03 = vdotq_s32(s03, vld1q_s8(wp), ones);
+      int64_t q = 0;
+#pragma GCC unroll 2
+      for (; q + 2 <= kq; q += 2, wp += 8 * kRows) {
+        const int8x16x3_t v = vld1q_s8_x3(wp);  // one ld1 of three registers
+        a = vdotq_s32(a, v.val[0], ones);
+        b = vdotq_s32(b, v.val[1], ones);
+        c = vdotq_s32(c, v.val[2], ones);
+      }
+      if (q < kq) {
+        a = vdotq_s32(a, vld1q_s8(wp), ones);
         s45 = vdot_s32(s45, vld1_s8(wp + 16), vget_low_s8(ones));
       }
-      int32_t sums[kRows];
-      vst1q_s32(sums, s03);
-      vst1_s32(sums + 4, s45);
-      for (int64_t r = 0; r < kRows && panel * kRows + r < cout_g; ++r) {
-        corrections[g * cout_g + panel * kRows + r] = p.in_zero_point * sums[r];
+      int32_t la[4], lb[4], lc[4], l45[2];
+      vst1q_s32(la, a);
+      vst1q_s32(lb, b);
+      vst1q_s32(lc, c);
+      vst1_s32(l45, s45);
+      const int32_t sums[kRows] = {la[0] + lb[2], la[1] + lb[3], la[2] + lc[0],
+                                   la[3] + lc[1], lb[0] + lc[2] + l45[0], lb[1] + lc[3] + l45[1]};
+      bool exact = true;
+      for (int64_t r = 0; r < kRows; ++r) {
+        const int64_t m = panel * kRows + r;
+        const bool real = m < cout_g;
+        const int64_t mg = g * cout_g + m;
+        f.neg_corr[idx + r] = real ? -p.in_zero_point * sums[r] : 0;
+        f.scales[idx + r] = real ? p.in_scale * p.w_scales[mg] : 0.0f;
+        f.bias[idx + r] = real && p.bias != nullptr ? p.bias[mg] : 0.0f;
+        if (real) {
+          exact = exact &&
+                  int_requant_exact(f.scales[idx + r], p.bias != nullptr ? p.bias + mg : nullptr);
+        }
+      }
+      f.panel_exact[g * p.panels() + panel] = exact ? 1 : 0;
+    }
+  }
+}
+
+// Four taps' 16 pixel values (a, b, c, d: taps k..k+3) as 16 pixel quads
+// at xs: one 4-way interleaving store (st4).
+__attribute__((always_inline)) inline void store_quads(int8x16_t a, int8x16_t b, int8x16_t c,
+                                                       int8x16_t d, int8_t* xs) {
+  vst4q_s8(xs, (int8x16x4_t{{a, b, c, d}}));
+}
+
+// A strip's pixels in a padded copy as runs along rows: in run r, lane j
+// of the tap's values is byte start[r] + j * stride_w from the tap, so one
+// 16-byte load (stride 2: a de-interleaving load) per run and a select by
+// the run's lanes give a tap's 16 values. At most kMaxRuns runs (maps at
+// least ~4 pixels wide); the lanes past `count` continue the last run.
+constexpr int kMaxRuns = 6;
+
+struct Runs {
+  int n = 0;
+  int64_t start[kMaxRuns];
+  uint8x16_t lanes[kMaxRuns];
+};
+
+bool runs_of(const int64_t (&base)[kStrip], int64_t stride_w, Runs* runs) {
+  uint8_t lanes[kMaxRuns][kStrip] = {};
+  int n = 0;
+  for (int j = 0; j < kStrip; ++j) {
+    if (j == 0 || base[j] != base[j - 1] + stride_w) {
+      if (n == kMaxRuns) return false;
+      runs->start[n++] = base[j] - j * stride_w;
+    }
+    lanes[n - 1][j] = 0xff;
+  }
+  runs->n = n;
+  for (int r = 0; r < n; ++r) runs->lanes[r] = vld1q_u8(lanes[r]);
+  return true;
+}
+
+template <int kStrideW, int kRuns>
+__attribute__((always_inline)) inline int8x16_t tap_values(const int8_t* tap, const Runs& runs) {
+  auto load = [&](int r) {
+    return kStrideW == 1 ? vld1q_s8(tap + runs.start[r]) : vld2q_s8(tap + runs.start[r]).val[0];
+  };
+  int8x16_t v = load(0);
+#pragma GCC unroll 6
+  for (int r = 1; r < kRuns; ++r) v = vbslq_s8(runs.lanes[r], load(r), v);
+  return v;
+}
+
+// The padded copy's strips by runs (above): each tap's 16 values stored at
+// xs + 16 k, taps in order (channel, row, column), then every 64 bytes (4
+// taps) turned into 16 pixel quads in place (a load of four registers and
+// st4): no tap values held in registers across taps.
+template <int kStrideW, int kRuns>
+void gather_runs(const Int8ConvProblem& p, const Int8ConvSource& src, const int8_t* planes,
+                 const Runs& runs, int8_t* xs) {
+  const int64_t cin_g = p.cin_g(), kernel_h = p.kernel_h, kernel_w = p.kernel_w;
+  const int64_t row_step = p.dilation_h * src.row_stride, col_step = p.dilation_w;
+  const int64_t plane_stride = src.plane_stride;
+  int8_t* t = xs;
+  for (int64_t c = 0; c < cin_g; ++c) {
+    const int8_t* row = planes + c * plane_stride;
+    for (int64_t kh = 0; kh < kernel_h; ++kh, row += row_step) {
+      const int8_t* tap = row;
+      for (int64_t kw = 0; kw < kernel_w; ++kw, tap += col_step, t += kStrip) {
+        vst1q_s8(t, tap_values<kStrideW, kRuns>(tap, runs));
       }
     }
+  }
+  const int64_t k_total = cin_g * kernel_h * kernel_w, kq = (k_total + 3) / 4;
+  for (int64_t k = k_total; k < 4 * kq; ++k, t += kStrip) vst1q_s8(t, vdupq_n_s8(0));
+  for (int64_t q = 0; q < kq; ++q, xs += 4 * kStrip) {
+    const int8x16x4_t v = vld1q_s8_x4(xs);
+    vst4q_s8(xs, v);
+  }
+}
+
+template <int kStrideW>
+void gather_runs_of(const Int8ConvProblem& p, const Int8ConvSource& src, const int8_t* planes,
+                    const Runs& runs, int8_t* xs) {
+  switch (runs.n) {
+    case 1: return gather_runs<kStrideW, 1>(p, src, planes, runs, xs);
+    case 2: return gather_runs<kStrideW, 2>(p, src, planes, runs, xs);
+    case 3: return gather_runs<kStrideW, 3>(p, src, planes, runs, xs);
+    case 4: return gather_runs<kStrideW, 4>(p, src, planes, runs, xs);
+    case 5: return gather_runs<kStrideW, 5>(p, src, planes, runs, xs);
+    default: return gather_runs<kStrideW, kMaxRuns>(p, src, planes, runs, xs);
   }
 }
 
@@ -86,21 +224,12 @@ void gather_strip(const Int8ConvProblem& p, const Int8ConvSource& src, int64_t g
   const int8_t* planes = src.planes + g * cin_g * src.plane_stride;
   if (src.flat && count == kStrip) {
     // 1x1: tap k is channel k, and the strip's 16 pixels lie contiguous in
-    // each plane. Four channels interleave into 16 pixel quads with zips.
+    // each plane. Four channels interleave into 16 pixel quads (st4).
     int64_t c = 0;
     for (; c + 4 <= cin_g; c += 4, xs += 4 * kStrip) {
       const int8_t* at = planes + c * src.plane_stride + q0;
-      const int8x16_t a = vld1q_s8(at), b = vld1q_s8(at + src.plane_stride);
-      const int8x16_t c2 = vld1q_s8(at + 2 * src.plane_stride);
-      const int8x16_t d = vld1q_s8(at + 3 * src.plane_stride);
-      const int16x8_t ab_lo = vreinterpretq_s16_s8(vzip1q_s8(a, b));
-      const int16x8_t ab_hi = vreinterpretq_s16_s8(vzip2q_s8(a, b));
-      const int16x8_t cd_lo = vreinterpretq_s16_s8(vzip1q_s8(c2, d));
-      const int16x8_t cd_hi = vreinterpretq_s16_s8(vzip2q_s8(c2, d));
-      vst1q_s16(reinterpret_cast<int16_t*>(xs), vzip1q_s16(ab_lo, cd_lo));
-      vst1q_s16(reinterpret_cast<int16_t*>(xs + 16), vzip2q_s16(ab_lo, cd_lo));
-      vst1q_s16(reinterpret_cast<int16_t*>(xs + 32), vzip1q_s16(ab_hi, cd_hi));
-      vst1q_s16(reinterpret_cast<int16_t*>(xs + 48), vzip2q_s16(ab_hi, cd_hi));
+      store_quads(vld1q_s8(at), vld1q_s8(at + src.plane_stride),
+                  vld1q_s8(at + 2 * src.plane_stride), vld1q_s8(at + 3 * src.plane_stride), xs);
     }
     if (c < cin_g) {  // the last, partial quad
       std::memset(xs, 0, 4 * kStrip);
@@ -110,6 +239,24 @@ void gather_strip(const Int8ConvProblem& p, const Int8ConvSource& src, int64_t g
       }
     }
     return;
+  }
+  if (!src.flat && (p.stride_w == 1 || p.stride_w == 2)) {
+    // The padded copy has kInt8ConvPadSlack bytes either side, so a run's
+    // load may start up to 15 * stride_w bytes before its first pixel and
+    // the lanes past `count` may read past the last.
+    int64_t cont[kStrip];
+    for (int64_t j = 0; j < kStrip; ++j) {
+      cont[j] = j < count ? base[j] : base[count - 1] + (j - count + 1) * p.stride_w;
+    }
+    Runs runs;
+    if (runs_of(cont, p.stride_w, &runs)) {
+      if (p.stride_w == 1) {
+        gather_runs_of<1>(p, src, planes, runs, xs);
+      } else {
+        gather_runs_of<2>(p, src, planes, runs, xs);
+      }
+      return;
+    }
   }
   int64_t k = 0;
   for (int64_t c = 0; c < cin_g; ++c) {
@@ -137,17 +284,30 @@ inline void dot_rows(int32x4_t (&acc)[kRows][4], int j, int8x16_t x, int8x16_t w
   ((acc[kRow][j] = vdotq_laneq_s32(acc[kRow][j], x, w, kRow)), ...);
 }
 
-// 6 rows x 16 pixels of sums over kq quads: rows 0-3 take their weights from
-// lanes of one 16-byte load, rows 4-5 from an 8-byte one.
-void panel_sums(const int8_t* xs, const int8_t* wp, int64_t kq, int32x4_t (&acc)[kRows][4]) {
+// 6 rows x 4 kGroups pixels of sums over kq quads, each row's started at
+// its -correction: rows 0-3 take their weights from lanes of one 16-byte
+// load, rows 4-5 from an 8-byte one. kGroups < 4 serves a plane's last
+// strip (e.g. 49 = 3 x 16 + 1 pixels: 52 computed, not 64); the groups
+// past it are zero.
+template <int kGroups>
+__attribute__((always_inline)) inline void panel_sums(const int8_t* xs, const int8_t* wp,
+                                                      int64_t kq, const int32_t* neg_corr,
+                                                      int32x4_t (&acc)[kRows][4]) {
+  const int32x4_t c03 = vld1q_s32(neg_corr);
+  const int32x2_t c45 = vld1_s32(neg_corr + 4);
+  const int32x4_t start[kRows] = {vdupq_laneq_s32(c03, 0), vdupq_laneq_s32(c03, 1),
+                                  vdupq_laneq_s32(c03, 2), vdupq_laneq_s32(c03, 3),
+                                  vdupq_lane_s32(c45, 0),  vdupq_lane_s32(c45, 1)};
   for (int r = 0; r < kRows; ++r) {
-    for (int j = 0; j < 4; ++j) acc[r][j] = vdupq_n_s32(0);
+    for (int j = 0; j < 4; ++j) acc[r][j] = j < kGroups ? start[r] : vdupq_n_s32(0);
   }
+  // Four quads per iteration: the loop's pointer and count updates once per 96 sdot.
+#pragma GCC unroll 4
   for (int64_t q = 0; q < kq; ++q, xs += 4 * kStrip, wp += 4 * kRows) {
     const int8x16_t w03 = vld1q_s8(wp);
     const int8x8_t w45 = vld1_s8(wp + 16);
 #pragma GCC unroll 4
-    for (int j = 0; j < 4; ++j) {
+    for (int j = 0; j < kGroups; ++j) {
       const int8x16_t x = vld1q_s8(xs + 16 * j);
       dot_rows(acc, j, x, w03, std::make_integer_sequence<int, 4>());
       acc[4][j] = vdotq_lane_s32(acc[4][j], x, w45, 0);
@@ -156,15 +316,8 @@ void panel_sums(const int8_t* xs, const int8_t* wp, int64_t kq, int32x4_t (&acc)
   }
 }
 
-// One row's 16 sums (less the zero point's share) requantized; `count`
-// pixels stored.
-void requantize_row(const Int8ConvProblem& p, int64_t mg, const int32x4_t (&acc)[4],
-                    int32_t correction, int8_t* out, int64_t count) {
-  const ChannelRequant rq(p.in_scale, p.w_scales[mg], p.bias != nullptr ? p.bias + mg : nullptr,
-                          p.inv_out_scale, p.out_zero_point, p.quant_min, p.quant_max);
-  const int32x4_t corr = vdupq_n_s32(correction);
-  const int8x16_t bytes = narrow_16(rq(vsubq_s32(acc[0], corr)), rq(vsubq_s32(acc[1], corr)),
-                                    rq(vsubq_s32(acc[2], corr)), rq(vsubq_s32(acc[3], corr)));
+__attribute__((always_inline)) inline void store_row(int8x16_t bytes, int8_t* out,
+                                                     int64_t count) {
   if (count == kStrip) {
     vst1q_s8(out, bytes);
   } else {
@@ -174,33 +327,104 @@ void requantize_row(const Int8ConvProblem& p, int64_t mg, const int32x4_t (&acc)
   }
 }
 
-void run_strip(const Int8ConvProblem& p, const Int8ConvSource& src, const int32_t* corrections,
-               int64_t n, int64_t g, int64_t q0, int8_t* xs) {
-  const int64_t count = std::min(kStrip, p.pixels() - q0), cout_g = p.cout_g();
-  gather_strip(p, src, g, q0, count, xs);
-  const int8_t* weight = p.weight + g * p.panels() * p.panel_bytes();
-  int32x4_t acc[kRows][4];
-  for (int64_t panel = 0; panel < p.panels(); ++panel) {
-    panel_sums(xs, weight + panel * p.panel_bytes(), p.k_quads(), acc);
-    for (int64_t r = 0; r < kRows && panel * kRows + r < cout_g; ++r) {
-      const int64_t mg = g * cout_g + panel * kRows + r;
-      int8_t* out = p.out + (n * p.out_channels + mg) * p.pixels() + q0;
-      requantize_row(p, mg, acc[r], corrections[mg], out, count);
+// A panel with a row that may not take the integer epilogue: requantize()'s
+// float operations row by row (ChannelRequant), `rows` rows of `count`.
+__attribute__((noinline)) void requantize_panel_float(const Int8ConvProblem& p, int64_t m0,
+                                                      const int32x4_t (&acc)[kRows][4],
+                                                      int64_t rows, int8_t* out,
+                                                      int64_t count) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t mg = m0 + r;
+    const ChannelRequant rq(p.in_scale, p.w_scales[mg], p.bias != nullptr ? p.bias + mg : nullptr,
+                            p.inv_out_scale, p.out_zero_point, p.quant_min, p.quant_max);
+    store_row(narrow_16(rq(acc[r][0]), rq(acc[r][1]), rq(acc[r][2]), rq(acc[r][3])),
+              out + r * p.pixels(), count);
+  }
+}
+
+// The per-call constants of the strip loops, read once into registers.
+struct Geometry {
+  const int8_t* weight;
+  int8_t* out;
+  int64_t panels, panel_bytes, kq, cout_g, pixels, out_channels;
+};
+
+// Every weight panel of group g over one strip (16 pixels from q0, `count`
+// of them real): sums, then the integer epilogue on all 6 rows at once
+// (the factors by ld1r from the per-row arrays), stored per row.
+template <int kGroups, bool kBias>
+void strip_panels(const Geometry& geo, const Factors& f, const IntRequant& iq,
+                  const Int8ConvProblem& p, int64_t n, int64_t g, int64_t q0, int64_t count,
+                  const int8_t* xs) {
+  const int64_t panels = geo.panels, kq = geo.kq, panel_bytes = geo.panel_bytes;
+  const int64_t pixels = geo.pixels;
+  const int8_t* wp = geo.weight + g * panels * panel_bytes;
+  int64_t idx = g * panels * kRows;
+  int64_t m0 = g * geo.cout_g;
+  int8_t* out = geo.out + (n * geo.out_channels + m0) * pixels + q0;
+  int64_t rows_left = geo.cout_g;
+  for (int64_t panel = 0; panel < panels; ++panel) {
+    int32x4_t acc[kRows][4];
+    panel_sums<kGroups>(xs, wp, kq, f.neg_corr + idx, acc);
+    const int64_t rows = std::min<int64_t>(kRows, rows_left);
+    if (f.panel_exact[idx / kRows] != 0) {
+#pragma GCC unroll 6
+      for (int r = 0; r < kRows; ++r) {
+        if (r >= rows) break;
+        const float32x4_t sv = vld1q_dup_f32(f.scales + idx + r);
+        const float32x4_t bv = kBias ? vld1q_dup_f32(f.bias + idx + r) : sv;
+        const float32x4_t scale[4] = {sv, sv, sv, sv};
+        const float32x4_t bias[4] = {bv, bv, bv, bv};
+        store_row(iq.operator()<kBias>(acc[r], scale, bias), out + r * pixels, count);
+      }
+    } else {
+      requantize_panel_float(p, m0, acc, rows, out, count);
     }
+    wp += panel_bytes;
+    idx += kRows;
+    m0 += kRows;
+    out += kRows * pixels;
+    rows_left -= kRows;
+  }
+}
+
+template <bool kBias>
+void strip_of_groups(const Geometry& geo, const Factors& f, const IntRequant& iq,
+                     const Int8ConvProblem& p, int64_t n, int64_t g, int64_t q0, int64_t count,
+                     const int8_t* xs) {
+  switch ((count + 3) / 4) {
+    case 1: return strip_panels<1, kBias>(geo, f, iq, p, n, g, q0, count, xs);
+    case 2: return strip_panels<2, kBias>(geo, f, iq, p, n, g, q0, count, xs);
+    case 3: return strip_panels<3, kBias>(geo, f, iq, p, n, g, q0, count, xs);
+    default: return strip_panels<4, kBias>(geo, f, iq, p, n, g, q0, count, xs);
+  }
+}
+
+void run_strip(const Int8ConvProblem& p, const Int8ConvSource& src, const Geometry& geo,
+               const Factors& f, const IntRequant& iq, int64_t n, int64_t g, int64_t q0,
+               int8_t* xs) {
+  const int64_t count = std::min(kStrip, geo.pixels - q0);
+  gather_strip(p, src, g, q0, count, xs);
+  if (p.bias != nullptr) {
+    strip_of_groups<true>(geo, f, iq, p, n, g, q0, count, xs);
+  } else {
+    strip_of_groups<false>(geo, f, iq, p, n, g, q0, count, xs);
   }
 }
 
 }  // namespace
 
 size_t int8_conv_dot_scratch_bytes(const Int8ConvProblem& p) {
-  return round_up_64(sizeof(int32_t) * static_cast<size_t>(p.out_channels)) +
-         round_up_64(int8_conv_padded_bytes(p)) +
+  return factor_bytes(p) + round_up_64(int8_conv_padded_bytes(p)) +
          static_cast<size_t>(slots_of(p)) * strip_bytes(p);
 }
 
 void run_int8_conv_dot(const Int8ConvProblem& p, int64_t n, void* scratch) {
   const Layout l = layout_of(p, scratch);
-  if (n == 0) compute_corrections(p, l.corrections);
+  if (n == 0) compute_factors(p, l.f);
+  const Geometry geo{p.weight, p.out, p.panels(), p.panel_bytes(), p.k_quads(),
+                     p.cout_g(), p.pixels(), p.out_channels};
+  const IntRequant iq(p.inv_out_scale, p.out_zero_point, p.quant_min, p.quant_max);
   Int8ConvSource src{p.input + n * p.in_channels * p.height * p.width, p.width,
                      p.height * p.width, true};
   if (!int8_conv_is_flat(p)) {
@@ -218,7 +442,7 @@ void run_int8_conv_dot(const Int8ConvProblem& p, int64_t n, void* scratch) {
                      [&](int64_t begin, int64_t end, int64_t slot) {
                        int8_t* xs = l.slots + static_cast<size_t>(slot) * slot_bytes;
                        for (int64_t t = begin; t < end; ++t) {
-                         run_strip(p, src, l.corrections, n, t / strips, (t % strips) * kStrip, xs);
+                         run_strip(p, src, geo, l.f, iq, n, t / strips, (t % strips) * kStrip, xs);
                        }
                      });
 }

@@ -12,6 +12,7 @@
 
 #include <arm_neon.h>
 
+#include <cmath>
 #include <cstdint>
 
 namespace torchedge {
@@ -40,6 +41,64 @@ struct ChannelRequant {
     return vcvtq_s32_f32(vminq_f32(vmaxq_f32(r, lo), hi));
   }
 };
+
+/// The integer form of the same formula, for the output constants shared
+/// by every channel: y = float(acc) * scale (+ bias) as above, then
+/// fcvtns(y * inv_out_scale) (round half to even, saturating at the int32
+/// range), + zero point saturating in int16, saturating narrow to int8,
+/// clamp to [quant_min, quant_max]. Equal to the float form whenever y is
+/// not NaN: a rounded value below 2^24 in magnitude is exact either way,
+/// and a larger one (or an infinity) clamps to the same end of the int8
+/// range in both, as |zero point| <= 128 is far below the saturated values.
+/// int_requant_exact() says when y cannot be NaN.
+struct IntRequant {
+  float32x4_t inv;
+  int16x8_t zero_point;
+  int8x16_t lo, hi;
+
+  IntRequant(float inv_out_scale, float out_zero_point, float quant_min, float quant_max)
+      : inv(vdupq_n_f32(inv_out_scale)),
+        zero_point(vdupq_n_s16(static_cast<int16_t>(out_zero_point))),
+        lo(vdupq_n_s8(static_cast<int8_t>(quant_min))),
+        hi(vdupq_n_s8(static_cast<int8_t>(quant_max))) {}
+
+  /// 16 sums (a[i]: lanes 4i..4i+3) with lane-wise scale and bias factors.
+  template <bool kBias>
+  int8x16_t operator()(const int32x4_t (&a)[4], const float32x4_t (&scale)[4],
+                       const float32x4_t (&bias)[4]) const {
+    int32x4_t q[4];
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; ++i) {
+      float32x4_t y = vmulq_f32(vcvtq_f32_s32(a[i]), scale[i]);
+      if constexpr (kBias) y = vaddq_f32(y, bias[i]);
+      q[i] = vcvtnq_s32_f32(vmulq_f32(y, inv));
+    }
+    const int16x8_t h0 = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(q[0]), q[1]), zero_point);
+    const int16x8_t h1 = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(q[2]), q[3]), zero_point);
+    return vminq_s8(vmaxq_s8(vqmovn_high_s16(vqmovn_s16(h0), h1), lo), hi);
+  }
+};
+
+/// ChannelRequant with a factor per lane (scale = in_scale * w_scale and
+/// bias of each lane's channel, 0 without a bias): the float operations of
+/// requantize() on 4 lanes of 4 different channels.
+inline int32x4_t requantize_lanes(int32x4_t acc, float32x4_t scale, float32x4_t bias,
+                                  bool has_bias, const ChannelRequant& consts) {
+  float32x4_t y = vmulq_f32(vcvtq_f32_s32(acc), scale);
+  if (has_bias) y = vaddq_f32(y, bias);
+  const float32x4_t r = vaddq_f32(vrndnq_f32(vmulq_f32(y, consts.inv)), consts.zero_point);
+  return vcvtq_s32_f32(vminq_f32(vmaxq_f32(r, consts.lo), consts.hi));
+}
+
+/// Whether y = float(acc) * scale + bias is never NaN for an int32 acc (so
+/// IntRequant equals ChannelRequant): the bias is not NaN, and where it is
+/// infinite the product cannot overflow to the opposite infinity.
+inline bool int_requant_exact(float scale, const float* bias_or_null) {
+  if (bias_or_null == nullptr) return true;
+  const float b = *bias_or_null;
+  if (std::isnan(b)) return false;
+  return std::isfinite(b) || std::isfinite(scale * 2147483648.0f);
+}
 
 /// 16 requantized values (in range) narrowed to int8.
 inline int8x16_t narrow_16(int32x4_t a, int32x4_t b, int32x4_t c, int32x4_t d) {
