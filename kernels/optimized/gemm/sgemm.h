@@ -5,9 +5,8 @@
 //   C[b][M x N] = act(clamp(alpha * A[b][M x K] * B[b][K x N]
 //                           + beta * addend[b] + row_bias[m] + col_bias[n], min, max))
 //
-// with act the identity or, when `gelu` is set, the exact (erf) GELU,
-//
-// for b in [0, batch). A and B are strided views, so transposed operands are
+// for b in [0, batch), act the identity or, when `gelu` is set, the exact
+// (erf) GELU. A and B are strided views, so transposed operands are
 // handled by the packers, never by copies; B may instead be produced by a
 // caller-supplied packer (convolution gathers im2col columns straight from
 // its input, so no column matrix is ever built). C is row-major with unit
@@ -19,8 +18,10 @@
 // micro-kernel (AVX2/FMA 6x16, AVX-512 12x32 over two 16-wide strips,
 // scalar 4x16) runs over them.
 // Threads (threadpool.h) take disjoint rectangles of C (the larger of M and
-// N is split, so each thread packs only its share of the bigger operand), or
-// whole batch items when the batch divides evenly among them or is large.
+// N is split, so each thread packs only its share of the bigger operand; over
+// weights prepacked in place, M goes in up to 4 rectangles per thread, taken
+// as threads come free), or whole batch items when the batch divides evenly
+// among them or is large.
 // Packing is vectorized per ISA (both B layouts: [K, N] rows and a [N, K]
 // weight read transposed), the bias/clamp epilogue too. The micro-kernel is chosen by cpu_features'
 // best_isa(); the AVX-512 one is compiled on x86-64 and only entered on a
