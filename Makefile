@@ -37,8 +37,11 @@ test-cpp: build
 	$(PY) scripts/export_test_models.py $(BUILD)/test_models
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
+# pytest-xdist spreads the tests over JOBS processes; loadgroup keeps the
+# tests marked xdist_group(name) on one worker (tests/conftest.py says which
+# and why). Each worker has its own temp folder and thread-count globals.
 test-python: build peers
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q tests -n $(JOBS) --dist loadgroup
 
 test: test-cpp test-python test-arm64 test-cortex-m
 
