@@ -11,10 +11,11 @@ import pytest
 warnings.filterwarnings("ignore", category=FutureWarning)
 warnings.filterwarnings("ignore", category=UserWarning)
 
-# Session fixtures that take tens of seconds to build (training, exporting a
-# real checkpoint) and are shared by tests in several places: every test that
-# uses one runs on the same worker, so each is built once per run instead of
-# once per worker. name -> xdist group.
+# Session fixtures that are costly to build (training and quantizing the digits
+# models: seconds per flow; exporting the real MiniLM twice: about 30 s) and
+# are shared by tests in several files: every test that uses one runs on the
+# same worker, so each is built once per run instead of once per worker.
+# name -> xdist group.
 SHARED_SESSION_FIXTURES = {
     "models": "digits",   # tests/quantization: the trained digits CNN and MLP
     "flows": "digits",    # tests/quantization: their quantized programs (from "models")
