@@ -37,8 +37,12 @@ test-cpp: build
 	$(PY) scripts/export_test_models.py $(BUILD)/test_models
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
+# pytest-xdist spreads the tests over JOBS processes; loadgroup keeps the
+# tests marked xdist_group(name) on one worker (tests/conftest.py says which
+# and why). Each worker has its own temp folder and thread-count globals.
+# The 25 slowest tests are listed at the end (docs/testing.md).
 test-python: build peers
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q tests -n $(JOBS) --dist loadgroup --durations=25
 
 test: test-cpp test-python test-arm64 test-cortex-m
 

@@ -3,6 +3,7 @@
 // a crash. End-to-end runs with the real MiniLM are in
 // tests/embedding/test_minilm.py (Python builds the .pte).
 #include <gtest/gtest.h>
+#include <unistd.h>  // getpid
 
 #include <cstdio>
 #include <fstream>
@@ -15,28 +16,34 @@ namespace torchedge {
 namespace embedding {
 namespace {
 
-std::string temp_file(const char* name, const std::string& bytes) {
-  const std::string path = std::string(::testing::TempDir()) + name;
-  std::ofstream(path, std::ios::binary) << bytes;
-  return path;
-}
+// A file of `bytes` in TempDir(), removed when the test ends. Named after
+// the process too: the host and ARM64 suites (or two checkouts) may run
+// this test at the same time, and TempDir() is the shared /tmp.
+struct TempFile {
+  TempFile(const char* name, const std::string& bytes)
+      : path(std::string(::testing::TempDir()) + std::to_string(getpid()) + "_" + name) {
+    std::ofstream(path, std::ios::binary) << bytes;
+  }
+  ~TempFile() { std::remove(path.c_str()); }
+  const std::string path;
+};
 
 TEST(Embedder, MissingFilesAreNotFoundNamingThem) {
   Result<std::unique_ptr<Embedder>> e = Embedder::load("/nonexistent/m.pte", "/nonexistent/t.gguf");
   ASSERT_FALSE(e.ok());
   EXPECT_EQ(e.error(), Error::NotFound);
   EXPECT_NE(std::string(last_error_message()).find("/nonexistent/t.gguf"), std::string::npos);
-  const std::string tokenizer = temp_file("embedder_test_empty.gguf", "");
-  e = Embedder::load("/nonexistent/m.pte", tokenizer);
+  const TempFile tokenizer("embedder_test_empty.gguf", "");
+  e = Embedder::load("/nonexistent/m.pte", tokenizer.path);
   ASSERT_FALSE(e.ok());
   EXPECT_EQ(e.error(), Error::NotFound);
   EXPECT_NE(std::string(last_error_message()).find("/nonexistent/m.pte"), std::string::npos);
 }
 
 TEST(Embedder, GarbageTokenizerFileIsAnError) {
-  const std::string tokenizer = temp_file("embedder_test_bad.gguf", "GGUF\x03garbage");
-  const std::string model = temp_file("embedder_test_bad.pte", "not a program");
-  Result<std::unique_ptr<Embedder>> e = Embedder::load(model, tokenizer);
+  const TempFile tokenizer("embedder_test_bad.gguf", "GGUF\x03garbage");
+  const TempFile model("embedder_test_bad.pte", "not a program");
+  Result<std::unique_ptr<Embedder>> e = Embedder::load(model.path, tokenizer.path);
   ASSERT_FALSE(e.ok());
   EXPECT_NE(std::string(last_error_message()).find("embedder_test_bad.gguf"), std::string::npos)
       << last_error_message();
