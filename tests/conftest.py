@@ -22,6 +22,14 @@ SHARED_SESSION_FIXTURES = {
     "exported": "minilm",  # tests/embedding: MiniLM exported in float32 and int8
 }
 
+# Module fixtures that compute every selected test's result up front from
+# request.session.items (which on each worker lists the whole run): on two
+# workers both swept every operator (~270 s each, twice). name -> xdist group.
+SWEEP_FIXTURES = {
+    "sweep": "opinfo",          # tests/test_opinfo.py: the OpInfo sweep
+    "reports": "portable-ops",  # tests/ops/test_portable_ops.py: the listed operators
+}
+
 
 def _shared_fixture_group(item: pytest.Item) -> str | None:
     """The xdist group of a test that uses an expensive shared fixture.
@@ -42,6 +50,8 @@ def _shared_fixture_group(item: pytest.Item) -> str | None:
         fixture = defs[-1]
         if fixture.scope == "session" and name in SHARED_SESSION_FIXTURES:
             return SHARED_SESSION_FIXTURES[name]
+        if fixture.scope == "module" and name in SWEEP_FIXTURES:
+            return SWEEP_FIXTURES[name]
         if fixture.scope in ("module", "session") and fixture.params and callspec is not None \
                 and name in callspec.indices:
             return f"{fixture.baseid or item.path.name}::{name}[{callspec.indices[name]}]"
