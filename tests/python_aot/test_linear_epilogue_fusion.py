@@ -61,8 +61,8 @@ class Excluded(nn.Module):
         shared = h + x + h.sum()                       # h read twice
         tanh = F.gelu(self.b(x), approximate="tanh")   # not the exact GELU
         broadcast = self.c(x) + row                    # row [16] broadcast over the rows
-        later = self.d(x)
-        return shared, tanh, broadcast, later + torch.relu(x)   # residual made after the layer
+        heads = self.d(x).reshape(6, 4, 4) + x.reshape(6, 4, 4)  # rows of 4, not of N = 16
+        return shared, tanh, broadcast, heads
 
 
 def _program(module: nn.Module, *inputs: torch.Tensor):
@@ -104,6 +104,10 @@ def test_block_folds_three_epilogues():
     fused = [n for n in ep.graph.nodes if n.target == LINEAR_PREPACKED_FUSED]
     assert sorted((n.args[4] is not None, n.args[5]) for n in fused) == \
         [(False, True), (True, False), (True, False)]
+    # Each fused call took the name of the add / GELU it ends with.
+    assert sorted(n.name.rstrip("_0123456789") for n in fused) == ["add", "add", "gelu"]
+    output = ep.graph.output_node().args[0][0]
+    assert output.target == LINEAR_PREPACKED_FUSED  # the block's last add, still the output
     with torch.no_grad():
         torch.testing.assert_close(ep.module()(x), module(x), **TOLERANCE)
 

@@ -18,12 +18,16 @@ less per run. The sum is ((x W^T + b) + r), the order addmm then add give;
 float addition is commutative, so r + v is the same sum.
 
 Each intermediate node must have only the next one as its user (a linear
-output read elsewhere stays unfused), the residual must be computed before
-the linear layer (so the rewritten node can read it where it stands) and
-have the add's exact shape (no broadcasting). Shapes are not changed, so
-symbolic (dynamic) sizes stay as they are. The pass runs at to_pte time
-after weight_prepacking.py, on the same copy (PteOptions.fuse_activations
-and prepack_weights).
+output read elsewhere stays unfused) and the residual must have the add's
+exact shape (no broadcasting). The fused call takes the place, name and
+meta["val"] of the pattern's last node (the add or the GELU), as
+activation_fusion.py's do, so output specs stay valid and the numeric
+debugger compares it with that node's eager value; its input is the linear
+layer's, viewed to the last node's leading sizes (the views' own size
+arguments, symbolic ones included, with the last replaced by K), and the
+linear layer and its views are dropped. The pass runs at to_pte time after
+weight_prepacking.py, on the same copy (PteOptions.fuse_activations and
+prepack_weights).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ import torch
 import torch.fx
 
 from torchedge.passes import linear_prepacked_op
+from torchedge.passes.fake_tensors import refresh_fake_tensors
 
 aten = torch.ops.aten
 _namespace = getattr(torch.ops, linear_prepacked_op.NAMESPACE)
@@ -56,22 +61,41 @@ def _linear_through_views(node: Any) -> Optional[tuple[torch.fx.Node, torch.fx.N
         node = node.args[0]
     if not isinstance(node, torch.fx.Node) or node.op != "call_function" or len(node.users) != 1:
         return None
-    if node.target == LINEAR_PREPACKED and len(node.args) == 4:
-        return node, chain_end
-    if node.target == LINEAR_PREPACKED_FUSED and len(node.args) == 6 and node.args[5] is False:
-        return node, chain_end
-    return None
+    fusable = (node.target == LINEAR_PREPACKED and len(node.args) == 4) or \
+        (node.target == LINEAR_PREPACKED_FUSED and len(node.args) == 6 and node.args[5] is False)
+    end = _val(chain_end)
+    # The views must keep rows of N (the fused input is viewed to their leading sizes).
+    if not fusable or end is None or end.dim() < 1 or end.shape[-1] != node.args[3]:
+        return None
+    return node, chain_end
 
 
-def _as_fused(linear: torch.fx.Node, residual: Optional[torch.fx.Node], gelu: bool) -> None:
+def _fuse_into(last: torch.fx.Node, linear: torch.fx.Node, chain_end: torch.fx.Node,
+               residual: Optional[torch.fx.Node], gelu: bool) -> None:
+    """Turns `last` into the fused call of `linear` (read through views ending at
+    `chain_end`) with `residual` and `gelu`; drops the linear layer and its views."""
     x, w, b, n = linear.args[:4]
-    if residual is None and linear.target == LINEAR_PREPACKED_FUSED:
+    if linear.target == LINEAR_PREPACKED_FUSED and residual is None:
         residual = linear.args[4]
-    linear.target = LINEAR_PREPACKED_FUSED
-    linear.args = (x, w, b, n, residual, gelu)
+    if chain_end is not linear:
+        k = _val(x).shape[-1]
+        with last.graph.inserting_before(last):
+            x = last.graph.call_function(aten.view_copy.default,
+                                         (x, [*chain_end.args[1][:-1], k]))
+    last.target = LINEAR_PREPACKED_FUSED
+    last.args = (x, w, b, n, residual, gelu)
+    last.kwargs = {}
+    if "stack_trace" in linear.meta:  # the source line is the layer's
+        last.meta["stack_trace"] = linear.meta["stack_trace"]
+    node = chain_end
+    while node is not linear:
+        previous = node.args[0]
+        last.graph.erase_node(node)
+        node = previous
+    last.graph.erase_node(linear)
 
 
-def _fuse_add(node: torch.fx.Node, order: dict) -> bool:
+def _fuse_add(node: torch.fx.Node) -> bool:
     if node.target != aten.add.Tensor or len(node.args) != 2 or node.kwargs.get("alpha", 1) != 1 \
             or set(node.kwargs) - {"alpha"}:
         return False
@@ -86,10 +110,9 @@ def _fuse_add(node: torch.fx.Node, order: dict) -> bool:
         linear, chain_end = found
         r = _val(residual)
         if linear.target != LINEAR_PREPACKED or r is None or r.dtype != torch.float32 \
-                or tuple(r.shape) != tuple(out.shape) or order[residual] > order[linear]:
+                or tuple(r.shape) != tuple(out.shape):
             continue
-        _as_fused(linear, residual, gelu=False)
-        node.replace_all_uses_with(chain_end)
+        _fuse_into(node, linear, chain_end, residual, gelu=False)
         return True
     return False
 
@@ -103,8 +126,7 @@ def _fuse_gelu(node: torch.fx.Node) -> bool:
     if found is None or val is None or val.dtype != torch.float32:
         return False
     linear, chain_end = found
-    _as_fused(linear, None, gelu=True)
-    node.replace_all_uses_with(chain_end)
+    _fuse_into(node, linear, chain_end, None, gelu=True)
     return True
 
 
@@ -112,15 +134,12 @@ def fuse_linear_epilogues(gm: torch.fx.GraphModule) -> int:
     """Rewrites every pattern of the module docstring in `gm`'s graph; returns
     how many adds and GELUs were folded into linear layers."""
     graph = gm.graph
-    order = {node: i for i, node in enumerate(graph.nodes)}
     fused = 0
     for node in list(graph.nodes):
-        if node.op != "call_function":
-            continue
-        if _fuse_add(node, order) or _fuse_gelu(node):
-            graph.erase_node(node)
+        if node.op == "call_function" and (_fuse_add(node) or _fuse_gelu(node)):
             fused += 1
     if fused:
         graph.lint()
+        refresh_fake_tensors(gm)  # the new input views' meta["val"]
         gm.recompile()
     return fused
