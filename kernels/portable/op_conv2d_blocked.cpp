@@ -33,6 +33,7 @@
 
 #include "kernels/portable/support/blocked_conv_checks.h"
 #include "kernels/portable/support/elementwise.h"
+#include "kernels/portable/support/gelu.h"
 #include "kernels/portable/support/kernel_args.h"
 #include "runtime/kernel/kernel_context.h"
 
@@ -172,7 +173,7 @@ Error conv2d_blocked(Span<EValue*> args, bool gelu) {
             if (bias != nullptr) v += bias[(cob * kBlock + i) * a.bias->stride(0)];
             if (residual != nullptr) v += residual[at + i];
             v = min_propagate_nan(max_propagate_nan(v, a.lo), a.hi);
-            yd[at + i] = gelu ? v * 0.5f * (1.0f + std::erf(v * static_cast<float>(M_SQRT1_2))) : v;
+            yd[at + i] = gelu ? gelu_exact(v) : v;
           }
         }
       }

@@ -7,25 +7,13 @@
 #include <cstring>
 
 #include "kernels/portable/support/elementwise.h"
+#include "kernels/portable/support/gelu.h"
 #include "runtime/kernel/kernel_context.h"
 
 namespace torchedge {
 namespace native {
 
 namespace {
-
-template <typename C>
-C gelu_exact(C x) {
-  return x * C(0.5) * (C(1) + std::erf(x * C(M_SQRT1_2)));
-}
-
-template <typename C>
-C gelu_tanh(C x) {
-  const C beta = C(M_SQRT2 * M_2_SQRTPI * 0.5);  // sqrt(2 / pi)
-  const C kappa = C(0.044715);
-  const C inner = beta * (x + kappa * x * x * x);
-  return C(0.5) * x * (C(1) + std::tanh(inner));
-}
 
 bool equals(StringView s, const char* text) {
   return s.size == strlen(text) && memcmp(s.data, text, s.size) == 0;

@@ -22,8 +22,7 @@
 // `gelu`, else the identity; residual None or M rows of N (any leading
 // shape whose sizes multiply to M, the input's row count). Each value is
 // ((sum + bias) + residual), the order addmm then add give.
-#include <cmath>
-
+#include "kernels/portable/support/gelu.h"
 #include "kernels/portable/support/kernel_args.h"
 #include "runtime/kernel/kernel_context.h"
 
@@ -122,7 +121,7 @@ Error linear_prepacked(Span<EValue*> args, size_t out_index, const Epilogue& epi
       for (int64_t j = 0; j < kStripWidth && n0 + j < n; ++j) {
         float v = bd == nullptr ? acc[j] : acc[j] + bd[n0 + j];
         if (resr != nullptr) v += resr[(n0 + j) * r_col];
-        if (epi.gelu) v = v * 0.5f * (1.0f + std::erf(v * static_cast<float>(M_SQRT1_2)));
+        if (epi.gelu) v = gelu_exact(v);
         outr[(n0 + j) * out_col] = v;
       }
     }

@@ -14,6 +14,11 @@
 // 12 x 16, 14 x 16 and 8 x 16 alike; Ice Lake class Xeon).
 #include <immintrin.h>
 
+// GCC 12's AVX-512 intrinsics start from _mm512_undefined_*() and trip
+// -W(maybe-)uninitialized (a known false positive of the headers).
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
 #include "kernels/optimized/gemm/sgemm_driver.h"
 #include "kernels/optimized/vec/vec_math_avx512.h"
 

@@ -69,10 +69,10 @@
 // B panel again for one and a third strips).
 #pragma once
 
-#include <cmath>
 #include <cstring>
 
 #include "kernels/optimized/gemm/sgemm.h"
+#include "kernels/portable/support/gelu.h"
 #include "kernels/optimized/threadpool/threadpool.h"
 #include "runtime/core/error_message.h"
 
@@ -176,17 +176,13 @@ struct TileEpilogue {
   bool gelu;
 };
 
-// The exact GELU of one float, for kernels without a vector gelu_row.
-inline float gelu_scalar(float x) {
-  return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752440f));
-}
-
+// The GELU over one row of a stored tile: the kernel's, or the scalar formula.
 template <typename K>
 inline void gelu_row(float* c, int64_t cols) {
   if constexpr (HasGeluRow<K>::value) {
     K::gelu_row(c, cols);
   } else {
-    for (int64_t j = 0; j < cols; ++j) c[j] = gelu_scalar(c[j]);
+    for (int64_t j = 0; j < cols; ++j) c[j] = native::gelu_exact(c[j]);
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include "kernels/optimized/vec/vec_kernels.h"
 #include "kernels/optimized/vec/vec_loops.h"
+#include "kernels/portable/support/gelu.h"
 
 namespace torchedge {
 namespace optimized {
@@ -20,15 +21,11 @@ void tanh_loop(const float* x, float* y, int64_t n) { map(x, y, n, [](float v) {
 void erf_loop(const float* x, float* y, int64_t n) { map(x, y, n, [](float v) { return std::erf(v); }); }
 
 void gelu_erf_loop(const float* x, float* y, int64_t n) {
-  map(x, y, n, [](float v) { return v * 0.5f * (1.0f + std::erf(v * static_cast<float>(M_SQRT1_2))); });
+  map(x, y, n, [](float v) { return native::gelu_exact(v); });
 }
 
 void gelu_tanh_loop(const float* x, float* y, int64_t n) {
-  const float beta = static_cast<float>(M_SQRT2 * M_2_SQRTPI * 0.5);
-  map(x, y, n, [beta](float v) {
-    const float inner = beta * (v + 0.044715f * v * v * v);
-    return 0.5f * v * (1.0f + std::tanh(inner));
-  });
+  map(x, y, n, [](float v) { return native::gelu_tanh(v); });
 }
 
 void sigmoid_loop(const float* x, float* y, int64_t n) {

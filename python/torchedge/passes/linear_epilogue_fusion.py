@@ -4,9 +4,9 @@
     v = aten.view_copy(y, shape) ...                 (zero or more views)
     z = aten.add.Tensor(v, r) (or (r, v))            r of v's shape, float32
 
-becomes y = torchedge::linear_prepacked_fused(x, W, b, N, r, False) with the
-views after it (a transformer block's attention output projection and fc2
-adding the residual stream), and
+becomes z = torchedge::linear_prepacked_fused(x', W, b, N, r, False), x' the
+input viewed to z's leading sizes (a transformer block's attention output
+projection and fc2 adding the residual stream), and
 
     z = aten.gelu(v)                                 (approximate="none")
 
