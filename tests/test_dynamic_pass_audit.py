@@ -86,6 +86,23 @@ class _ConvChain(nn.Module):
         return self.tail(z)
 
 
+class _FeatureExtractor(nn.Module):
+    """wav2vec2's front end, small: conv -> GroupNorm(32, 32) -> GELU -> three
+    blocked conv + GELU layers (the group norm folds into the layout change)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stem = nn.Conv1d(1, 32, 10, 5, bias=False)
+        self.norm = nn.GroupNorm(32, 32)
+        self.convs = nn.ModuleList(nn.Conv1d(32, 32, 3, 2, bias=False) for _ in range(3))
+
+    def forward(self, x):
+        h = F.gelu(self.norm(self.stem(x.unsqueeze(1))))
+        for conv in self.convs:
+            h = F.gelu(conv(h))
+        return h
+
+
 class _Attention(nn.Module):
     """Linear layers (prepacked weights) around scaled_dot_product_attention:
     unmasked (bmm, softmax, bmm folded into torchedge::attention) and causal
@@ -161,6 +178,10 @@ FAMILIES = {
                     "torchedge::from_blocked.out",
                     "torchedge::conv2d_winograd.out"),
         rtol=1e-4, dynamic_dims={0: (0,)}),
+    "feature_extractor": Family(
+        _FeatureExtractor, (torch.randn(2, 400),), ({0: _b},), ((1, 400), (5, 400), (8, 400)),
+        static_ops=("torchedge::group_norm_blocked.out", "torchedge::conv2d_blocked_gelu.out"),
+        rtol=1e-4, dynamic_dims={0: (0,)}),
     "attention": Family(
         _Attention, (torch.randn(2, 8, 16),), ({0: _b, 1: Dim("n", min=2, max=32)},),
         ((1, 2, 16), (3, 17, 16), (8, 32, 16)),
@@ -198,6 +219,8 @@ AUDIT = {
     "data_dependent_bounds": "data_dependent",
     "fake_tensors": "interpolate",
     "graph_modules": "views",
+    "group_norm_blocked_fusion": "feature_extractor",
+    "group_norm_blocked_op": "feature_extractor",
     "linear_epilogue_fusion": "attention",
     "linear_prepacked_op": "attention",
     "max_pool2d_op": "conv_block",

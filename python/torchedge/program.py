@@ -237,6 +237,7 @@ def _lowered_for_runtime(ep: "ExportedProgram", options: PteOptions,
 
     from torchedge.passes.activation_fusion import count_conv_activations, fuse_conv_activations
     from torchedge.passes.blocked_layout import count_blocked_candidates, use_blocked_layout
+    from torchedge.passes.group_norm_blocked_fusion import fuse_group_norm_blocked
     from torchedge.passes.linear_epilogue_fusion import fuse_linear_epilogues
     from torchedge.passes.pool_indices import count_unused_pool_indices, drop_unused_pool_indices
     from torchedge.passes.safe_softmax import count_safe_softmax, fuse_safe_softmax
@@ -275,6 +276,8 @@ def _lowered_for_runtime(ep: "ExportedProgram", options: PteOptions,
             fuse_linear_epilogues(ep.graph_module)
     if blocked:
         blocked = use_blocked_layout(ep, keep, winograd=options.winograd_filters) > 0
+        if blocked and options.fuse_activations:
+            fuse_group_norm_blocked(ep.graph_module)
     if winograd:
         transform_winograd_filters(ep, keep)
     return ep, prepack or winograd or blocked

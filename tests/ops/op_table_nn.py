@@ -18,6 +18,7 @@ from torchedge.passes.conv2d_winograd_blocked_op import pack_winograd_weight  # 
 import torchedge.passes.max_pool2d_op  # noqa: F401  (defines torchedge::max_pool2d)
 import torchedge.passes.safe_softmax_op  # noqa: F401  (defines torchedge::safe_softmax)
 import torchedge.passes.attention_op  # noqa: F401  (defines torchedge::attention)
+import torchedge.passes.group_norm_blocked_op  # noqa: F401  (defines torchedge::group_norm_blocked)
 
 from harness import FLOAT_DTYPES, Kind, OpSpec, Sample, replace_calls
 from samples import make, special
@@ -599,7 +600,22 @@ def _layer_norm(dtype: torch.dtype) -> list[Sample]:
     ] + mixed
 
 
+# torchedge::group_norm_blocked (to_pte's group_norm_blocked_fusion) called
+# directly: [N, C, L] and [N, C, H, W], affine or not, GELU or not; groups of
+# one channel and of four (the optimized kernel's blocks) and one group of 32
+# channels (its portable fallback).
+_gn_blocked = torch.ops.torchedge.group_norm_blocked.default
+GROUP_NORM_BLOCKED = OpSpec("torchedge::group_norm_blocked.out", _gn_blocked, _rows(
+    ("per_channel_gelu_1d", _inputs(m(2, 32, 300), m(32), m(32)),
+     lambda x, w, b: _gn_blocked(x, w, b, 32, 1e-5, True), ()),
+    ("groups_of_4_2d", _inputs(m(1, 16, 5, 7)),
+     lambda x: _gn_blocked(x, None, None, 4, 1e-5, False), ()),
+    ("one_group_gelu", _inputs(m(1, 32, 9), m(32), m(32)),
+     lambda x, w, b: _gn_blocked(x, w, b, 1, 1e-3, True), ()),
+), dtypes=(torch.float32,), kind=REDUCTION)
+
 NORMALIZATION = [
+    GROUP_NORM_BLOCKED,
     OpSpec("aten::_softmax.out", torch.softmax, _softmax_rows(torch.softmax), kind=REDUCTION),
     OpSpec("aten::_log_softmax.out", torch.log_softmax, _softmax_rows(torch.log_softmax), kind=REDUCTION),
     OpSpec("torchedge::safe_softmax.out", lambda x: _safe_softmax(x, -1), _safe_softmax_samples,

@@ -96,6 +96,10 @@ int main(int argc, char** argv) {
       {"bert qkv/o cold", 128, 384, 384, false, true, true},
       {"bert ffn1 cold", 128, 1536, 384, false, true, true},
       {"bert ffn2 cold", 128, 384, 1536, false, true, true},
+      // Whisper encoder (d 256, MLP 1024, 1500 tokens): linear W^T.
+      {"whisper qkv/o 1500x256x256", 1500, 256, 256, true},
+      {"whisper fc1 1500x1024x256", 1500, 1024, 256, true},
+      {"whisper fc2 1500x256x1024", 1500, 256, 1024, true},
       {"bert bmm q.kT 24x64x64x32", 64, 64, 32, false, false, false, 24},
       {"bert bmm p.v 24x64x32x64", 64, 32, 64, false, false, false, 24},
       // ViT-Tiny (197 tokens, width 192, 3 heads).

@@ -41,17 +41,18 @@ bool use_avx2() {
 
 }  // namespace
 
-void nchw_to_blocked(const float* x, int64_t batch, int64_t channels, int64_t pixels, float* y) {
-  const bool avx2 = use_avx2();
-  per_block(batch, channels, [&](int64_t b) {
-    const float* src = x + b * kBlock * pixels;  // blocks of one image follow each other
-    float* dst = y + b * kBlock * pixels;
+void channel_block_to_blocked(const float* x, int64_t pixels, float* y) {
 #ifndef TORCHEDGE_NO_X86_SIMD
-    if (avx2) return detail::nchw_to_blocked_avx2(src, pixels, dst);
+  if (use_avx2()) return detail::nchw_to_blocked_avx2(x, pixels, y);
 #endif
-    to_blocked_scalar(src, pixels, dst);
+  to_blocked_scalar(x, pixels, y);
+}
+
+void nchw_to_blocked(const float* x, int64_t batch, int64_t channels, int64_t pixels, float* y) {
+  per_block(batch, channels, [&](int64_t b) {
+    // Blocks of one image follow each other.
+    channel_block_to_blocked(x + b * kBlock * pixels, pixels, y + b * kBlock * pixels);
   });
-  (void)avx2;
 }
 
 void blocked_to_nchw(const float* y, int64_t batch, int64_t channels, int64_t pixels, float* x) {

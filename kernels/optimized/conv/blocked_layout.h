@@ -18,6 +18,11 @@ namespace torchedge {
 namespace optimized {
 
 void nchw_to_blocked(const float* x, int64_t batch, int64_t channels, int64_t pixels, float* y);
+
+/// One channel block, on the calling thread: x's 16 rows of `pixels` floats
+/// (`pixels` apart) -> y [pixels, 16] (fused kernels that produce a block's
+/// rows in a scratch buffer and store them blocked).
+void channel_block_to_blocked(const float* x, int64_t pixels, float* y);
 void blocked_to_nchw(const float* y, int64_t batch, int64_t channels, int64_t pixels, float* x);
 
 namespace detail {

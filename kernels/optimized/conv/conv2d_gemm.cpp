@@ -110,6 +110,10 @@ Error conv2d_gemm(KernelContext& ctx, const Conv2dShape& s, const float* x, cons
     const Error err = detail::conv1d_small_k_avx512(ctx, s, x, w, bias, y, clamp);
     if (err != Error::MemoryAllocationFailed) return err;
   }
+  if (residual == nullptr && detail::conv1d_grouped_applies(s) && best_isa() == Isa::kAvx512) {
+    const Error err = detail::conv1d_grouped_avx512(ctx, s, x, w, bias, y, clamp);
+    if (err != Error::MemoryAllocationFailed) return err;
+  }
 #endif
   return conv2d_im2col(ctx, s, x, w, bias, y, clamp, residual);
 }

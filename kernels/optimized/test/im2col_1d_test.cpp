@@ -6,9 +6,12 @@
 // each packed in panels whose k0 starts mid-channel, n0 mid-row and nc that
 // is not a multiple of the strip width, for strip widths 8, 16 and 32.
 // Then the direct short-K kernel (conv/conv1d_small_k.h) against the
-// implicit-im2col SGEMM, bit for bit (same sums in the same order).
+// implicit-im2col SGEMM, bit for bit (same sums in the same order), and
+// the grouped long-kernel one (same header) against it to float rounding
+// (the SGEMM adds K = Cin/groups * kernel in blocks, this kernel in one run).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 #include <vector>
 
@@ -144,6 +147,68 @@ TEST(Conv1dSmallK, SameBitsAsTheGemm) {
     for (size_t i = 0; i < got.size(); ++i) {
       ASSERT_EQ(got[i], want[i]) << "L " << c.length << " cout " << c.cout << " at " << i;
     }
+  }
+#endif
+}
+
+TEST(Conv1dGrouped, SameBitsAsTheGemm) {
+#if defined(TORCHEDGE_NO_X86_SIMD) || !(defined(__x86_64__) || defined(_M_X64))
+  GTEST_SKIP() << "x86 only";
+#else
+  if (best_isa() != Isa::kAvx512) GTEST_SKIP() << "needs an AVX-512 CPU";
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  struct Case {
+    int64_t batch, cin, length, cout, kernel, pad, dilation, groups;
+    bool bias, clamp;
+  };
+  const Case cases[] = {
+      {1, 256, 49, 256, 128, 64, 1, 16, true, false},   // wav2vec2's positional conv, 1 s
+      {2, 64, 499, 64, 128, 64, 1, 16, true, true},     // 10 s, two images, 64-wide tiles
+      {1, 12, 37, 18, 5, 2, 2, 3, false, false},        // 6 outputs / group: a 2-row pass
+      {1, 8, 20, 4, 7, 0, 1, 4, true, true},            // one output channel per group
+  };
+  std::vector<uint8_t> arena(size_t{8} << 20);
+  for (const Case& c : cases) {
+    const int64_t span = c.dilation * (c.kernel - 1) + 1;
+    const int64_t out = c.length + 2 * c.pad - span + 1;
+    Conv2dShape s{c.batch, c.cin, 1, c.length, c.cout, 1, out, 1, c.kernel, 1, 1, 0, c.pad,
+                  1, c.dilation, c.groups};
+    ASSERT_TRUE(detail::conv1d_grouped_applies(s));
+    const int64_t cin_g = c.cin / c.groups;
+    std::vector<float> x(c.batch * c.cin * c.length), w(c.cout * cin_g * c.kernel), b(c.cout);
+    for (float& v : x) v = dist(rng);
+    for (float& v : w) v = dist(rng);
+    for (float& v : b) v = dist(rng);
+    Conv2dClamp clamp;
+    if (c.clamp) clamp.min = -0.5f, clamp.max = 0.75f;
+    // Guard floats after the output: a store past its end would show.
+    std::vector<float> got(c.batch * c.cout * out + 16, -9.0f), want(got.size(), -9.0f);
+    MemoryAllocator a1(arena.data(), arena.size());
+    KernelContext ctx1(&a1);
+    ASSERT_EQ(detail::conv1d_grouped_avx512(ctx1, s, x.data(), w.data(),
+                                            c.bias ? b.data() : nullptr, got.data(), clamp),
+              Error::Ok);
+    MemoryAllocator a2(arena.data(), arena.size());
+    KernelContext ctx2(&a2);
+    ASSERT_EQ(conv2d_im2col(ctx2, s, x.data(), w.data(), c.bias ? b.data() : nullptr,
+                            want.data(), clamp),
+              Error::Ok);
+    const size_t outputs = got.size() - 16;
+    for (size_t i = 0; i < outputs; ++i) {
+      ASSERT_NEAR(got[i], want[i], 1e-5f * (1.0f + std::fabs(want[i])))
+          << "L " << c.length << " groups " << c.groups << " at " << i;
+    }
+    for (size_t i = outputs; i < got.size(); ++i) ASSERT_EQ(got[i], -9.0f) << "store past the end";
+    // Too little temp memory for the padded rows: an error, y untouched.
+    uint8_t tiny[64];
+    MemoryAllocator a3(tiny, sizeof(tiny));
+    KernelContext ctx3(&a3);
+    std::vector<float> untouched(got.size(), 3.0f);
+    EXPECT_EQ(detail::conv1d_grouped_avx512(ctx3, s, x.data(), w.data(), nullptr,
+                                            untouched.data(), clamp),
+              Error::MemoryAllocationFailed);
+    EXPECT_EQ(untouched[0], 3.0f);
   }
 #endif
 }

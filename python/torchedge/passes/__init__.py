@@ -9,12 +9,13 @@ the ExportedProgram, it edits the signature) and `remove_redundant_copies`.
 `pool_indices.drop_unused_pool_indices`, `safe_softmax.fuse_safe_softmax`,
 `weight_prepacking.prepack_linear_weights`,
 `linear_epilogue_fusion.fuse_linear_epilogues`,
-`blocked_layout.use_blocked_layout` and
+`blocked_layout.use_blocked_layout`,
+`group_norm_blocked_fusion.fuse_group_norm_blocked` and
 `winograd_filters.transform_winograd_filters` on a copy of each method
 (runtime-only: they introduce torchedge::conv2d_clamp, max_pool2d,
 safe_softmax, linear_prepacked(_fused), the channel-blocked ops of
-conv2d_blocked_op.py and conv2d_winograd_blocked_op.py, and
-conv2d_winograd).
+conv2d_blocked_op.py, conv2d_winograd_blocked_op.py and
+group_norm_blocked_op.py, and conv2d_winograd).
 """
 
 from torchedge.passes.batch_norm_folding import fold_batch_norms
