@@ -54,7 +54,9 @@ class PteOptions:
     # Chains of float32 convolutions (ResNets, MobileNetV2) -> torchedge::conv2d_blocked /
     # conv2d_depthwise_blocked (/ conv2d_winograd_blocked, see winograd_filters) on NCHW16c
     # activations, the filters stored packed for them and layout changes where a chain starts
-    # and ends (passes/blocked_layout.py). False for upstream's runtime, which lacks those
+    # and ends (passes/blocked_layout.py); with fuse_activations, a group norm (+ GELU)
+    # feeding a chain's layout change -> torchedge::group_norm_blocked
+    # (passes/group_norm_blocked_fusion.py). False for upstream's runtime, which lacks those
     # kernels.
     blocked_convolutions: bool = True
     # Where to write an ETRecord (torchedge.devtools.etrecord; docs/devtools.md): every
