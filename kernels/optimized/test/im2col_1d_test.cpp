@@ -103,13 +103,50 @@ TEST(Im2col1d, MatchesScalarPacker) {
 #endif
 }
 
+#if !defined(TORCHEDGE_NO_X86_SIMD) && (defined(__x86_64__) || defined(_M_X64))
+using DirectConv1d = Error (*)(KernelContext&, const Conv2dShape&, const float*, const float*,
+                               const float*, float*, const Conv2dClamp&);
+
+struct Outputs {
+  std::vector<float> got, want;  // the direct kernel's, conv2d_im2col's
+};
+
+// Runs `direct` and conv2d_im2col on the same random operands of shape `s`
+// (with a bias and a clamp when asked); each output is followed by 16 guard
+// floats (-9) that a store past its end would change.
+Outputs run_against_gemm(DirectConv1d direct, const Conv2dShape& s, bool bias, bool clamped,
+                         std::mt19937& rng) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> x(s.batch * s.in_channels * s.in_w),
+      w(s.out_channels * s.in_channels / s.groups * s.kernel_w), b(s.out_channels);
+  for (float& v : x) v = dist(rng);
+  for (float& v : w) v = dist(rng);
+  for (float& v : b) v = dist(rng);
+  Conv2dClamp clamp;
+  if (clamped) clamp.min = -0.5f, clamp.max = 0.75f;
+  Outputs o;
+  o.got.assign(s.batch * s.out_channels * s.out_w + 16, -9.0f);
+  o.want = o.got;
+  static std::vector<uint8_t> arena(size_t{8} << 20);
+  MemoryAllocator a1(arena.data(), arena.size());
+  KernelContext ctx1(&a1);
+  EXPECT_EQ(direct(ctx1, s, x.data(), w.data(), bias ? b.data() : nullptr, o.got.data(), clamp),
+            Error::Ok);
+  MemoryAllocator a2(arena.data(), arena.size());
+  KernelContext ctx2(&a2);
+  EXPECT_EQ(conv2d_im2col(ctx2, s, x.data(), w.data(), bias ? b.data() : nullptr,
+                          o.want.data(), clamp),
+            Error::Ok);
+  return o;
+}
+#endif
+
 TEST(Conv1dSmallK, SameBitsAsTheGemm) {
 #if defined(TORCHEDGE_NO_X86_SIMD) || !(defined(__x86_64__) || defined(_M_X64))
   GTEST_SKIP() << "x86 only";
 #else
   if (best_isa() != Isa::kAvx512) GTEST_SKIP() << "needs an AVX-512 CPU";
   std::mt19937 rng(7);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   struct Case {
     int64_t cin, length, cout, kernel, stride, pad, dilation;
     bool bias, clamp;
@@ -120,44 +157,26 @@ TEST(Conv1dSmallK, SameBitsAsTheGemm) {
       {2, 300, 7, 8, 1, 3, 1, true, false},        // two channels, padding
       {4, 257, 5, 3, 2, 1, 2, false, true},        // dilation 2
   };
-  std::vector<uint8_t> arena(size_t{8} << 20);
   for (const Case& c : cases) {
     const int64_t span = c.dilation * (c.kernel - 1) + 1;
     const int64_t out = (c.length + 2 * c.pad - span) / c.stride + 1;
     Conv2dShape s{1, c.cin, 1, c.length, c.cout, 1, out, 1, c.kernel, 1, c.stride, 0, c.pad,
                   1, c.dilation, 1};
     ASSERT_TRUE(detail::conv1d_small_k_applies(s));
-    std::vector<float> x(c.cin * c.length), w(c.cout * c.cin * c.kernel), b(c.cout);
-    for (float& v : x) v = dist(rng);
-    for (float& v : w) v = dist(rng);
-    for (float& v : b) v = dist(rng);
-    Conv2dClamp clamp;
-    if (c.clamp) clamp.min = -0.5f, clamp.max = 0.75f;
-    std::vector<float> got(c.cout * out, -9.0f), want(c.cout * out, -8.0f);
-    MemoryAllocator a1(arena.data(), arena.size());
-    KernelContext ctx1(&a1);
-    ASSERT_EQ(detail::conv1d_small_k_avx512(ctx1, s, x.data(), w.data(),
-                                            c.bias ? b.data() : nullptr, got.data(), clamp),
-              Error::Ok);
-    MemoryAllocator a2(arena.data(), arena.size());
-    KernelContext ctx2(&a2);
-    ASSERT_EQ(conv2d_im2col(ctx2, s, x.data(), w.data(), c.bias ? b.data() : nullptr,
-                            want.data(), clamp),
-              Error::Ok);
-    for (size_t i = 0; i < got.size(); ++i) {
-      ASSERT_EQ(got[i], want[i]) << "L " << c.length << " cout " << c.cout << " at " << i;
+    const Outputs o = run_against_gemm(&detail::conv1d_small_k_avx512, s, c.bias, c.clamp, rng);
+    for (size_t i = 0; i < o.got.size(); ++i) {
+      ASSERT_EQ(o.got[i], o.want[i]) << "L " << c.length << " cout " << c.cout << " at " << i;
     }
   }
 #endif
 }
 
-TEST(Conv1dGrouped, SameBitsAsTheGemm) {
+TEST(Conv1dGrouped, MatchesTheGemm) {
 #if defined(TORCHEDGE_NO_X86_SIMD) || !(defined(__x86_64__) || defined(_M_X64))
   GTEST_SKIP() << "x86 only";
 #else
   if (best_isa() != Isa::kAvx512) GTEST_SKIP() << "needs an AVX-512 CPU";
   std::mt19937 rng(11);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   struct Case {
     int64_t batch, cin, length, cout, kernel, pad, dilation, groups;
     bool bias, clamp;
@@ -168,45 +187,28 @@ TEST(Conv1dGrouped, SameBitsAsTheGemm) {
       {1, 12, 37, 18, 5, 2, 2, 3, false, false},        // 6 outputs / group: a 2-row pass
       {1, 8, 20, 4, 7, 0, 1, 4, true, true},            // one output channel per group
   };
-  std::vector<uint8_t> arena(size_t{8} << 20);
   for (const Case& c : cases) {
     const int64_t span = c.dilation * (c.kernel - 1) + 1;
     const int64_t out = c.length + 2 * c.pad - span + 1;
     Conv2dShape s{c.batch, c.cin, 1, c.length, c.cout, 1, out, 1, c.kernel, 1, 1, 0, c.pad,
                   1, c.dilation, c.groups};
     ASSERT_TRUE(detail::conv1d_grouped_applies(s));
-    const int64_t cin_g = c.cin / c.groups;
-    std::vector<float> x(c.batch * c.cin * c.length), w(c.cout * cin_g * c.kernel), b(c.cout);
-    for (float& v : x) v = dist(rng);
-    for (float& v : w) v = dist(rng);
-    for (float& v : b) v = dist(rng);
-    Conv2dClamp clamp;
-    if (c.clamp) clamp.min = -0.5f, clamp.max = 0.75f;
-    // Guard floats after the output: a store past its end would show.
-    std::vector<float> got(c.batch * c.cout * out + 16, -9.0f), want(got.size(), -9.0f);
-    MemoryAllocator a1(arena.data(), arena.size());
-    KernelContext ctx1(&a1);
-    ASSERT_EQ(detail::conv1d_grouped_avx512(ctx1, s, x.data(), w.data(),
-                                            c.bias ? b.data() : nullptr, got.data(), clamp),
-              Error::Ok);
-    MemoryAllocator a2(arena.data(), arena.size());
-    KernelContext ctx2(&a2);
-    ASSERT_EQ(conv2d_im2col(ctx2, s, x.data(), w.data(), c.bias ? b.data() : nullptr,
-                            want.data(), clamp),
-              Error::Ok);
-    const size_t outputs = got.size() - 16;
+    const Outputs o = run_against_gemm(&detail::conv1d_grouped_avx512, s, c.bias, c.clamp, rng);
+    const size_t outputs = o.got.size() - 16;
     for (size_t i = 0; i < outputs; ++i) {
-      ASSERT_NEAR(got[i], want[i], 1e-5f * (1.0f + std::fabs(want[i])))
+      ASSERT_NEAR(o.got[i], o.want[i], 1e-5f * (1.0f + std::fabs(o.want[i])))
           << "L " << c.length << " groups " << c.groups << " at " << i;
     }
-    for (size_t i = outputs; i < got.size(); ++i) ASSERT_EQ(got[i], -9.0f) << "store past the end";
+    for (size_t i = outputs; i < o.got.size(); ++i) ASSERT_EQ(o.got[i], -9.0f) << "store past the end";
     // Too little temp memory for the padded rows: an error, y untouched.
     uint8_t tiny[64];
-    MemoryAllocator a3(tiny, sizeof(tiny));
-    KernelContext ctx3(&a3);
-    std::vector<float> untouched(got.size(), 3.0f);
-    EXPECT_EQ(detail::conv1d_grouped_avx512(ctx3, s, x.data(), w.data(), nullptr,
-                                            untouched.data(), clamp),
+    MemoryAllocator small(tiny, sizeof(tiny));
+    KernelContext ctx(&small);
+    std::vector<float> in(c.batch * c.cin * c.length, 1.0f);
+    std::vector<float> weights(c.cout * (c.cin / c.groups) * c.kernel, 1.0f);
+    std::vector<float> untouched(o.got.size(), 3.0f);
+    EXPECT_EQ(detail::conv1d_grouped_avx512(ctx, s, in.data(), weights.data(), nullptr,
+                                            untouched.data(), Conv2dClamp{}),
               Error::MemoryAllocationFailed);
     EXPECT_EQ(untouched[0], 3.0f);
   }
