@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include "kernels/optimized/threadpool/threadpool.h"
@@ -316,30 +317,81 @@ __attribute__((always_inline)) inline void panel_sums(const int8_t* xs, const in
   }
 }
 
+// The first `count` (< 16) bytes of v at out: 8-, 4-, 2- and 1-byte pieces
+// (no call to memcpy).
+__attribute__((always_inline)) inline void store_partial(int8x16_t v, int8_t* out,
+                                                         int64_t count) {
+  if (count & 8) {
+    vst1_s8(out, vget_low_s8(v));
+    out += 8;
+    v = vextq_s8(v, v, 8);
+  }
+  if (count & 4) {
+    vst1q_lane_s32(reinterpret_cast<int32_t*>(out), vreinterpretq_s32_s8(v), 0);
+    out += 4;
+    v = vextq_s8(v, v, 4);
+  }
+  if (count & 2) {
+    vst1q_lane_s16(reinterpret_cast<int16_t*>(out), vreinterpretq_s16_s8(v), 0);
+    out += 2;
+    v = vextq_s8(v, v, 2);
+  }
+  if (count & 1) vst1q_lane_s8(out, v, 0);
+}
+
+template <bool kFull>
 __attribute__((always_inline)) inline void store_row(int8x16_t bytes, int8_t* out,
                                                      int64_t count) {
-  if (count == kStrip) {
+  if constexpr (kFull) {
     vst1q_s8(out, bytes);
   } else {
-    int8_t tmp[kStrip];
-    vst1q_s8(tmp, bytes);
-    std::memcpy(out, tmp, static_cast<size_t>(count));
+    store_partial(bytes, out, count);
   }
 }
 
 // A panel with a row that may not take the integer epilogue: requantize()'s
-// float operations row by row (ChannelRequant), `rows` rows of `count`.
+// float operations row by row (ChannelRequant), `rows` rows of `count`
+// pixels of sums[row][pixel] (a copy: the accumulators stay in registers
+// on the common path).
 __attribute__((noinline)) void requantize_panel_float(const Int8ConvProblem& p, int64_t m0,
-                                                      const int32x4_t (&acc)[kRows][4],
+                                                      const int32_t (&sums)[kRows][kStrip],
                                                       int64_t rows, int8_t* out,
                                                       int64_t count) {
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t mg = m0 + r;
     const ChannelRequant rq(p.in_scale, p.w_scales[mg], p.bias != nullptr ? p.bias + mg : nullptr,
                             p.inv_out_scale, p.out_zero_point, p.quant_min, p.quant_max);
-    store_row(narrow_16(rq(acc[r][0]), rq(acc[r][1]), rq(acc[r][2]), rq(acc[r][3])),
-              out + r * p.pixels(), count);
+    const int8x16_t bytes =
+        narrow_16(rq(vld1q_s32(sums[r])), rq(vld1q_s32(sums[r] + 4)),
+                  rq(vld1q_s32(sums[r] + 8)), rq(vld1q_s32(sums[r] + 12)));
+    if (count == kStrip) {
+      vst1q_s8(out + r * p.pixels(), bytes);
+    } else {
+      store_partial(bytes, out + r * p.pixels(), count);
+    }
   }
+}
+
+// The integer epilogue of one panel's first `rows` rows: each row's factors
+// are lanes of the panel's two scale and two bias loads (fmul by element,
+// one dup for the bias), 4 * kGroups pixels requantized, `count` stored.
+template <int kGroups, bool kBias, bool kFull, int... kRow>
+__attribute__((always_inline)) inline void panel_epilogue(
+    const int32x4_t (&acc)[kRows][4], const float* scales, const float* bias,
+    const IntRequant& iq, int64_t rows, int8_t* out, int64_t pixels, int64_t count,
+    std::integer_sequence<int, kRow...>) {
+  const float32x4_t s03 = vld1q_f32(scales);
+  const float32x2_t s45 = vld1_f32(scales + 4);
+  const float32x4_t b03 = kBias ? vld1q_f32(bias) : s03;
+  const float32x2_t b45 = kBias ? vld1_f32(bias + 4) : s45;
+  auto row = [&](auto r_constant) {
+    constexpr int r = decltype(r_constant)::value;
+    if (r >= rows) return;
+    const float32x4_t sv = r < 4 ? vdupq_laneq_f32(s03, r & 3) : vdupq_lane_f32(s45, r & 1);
+    const float32x4_t bv = r < 4 ? vdupq_laneq_f32(b03, r & 3) : vdupq_lane_f32(b45, r & 1);
+    store_row<kFull>(iq.row<kGroups, kBias>(acc[r], sv, bv), out + r * pixels, count);
+  };
+  (row(std::integral_constant<int, kRow>()), ...);
 }
 
 // The per-call constants of the strip loops, read once into registers.
@@ -350,38 +402,40 @@ struct Geometry {
 };
 
 // Every weight panel of group g over one strip (16 pixels from q0, `count`
-// of them real): sums, then the integer epilogue on all 6 rows at once
-// (the factors by ld1r from the per-row arrays), stored per row.
-template <int kGroups, bool kBias>
+// of them real; kFull: count == 16): sums, then the integer epilogue on the
+// rows in registers, or the float one on a copy where a row needs it.
+template <int kGroups, bool kBias, bool kFull>
 void strip_panels(const Geometry& geo, const Factors& f, const IntRequant& iq,
                   const Int8ConvProblem& p, int64_t n, int64_t g, int64_t q0, int64_t count,
                   const int8_t* xs) {
   const int64_t panels = geo.panels, kq = geo.kq, panel_bytes = geo.panel_bytes;
   const int64_t pixels = geo.pixels;
   const int8_t* wp = geo.weight + g * panels * panel_bytes;
-  int64_t idx = g * panels * kRows;
+  const int64_t first = g * panels;
   int64_t m0 = g * geo.cout_g;
   int8_t* out = geo.out + (n * geo.out_channels + m0) * pixels + q0;
   int64_t rows_left = geo.cout_g;
-  for (int64_t panel = 0; panel < panels; ++panel) {
+  constexpr auto kAllRows = std::make_integer_sequence<int, kRows>();
+  for (int64_t panel = first; panel < first + panels; ++panel) {
     int32x4_t acc[kRows][4];
+    const int64_t idx = panel * kRows;
     panel_sums<kGroups>(xs, wp, kq, f.neg_corr + idx, acc);
-    const int64_t rows = std::min<int64_t>(kRows, rows_left);
-    if (f.panel_exact[idx / kRows] != 0) {
-#pragma GCC unroll 6
-      for (int r = 0; r < kRows; ++r) {
-        if (r >= rows) break;
-        const float32x4_t sv = vld1q_dup_f32(f.scales + idx + r);
-        const float32x4_t bv = kBias ? vld1q_dup_f32(f.bias + idx + r) : sv;
-        const float32x4_t scale[4] = {sv, sv, sv, sv};
-        const float32x4_t bias[4] = {bv, bv, bv, bv};
-        store_row(iq.operator()<kBias>(acc[r], scale, bias), out + r * pixels, count);
+    if (__builtin_expect(f.panel_exact[panel] != 0, 1)) {
+      if (rows_left >= kRows) {
+        panel_epilogue<kGroups, kBias, kFull>(acc, f.scales + idx, f.bias + idx, iq, kRows, out,
+                                              pixels, count, kAllRows);
+      } else {
+        panel_epilogue<kGroups, kBias, kFull>(acc, f.scales + idx, f.bias + idx, iq, rows_left,
+                                              out, pixels, count, kAllRows);
       }
     } else {
-      requantize_panel_float(p, m0, acc, rows, out, count);
+      int32_t sums[kRows][kStrip] = {};
+      for (int r = 0; r < kRows; ++r) {
+        for (int j = 0; j < kGroups; ++j) vst1q_s32(sums[r] + 4 * j, acc[r][j]);
+      }
+      requantize_panel_float(p, m0, sums, std::min<int64_t>(kRows, rows_left), out, count);
     }
     wp += panel_bytes;
-    idx += kRows;
     m0 += kRows;
     out += kRows * pixels;
     rows_left -= kRows;
@@ -392,11 +446,12 @@ template <bool kBias>
 void strip_of_groups(const Geometry& geo, const Factors& f, const IntRequant& iq,
                      const Int8ConvProblem& p, int64_t n, int64_t g, int64_t q0, int64_t count,
                      const int8_t* xs) {
+  if (count == kStrip) return strip_panels<4, kBias, true>(geo, f, iq, p, n, g, q0, count, xs);
   switch ((count + 3) / 4) {
-    case 1: return strip_panels<1, kBias>(geo, f, iq, p, n, g, q0, count, xs);
-    case 2: return strip_panels<2, kBias>(geo, f, iq, p, n, g, q0, count, xs);
-    case 3: return strip_panels<3, kBias>(geo, f, iq, p, n, g, q0, count, xs);
-    default: return strip_panels<4, kBias>(geo, f, iq, p, n, g, q0, count, xs);
+    case 1: return strip_panels<1, kBias, false>(geo, f, iq, p, n, g, q0, count, xs);
+    case 2: return strip_panels<2, kBias, false>(geo, f, iq, p, n, g, q0, count, xs);
+    case 3: return strip_panels<3, kBias, false>(geo, f, iq, p, n, g, q0, count, xs);
+    default: return strip_panels<4, kBias, false>(geo, f, iq, p, n, g, q0, count, xs);
   }
 }
 
