@@ -372,23 +372,19 @@ __attribute__((noinline)) void requantize_panel_float(const Int8ConvProblem& p, 
   }
 }
 
-// The integer epilogue of one panel's first `rows` rows: each row's factors
-// are lanes of the panel's two scale and two bias loads (fmul by element,
-// one dup for the bias), 4 * kGroups pixels requantized, `count` stored.
+// The integer epilogue of one panel's first `rows` rows: each row's scale
+// and bias by ld1r (no registers held across rows), 4 * kGroups pixels
+// requantized, `count` stored.
 template <int kGroups, bool kBias, bool kFull, int... kRow>
 __attribute__((always_inline)) inline void panel_epilogue(
     const int32x4_t (&acc)[kRows][4], const float* scales, const float* bias,
     const IntRequant& iq, int64_t rows, int8_t* out, int64_t pixels, int64_t count,
     std::integer_sequence<int, kRow...>) {
-  const float32x4_t s03 = vld1q_f32(scales);
-  const float32x2_t s45 = vld1_f32(scales + 4);
-  const float32x4_t b03 = kBias ? vld1q_f32(bias) : s03;
-  const float32x2_t b45 = kBias ? vld1_f32(bias + 4) : s45;
   auto row = [&](auto r_constant) {
     constexpr int r = decltype(r_constant)::value;
     if (r >= rows) return;
-    const float32x4_t sv = r < 4 ? vdupq_laneq_f32(s03, r & 3) : vdupq_lane_f32(s45, r & 1);
-    const float32x4_t bv = r < 4 ? vdupq_laneq_f32(b03, r & 3) : vdupq_lane_f32(b45, r & 1);
+    const float32x4_t sv = vld1q_dup_f32(scales + r);
+    const float32x4_t bv = kBias ? vld1q_dup_f32(bias + r) : sv;
     store_row<kFull>(iq.row<kGroups, kBias>(acc[r], sv, bv), out + r * pixels, count);
   };
   (row(std::integral_constant<int, kRow>()), ...);
@@ -405,9 +401,12 @@ struct Geometry {
 // of them real; kFull: count == 16): sums, then the integer epilogue on the
 // rows in registers, or the float one on a copy where a row needs it.
 template <int kGroups, bool kBias, bool kFull>
-void strip_panels(const Geometry& geo, const Factors& f, const IntRequant& iq,
+void strip_panels(const Geometry& geo, const Factors& f, const IntRequant& iq_in,
                   const Int8ConvProblem& p, int64_t n, int64_t g, int64_t q0, int64_t count,
                   const int8_t* xs) {
+  // A copy the output stores cannot alias: its 4 registers are not
+  // reloaded after each row's store.
+  const IntRequant iq = iq_in;
   const int64_t panels = geo.panels, kq = geo.kq, panel_bytes = geo.panel_bytes;
   const int64_t pixels = geo.pixels;
   const int8_t* wp = geo.weight + g * panels * panel_bytes;
