@@ -146,6 +146,8 @@ TEST(Conv2dInt8, KnownGeometriesEqualReference) {
   const Geometry cases[] = {
       {1, 16, 8, 8, 24, 1, 1, 1, 1, 0, 0, 1, 1, 1},      // flat, 64 px
       {1, 7, 5, 9, 13, 1, 1, 1, 1, 0, 0, 1, 1, 1},       // flat, 45 px, odd K
+      {1, 66, 7, 7, 38, 1, 1, 1, 1, 0, 0, 1, 1, 1},      // flat 7x7: last strip 1 px
+      {1, 24, 14, 14, 20, 1, 1, 1, 1, 0, 0, 1, 1, 1},    // flat 14x14: last strip 4 px
       {1, 9, 23, 41, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1},     // straddles, borders
       {2, 8, 19, 70, 11, 3, 3, 2, 2, 1, 1, 1, 1, 1},     // stride 2 deinterleave
       {1, 50, 12, 20, 70, 3, 3, 1, 1, 1, 1, 1, 1, 1},    // K = 450: two K blocks

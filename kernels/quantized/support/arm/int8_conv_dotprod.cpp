@@ -210,9 +210,37 @@ void gather_runs_of(const Int8ConvProblem& p, const Int8ConvSource& src, const i
   }
 }
 
+// 1x1: tap k is channel k, and the strip's pixels lie contiguous in each
+// plane from `at`. Four channels interleave into 16 pixel quads (st4).
+// kFull: 16 pixels; else `count` < 16 pixels, the plane's last, read by a
+// load that ends at the last one (the plane holds at least 16) and a table
+// look-up that moves them to lanes 0..count-1 (lanes past it are 0).
+template <bool kFull>
+void gather_flat(const Int8ConvProblem& p, const Int8ConvSource& src, const int8_t* at,
+                 int64_t count, int8_t* xs) {
+  const int64_t cin_g = p.cin_g(), stride = src.plane_stride;
+  const int64_t shift = kFull ? 0 : kStrip - count;
+  static const uint8_t kLanes[kStrip] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+  const uint8x16_t lanes = vaddq_u8(vld1q_u8(kLanes), vdupq_n_u8(static_cast<uint8_t>(shift)));
+  auto load = [&](const int8_t* from) {
+    return kFull ? vld1q_s8(from) : vqtbl1q_s8(vld1q_s8(from - shift), lanes);
+  };
+  int64_t c = 0;
+  for (; c + 4 <= cin_g; c += 4, xs += 4 * kStrip, at += 4 * stride) {
+    store_quads(load(at), load(at + stride), load(at + 2 * stride), load(at + 3 * stride), xs);
+  }
+  if (c < cin_g) {  // the last, partial quad
+    std::memset(xs, 0, 4 * kStrip);
+    const int64_t real = kFull ? kStrip : count;
+    for (int64_t i = 0; c + i < cin_g; ++i, at += stride) {
+      for (int64_t j = 0; j < real; ++j) xs[j * 4 + i] = at[j];
+    }
+  }
+}
+
 // The strip's im2col columns as quads: xs[(k / 4) * 64 + j * 4 + k % 4] =
-// input value of tap k for output pixel q0 + j (pixels past `count` repeat
-// pixel q0; k past K is 0).
+// input value of tap k for output pixel q0 + j (pixels past `count` hold
+// values never stored: pixel q0's, or 0 on the 1x1 path; k past K is 0).
 void gather_strip(const Int8ConvProblem& p, const Int8ConvSource& src, int64_t g, int64_t q0,
                   int64_t count, int8_t* xs) {
   int64_t base[kStrip];
@@ -224,21 +252,12 @@ void gather_strip(const Int8ConvProblem& p, const Int8ConvSource& src, int64_t g
   const int64_t cin_g = p.cin_g(), k_total = p.k();
   const int8_t* planes = src.planes + g * cin_g * src.plane_stride;
   if (src.flat && count == kStrip) {
-    // 1x1: tap k is channel k, and the strip's 16 pixels lie contiguous in
-    // each plane. Four channels interleave into 16 pixel quads (st4).
-    int64_t c = 0;
-    for (; c + 4 <= cin_g; c += 4, xs += 4 * kStrip) {
-      const int8_t* at = planes + c * src.plane_stride + q0;
-      store_quads(vld1q_s8(at), vld1q_s8(at + src.plane_stride),
-                  vld1q_s8(at + 2 * src.plane_stride), vld1q_s8(at + 3 * src.plane_stride), xs);
-    }
-    if (c < cin_g) {  // the last, partial quad
-      std::memset(xs, 0, 4 * kStrip);
-      for (int64_t i = 0; c + i < cin_g; ++i) {
-        const int8_t* at = planes + (c + i) * src.plane_stride + q0;
-        for (int64_t j = 0; j < kStrip; ++j) xs[j * 4 + i] = at[j];
-      }
-    }
+    gather_flat<true>(p, src, planes + q0, 0, xs);
+    return;
+  }
+  if (src.flat && p.pixels() >= kStrip) {
+    // A plane's last strip: each load ends at the plane's last pixel.
+    gather_flat<false>(p, src, planes + q0, count, xs);
     return;
   }
   if (!src.flat && (p.stride_w == 1 || p.stride_w == 2)) {
