@@ -4,6 +4,7 @@
 #include <arm_neon.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <type_traits>
 #include <utility>
@@ -73,52 +74,65 @@ Layout layout_of(const Int8ConvProblem& p, void* scratch) {
 }
 
 // The factors above; the weight row sums from the panels (k past K holds
-// 0): dot products with ones, 16 bytes (4 rows of a quad) per instruction.
+// 0, so padding rows sum to 0): dot products with ones, 16 bytes (4 rows of
+// a quad) per instruction. Scales and biases of padding rows are not
+// written (the epilogue stops at a panel's real rows).
 void compute_factors(const Int8ConvProblem& p, const Factors& f) {
-  const int64_t cout_g = p.cout_g(), kq = p.k_quads();
+  const int64_t cout_g = p.cout_g(), kq = p.k_quads(), panels = p.panels();
   const int8x16_t ones = vdupq_n_s8(1);
-  for (int64_t g = 0; g < p.groups; ++g) {
-    for (int64_t panel = 0; panel < p.panels(); ++panel) {
-      const int64_t idx = (g * p.panels() + panel) * kRows;
-      const int8_t* wp = p.weight + (g * p.panels() + panel) * p.panel_bytes();
-      // Two quads (48 bytes) as three 16-byte chunks, one accumulator per
-      // chunk: a = rows 0-3 of the first, b = its rows 4-5 and rows 0-1 of
-      // the second, c = the second's rows 2-5; an odd last quad by itself.
-      int32x4_t a = vdupq_n_s32(0), b = vdupq_n_s32(0), c = vdupq_n_s32(0);
-      int32x2_t s45 = vdup_n_s32(0);
-      int64_t q = 0;
+  const int8_t* wp = p.weight;
+  for (int64_t panel = 0; panel < p.groups * panels; ++panel) {
+    // Two quads (48 bytes) as three 16-byte chunks, one accumulator per
+    // chunk: a = rows 0-3 of the first, b = its rows 4-5 and rows 0-1 of
+    // the second, c = the second's rows 2-5; an odd last quad by itself.
+    int32x4_t a = vdupq_n_s32(0), b = vdupq_n_s32(0), c = vdupq_n_s32(0);
+    int32x2_t s45 = vdup_n_s32(0);
+    int64_t q = 0;
 #pragma GCC unroll 2
-      for (; q + 2 <= kq; q += 2, wp += 8 * kRows) {
-        const int8x16x3_t v = vld1q_s8_x3(wp);  // one ld1 of three registers
-        a = vdotq_s32(a, v.val[0], ones);
-        b = vdotq_s32(b, v.val[1], ones);
-        c = vdotq_s32(c, v.val[2], ones);
-      }
-      if (q < kq) {
-        a = vdotq_s32(a, vld1q_s8(wp), ones);
-        s45 = vdot_s32(s45, vld1_s8(wp + 16), vget_low_s8(ones));
-      }
-      int32_t la[4], lb[4], lc[4], l45[2];
-      vst1q_s32(la, a);
-      vst1q_s32(lb, b);
-      vst1q_s32(lc, c);
-      vst1_s32(l45, s45);
-      const int32_t sums[kRows] = {la[0] + lb[2], la[1] + lb[3], la[2] + lc[0],
-                                   la[3] + lc[1], lb[0] + lc[2] + l45[0], lb[1] + lc[3] + l45[1]};
+    for (; q + 2 <= kq; q += 2, wp += 8 * kRows) {
+      const int8x16x3_t v = vld1q_s8_x3(wp);  // one ld1 of three registers
+      a = vdotq_s32(a, v.val[0], ones);
+      b = vdotq_s32(b, v.val[1], ones);
+      c = vdotq_s32(c, v.val[2], ones);
+    }
+    if (q < kq) {
+      a = vdotq_s32(a, vld1q_s8(wp), ones);
+      s45 = vdot_s32(s45, vld1_s8(wp + 16), vget_low_s8(ones));
+      wp += 4 * kRows;
+    }
+    // Rows 0-3: a + (b's rows 0-1 of the second quad, c's rows 2-3); rows
+    // 4-5: the first quad's (b's low half) + the second's (c's high half).
+    const int32x4_t s03 = vaddq_s32(a, vextq_s32(b, c, 2));
+    const int32x2_t s45_all = vadd_s32(vadd_s32(vget_low_s32(b), vget_high_s32(c)), s45);
+    vst1q_s32(f.neg_corr + panel * kRows, vmulq_n_s32(s03, -p.in_zero_point));
+    vst1_s32(f.neg_corr + panel * kRows + 4, vmul_n_s32(s45_all, -p.in_zero_point));
+  }
+  for (int64_t g = 0; g < p.groups; ++g) {
+    float* scales = f.scales + g * panels * kRows;
+    float* bias = f.bias + g * panels * kRows;
+    const float* w_scales = p.w_scales + g * cout_g;
+    for (int64_t m = 0; m < cout_g; ++m) scales[m] = p.in_scale * w_scales[m];
+    if (p.bias != nullptr) std::memcpy(bias, p.bias + g * cout_g, sizeof(float) * cout_g);
+    // Every bias finite (the usual case): every row may take the integer
+    // epilogue, found 4 biases per compare.
+    bool finite = true;
+    if (p.bias != nullptr) {
+      const float32x4_t inf = vdupq_n_f32(__builtin_inff());
+      uint32x4_t ok = vdupq_n_u32(~0u);
+      int64_t m = 0;
+      for (; m + 4 <= cout_g; m += 4) ok = vandq_u32(ok, vcaltq_f32(vld1q_f32(bias + m), inf));
+      finite = vminvq_u32(ok) != 0;
+      for (; m < cout_g; ++m) finite = finite && std::isfinite(bias[m]);
+    }
+    for (int64_t panel = 0; panel < panels; ++panel) {
       bool exact = true;
-      for (int64_t r = 0; r < kRows; ++r) {
-        const int64_t m = panel * kRows + r;
-        const bool real = m < cout_g;
-        const int64_t mg = g * cout_g + m;
-        f.neg_corr[idx + r] = real ? -p.in_zero_point * sums[r] : 0;
-        f.scales[idx + r] = real ? p.in_scale * p.w_scales[mg] : 0.0f;
-        f.bias[idx + r] = real && p.bias != nullptr ? p.bias[mg] : 0.0f;
-        if (real) {
-          exact = exact &&
-                  int_requant_exact(f.scales[idx + r], p.bias != nullptr ? p.bias + mg : nullptr);
+      if (!finite) {
+        const int64_t end = std::min(cout_g, (panel + 1) * kRows);
+        for (int64_t m = panel * kRows; m < end; ++m) {
+          exact = exact && int_requant_exact(scales[m], bias + m);
         }
       }
-      f.panel_exact[g * p.panels() + panel] = exact ? 1 : 0;
+      f.panel_exact[g * panels + panel] = exact ? 1 : 0;
     }
   }
 }
