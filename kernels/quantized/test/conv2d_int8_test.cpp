@@ -80,7 +80,15 @@ Error run_kernel(const Geometry& g, const Quant& q, const Data& d, TestTensor& o
   }
   args.ints({g.kh, g.kw}).ints({g.sh, g.sw}).ints({g.ph, g.pw}).ints({g.dh, g.dw}).i(g.groups);
   args.d(q.out_scale).i(q.out_zp).i(q.out_min).i(q.out_max);
-  if (q.weight_bits != 8 || q.pass_weight_bits) args.i(q.weight_bits);
+  TestTensor sums(ScalarType::Int, {g.cout + q.extra_weight_sums});
+  if (q.weight_bits != 8 || q.pass_weight_bits || q.pass_weight_sums) args.i(q.weight_bits);
+  if (q.pass_weight_sums) {
+    std::vector<int32_t> row_sums(static_cast<size_t>(g.cout + q.extra_weight_sums), 0);
+    const size_t k = d.w.size() / static_cast<size_t>(g.cout);
+    for (size_t i = 0; i < d.w.size(); ++i) row_sums[i / k] += d.w[i];
+    sums.fill(row_sums);
+    args.t(sums);
+  }
   args.t(in_place ? x : out);
   std::vector<unsigned char> arena(arena_bytes);
   MemoryAllocator temp(arena.data(), arena.size());
@@ -180,6 +188,11 @@ TEST(Conv2dInt8, KnownGeometriesEqualReference) {
     seven.in_zp = seven.in_zp == -128 ? 3 : -128;
     check_case(g, seven, seed += 7);
   }
+  // The program's weight_sums (the fusion stores them): the same bytes.
+  Quant with_sums;
+  with_sums.pass_weight_sums = true;
+  with_sums.in_zp = -37;
+  for (const Geometry& g : cases) check_case(g, with_sums, seed += 7);
 }
 
 TEST(Conv2dInt8, RandomGeometriesEqualReferenceOnOneAndTwoThreads) {
@@ -396,6 +409,17 @@ TEST(Conv2dInt8, WeightBitsArgumentIsOptionalAndChecked) {
     q.weight_bits = bits;
     EXPECT_EQ(run_kernel(g, q, d, out), Error::InvalidArgument) << bits;
   }
+}
+
+TEST(Conv2dInt8, WeightSumsArgumentIsOptionalAndChecked) {
+  const Geometry g{1, 8, 10, 10, 12, 1, 1, 1, 1, 0, 0, 1, 1, 2};
+  Quant q;
+  q.pass_weight_sums = true;
+  check_case(g, q, 61);
+  const Data d = random_data(g, 62, 8);
+  TestTensor out(ScalarType::Char, {g.n, g.cout, g.oh(), g.ow()});
+  q.extra_weight_sums = 1;  // int32 [Cout + 1]
+  EXPECT_EQ(run_kernel(g, q, d, out), Error::InvalidArgument);
 }
 
 TEST(Conv2dInt8, RejectsBadArguments) {

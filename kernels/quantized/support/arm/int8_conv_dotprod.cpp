@@ -73,15 +73,14 @@ Layout layout_of(const Int8ConvProblem& p, void* scratch) {
   return l;
 }
 
-// The factors above; the weight row sums from the panels (k past K holds
-// 0, so padding rows sum to 0): dot products with ones, 16 bytes (4 rows of
-// a quad) per instruction. Scales and biases of padding rows are not
-// written (the epilogue stops at a panel's real rows).
-void compute_factors(const Int8ConvProblem& p, const Factors& f) {
-  const int64_t cout_g = p.cout_g(), kq = p.k_quads(), panels = p.panels();
+// -zx * the weight row sums, from the panels (k past K holds 0, so padding
+// rows sum to 0): dot products with ones, 16 bytes (4 rows of a quad) per
+// instruction.
+void compute_row_sums(const Int8ConvProblem& p, const Factors& f) {
+  const int64_t kq = p.k_quads();
   const int8x16_t ones = vdupq_n_s8(1);
   const int8_t* wp = p.weight;
-  for (int64_t panel = 0; panel < p.groups * panels; ++panel) {
+  for (int64_t panel = 0; panel < p.groups * p.panels(); ++panel) {
     // Two quads (48 bytes) as three 16-byte chunks, one accumulator per
     // chunk: a = rows 0-3 of the first, b = its rows 4-5 and rows 0-1 of
     // the second, c = the second's rows 2-5; an odd last quad by itself.
@@ -107,6 +106,13 @@ void compute_factors(const Int8ConvProblem& p, const Factors& f) {
     vst1q_s32(f.neg_corr + panel * kRows, vmulq_n_s32(s03, -p.in_zero_point));
     vst1_s32(f.neg_corr + panel * kRows + 4, vmul_n_s32(s45_all, -p.in_zero_point));
   }
+}
+
+// in_scale * w_scale and the bias of each real row; per panel, whether
+// its rows may take the integer epilogue. Padding rows are not written
+// (the epilogue stops at a panel's real rows).
+void compute_scales(const Int8ConvProblem& p, const Factors& f) {
+  const int64_t cout_g = p.cout_g(), panels = p.panels();
   for (int64_t g = 0; g < p.groups; ++g) {
     float* scales = f.scales + g * panels * kRows;
     float* bias = f.bias + g * panels * kRows;
@@ -135,6 +141,27 @@ void compute_factors(const Int8ConvProblem& p, const Factors& f) {
       f.panel_exact[g * panels + panel] = exact ? 1 : 0;
     }
   }
+}
+
+// The factors above: the row sums from the program's weight_sums when it
+// has them, else from the panels.
+void compute_factors(const Int8ConvProblem& p, const Factors& f) {
+  const int64_t cout_g = p.cout_g(), panels = p.panels();
+  if (p.weight_sums != nullptr) {
+    // The program's sums: -zx * sum per row, padding rows 0.
+    const int32x4_t neg_zx = vdupq_n_s32(-p.in_zero_point);
+    for (int64_t g = 0; g < p.groups; ++g) {
+      int32_t* dst = f.neg_corr + g * panels * kRows;
+      const int32_t* sums = p.weight_sums + g * cout_g;
+      int64_t m = 0;
+      for (; m + 4 <= cout_g; m += 4) vst1q_s32(dst + m, vmulq_s32(vld1q_s32(sums + m), neg_zx));
+      for (; m < cout_g; ++m) dst[m] = -p.in_zero_point * sums[m];
+      for (; m < panels * kRows; ++m) dst[m] = 0;
+    }
+  } else {
+    compute_row_sums(p, f);
+  }
+  compute_scales(p, f);
 }
 
 // Four taps' 16 pixel values (a, b, c, d: taps k..k+3) as 16 pixel quads
