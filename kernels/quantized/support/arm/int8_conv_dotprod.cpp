@@ -284,12 +284,6 @@ void gather_flat(const Int8ConvProblem& p, const Int8ConvSource& src, const int8
 // values never stored: pixel q0's, or 0 on the 1x1 path; k past K is 0).
 void gather_strip(const Int8ConvProblem& p, const Int8ConvSource& src, int64_t g, int64_t q0,
                   int64_t count, int8_t* xs) {
-  int64_t base[kStrip];
-  for (int64_t j = 0; j < kStrip; ++j) {
-    const int64_t q = q0 + (j < count ? j : 0);
-    const int64_t oh = q / p.out_width, ow = q % p.out_width;
-    base[j] = oh * p.stride_h * src.row_stride + ow * p.stride_w;
-  }
   const int64_t cin_g = p.cin_g(), k_total = p.k();
   const int8_t* planes = src.planes + g * cin_g * src.plane_stride;
   if (src.flat && count == kStrip) {
@@ -300,6 +294,12 @@ void gather_strip(const Int8ConvProblem& p, const Int8ConvSource& src, int64_t g
     // A plane's last strip: each load ends at the plane's last pixel.
     gather_flat<false>(p, src, planes + q0, count, xs);
     return;
+  }
+  int64_t base[kStrip];
+  for (int64_t j = 0; j < kStrip; ++j) {
+    const int64_t q = q0 + (j < count ? j : 0);
+    const int64_t oh = q / p.out_width, ow = q % p.out_width;
+    base[j] = oh * p.stride_h * src.row_stride + ow * p.stride_w;
   }
   if (!src.flat && (p.stride_w == 1 || p.stride_w == 2)) {
     // The padded copy has kInt8ConvPadSlack bytes either side, so a run's
