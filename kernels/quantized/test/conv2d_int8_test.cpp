@@ -303,16 +303,22 @@ TEST(Conv2dInt8, WeightsPastTheSharedBudgetAreWidenedPerBlock) {
 }
 
 TEST(Conv2dInt8, NonFiniteBiasGivesEagersIntegers) {
-  // NaN -> 0 (eager's .to(int8) of NaN), +-inf -> the range ends.
-  const Geometry g{1, 4, 6, 21, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1};
-  Data d = random_data(g, 77);
-  d.bias[1] = std::numeric_limits<float>::quiet_NaN();
-  d.bias[2] = std::numeric_limits<float>::infinity();
-  d.bias[3] = -std::numeric_limits<float>::infinity();
-  Quant q;
-  q.out_min = -20;
-  q.out_max = 90;
-  check_case(g, q, 0, &d);
+  // NaN -> 0 (eager's .to(int8) of NaN), +-inf -> the range ends; a 3x3
+  // map, and a flat 7x7 one (its last strip of one pixel: the sdot path's
+  // rows-as-lanes loop) with the non-finite rows in its second panel.
+  const Geometry geometries[] = {{1, 4, 6, 21, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                                 {1, 12, 7, 7, 10, 1, 1, 1, 1, 0, 0, 1, 1, 1}};
+  for (const Geometry& g : geometries) {
+    Data d = random_data(g, 77);
+    d.bias[1] = std::numeric_limits<float>::quiet_NaN();
+    d.bias[2] = std::numeric_limits<float>::infinity();
+    d.bias[3] = -std::numeric_limits<float>::infinity();
+    if (g.cout > 7) d.bias[7] = std::numeric_limits<float>::quiet_NaN();
+    Quant q;
+    q.out_min = -20;
+    q.out_max = 90;
+    check_case(g, q, 0, &d);
+  }
 }
 
 TEST(Conv2dInt8, ExtremeValuesStayExact) {

@@ -501,11 +501,82 @@ void strip_panels(const Geometry& geo, const Factors& f, const IntRequant& iq_in
   }
 }
 
+// A plane's last strip of one pixel (7 x 7 maps: 49 = 3 x 16 + 1), rows as
+// lanes: per quad, the pixel's 4 k broadcast (ld1r) against rows 0-3's
+// (one 16-byte load) and rows 4-5's (8 bytes): 2 sdot, where the 6 x 4
+// tile would run 6 for 4 lanes of which 1 is real. Then one
+// requantization of 6 lanes (the rows' factors by lane) and a byte store
+// per row.
+template <bool kBias>
+void strip_one_pixel(const Geometry& geo, const Factors& f, const IntRequant& iq_in,
+                     const Int8ConvProblem& p, int64_t n, int64_t g, int64_t q0,
+                     const int8_t* xs) {
+  const IntRequant iq = iq_in;
+  const int64_t panels = geo.panels, kq = geo.kq, panel_bytes = geo.panel_bytes;
+  const int64_t pixels = geo.pixels;
+  const int8_t* wp = geo.weight + g * panels * panel_bytes;
+  int64_t m0 = g * geo.cout_g;
+  int8_t* out = geo.out + (n * geo.out_channels + m0) * pixels + q0;
+  int64_t rows_left = geo.cout_g;
+  for (int64_t panel = g * panels; panel < (g + 1) * panels; ++panel) {
+    const int64_t idx = panel * kRows;
+    // Two accumulator pairs (even and odd quads): shorter dependency chains.
+    int32x4_t a03 = vld1q_s32(f.neg_corr + idx), b03 = vdupq_n_s32(0);
+    int32x2_t a45 = vld1_s32(f.neg_corr + idx + 4), b45 = vdup_n_s32(0);
+    const int8_t* w = wp;
+    const int8_t* x = xs;
+    auto quad = [&](int32x4_t& acc03, int32x2_t& acc45, const int8_t* wq, const int8_t* xq) {
+      const int8x16_t xv =
+          vreinterpretq_s8_s32(vld1q_dup_s32(reinterpret_cast<const int32_t*>(xq)));
+      acc03 = vdotq_s32(acc03, vld1q_s8(wq), xv);
+      acc45 = vdot_s32(acc45, vld1_s8(wq + 16), vget_low_s8(xv));
+    };
+    int64_t q = 0;
+    for (; q + 2 <= kq; q += 2, w += 8 * kRows, x += 8 * kStrip) {
+      quad(a03, a45, w, x);
+      quad(b03, b45, w + 4 * kRows, x + 4 * kStrip);
+    }
+    if (q < kq) quad(a03, a45, w, x);
+    const int32x4_t s03 = vaddq_s32(a03, b03);
+    const int32x2_t s45 = vadd_s32(a45, b45);
+    const int64_t rows = std::min<int64_t>(kRows, rows_left);
+    if (__builtin_expect(f.panel_exact[panel] != 0, 1)) {
+      // requantize() by lanes, IntRequant's integer steps (8 lanes, 6 real).
+      float32x4_t y0 = vmulq_f32(vcvtq_f32_s32(s03), vld1q_f32(f.scales + idx));
+      float32x2_t y1 = vmul_f32(vcvt_f32_s32(s45), vld1_f32(f.scales + idx + 4));
+      if constexpr (kBias) {
+        y0 = vaddq_f32(y0, vld1q_f32(f.bias + idx));
+        y1 = vadd_f32(y1, vld1_f32(f.bias + idx + 4));
+      }
+      const int32x4_t r0 = vcvtnq_s32_f32(vmulq_f32(y0, iq.inv));
+      const int32x2_t r1 = vcvtn_s32_f32(vmul_f32(y1, vget_low_f32(iq.inv)));
+      const int16x8_t h =
+          vqaddq_s16(vqmovn_high_s32(vqmovn_s32(r0), vcombine_s32(r1, r1)), iq.zero_point);
+      const int8x8_t b = vmin_s8(vmax_s8(vqmovn_s16(h), vget_low_s8(iq.lo)), vget_low_s8(iq.hi));
+      int8_t bytes[8];
+      vst1_s8(bytes, b);
+      for (int64_t r = 0; r < rows; ++r) out[r * pixels] = bytes[r];
+    } else {
+      int32_t sums[kRows][kStrip] = {};
+      int32_t lanes[kRows];
+      vst1q_s32(lanes, s03);
+      vst1_s32(lanes + 4, s45);
+      for (int r = 0; r < kRows; ++r) sums[r][0] = lanes[r];
+      requantize_panel_float(p, m0, sums, rows, out, 1);
+    }
+    wp += panel_bytes;
+    m0 += kRows;
+    out += kRows * pixels;
+    rows_left -= kRows;
+  }
+}
+
 template <bool kBias>
 void strip_of_groups(const Geometry& geo, const Factors& f, const IntRequant& iq,
                      const Int8ConvProblem& p, int64_t n, int64_t g, int64_t q0, int64_t count,
                      const int8_t* xs) {
   if (count == kStrip) return strip_panels<4, kBias, true>(geo, f, iq, p, n, g, q0, count, xs);
+  if (count == 1) return strip_one_pixel<kBias>(geo, f, iq, p, n, g, q0, xs);
   switch ((count + 3) / 4) {
     case 1: return strip_panels<1, kBias, false>(geo, f, iq, p, n, g, q0, count, xs);
     case 2: return strip_panels<2, kBias, false>(geo, f, iq, p, n, g, q0, count, xs);
