@@ -460,6 +460,30 @@ struct Geometry {
 // Every weight panel of group g over one strip (16 pixels from q0, `count`
 // of them real; kFull: count == 16): sums, then the integer epilogue on the
 // rows in registers, or the float one on a copy where a row needs it.
+// Group g's weight panels over one strip: body(panel, wp, m0, out, rows)
+// with the panel's index over all groups, its weights, its first output
+// channel, its first row's output pointer (image n, pixel q0) and its real
+// rows (<= 6).
+template <typename Body>
+__attribute__((always_inline)) inline void for_each_panel(const Geometry& geo, int64_t n,
+                                                          int64_t g, int64_t q0, Body&& body) {
+  const int64_t panels = geo.panels, panel_bytes = geo.panel_bytes, pixels = geo.pixels;
+  const int8_t* wp = geo.weight + g * panels * panel_bytes;
+  int64_t m0 = g * geo.cout_g;
+  int8_t* out = geo.out + (n * geo.out_channels + m0) * pixels + q0;
+  int64_t rows_left = geo.cout_g;
+  for (int64_t panel = g * panels; panel < (g + 1) * panels; ++panel) {
+    body(panel, wp, m0, out, std::min<int64_t>(kRows, rows_left));
+    wp += panel_bytes;
+    m0 += kRows;
+    out += kRows * pixels;
+    rows_left -= kRows;
+  }
+}
+
+// Every weight panel of group g over one strip (16 pixels from q0, `count`
+// of them real; kFull: count == 16): sums, then the integer epilogue on the
+// rows in registers, or the float one on a copy where a row needs it.
 template <int kGroups, bool kBias, bool kFull>
 void strip_panels(const Geometry& geo, const Factors& f, const IntRequant& iq_in,
                   const Int8ConvProblem& p, int64_t n, int64_t g, int64_t q0, int64_t count,
@@ -467,38 +491,29 @@ void strip_panels(const Geometry& geo, const Factors& f, const IntRequant& iq_in
   // A copy the output stores cannot alias: its 4 registers are not
   // reloaded after each row's store.
   const IntRequant iq = iq_in;
-  const int64_t panels = geo.panels, kq = geo.kq, panel_bytes = geo.panel_bytes;
-  const int64_t pixels = geo.pixels;
-  const int8_t* wp = geo.weight + g * panels * panel_bytes;
-  const int64_t first = g * panels;
-  int64_t m0 = g * geo.cout_g;
-  int8_t* out = geo.out + (n * geo.out_channels + m0) * pixels + q0;
-  int64_t rows_left = geo.cout_g;
+  const int64_t kq = geo.kq, pixels = geo.pixels;
   constexpr auto kAllRows = std::make_integer_sequence<int, kRows>();
-  for (int64_t panel = first; panel < first + panels; ++panel) {
+  for_each_panel(geo, n, g, q0, [&](int64_t panel, const int8_t* wp, int64_t m0, int8_t* out,
+                                    int64_t rows) {
     int32x4_t acc[kRows][4];
     const int64_t idx = panel * kRows;
     panel_sums<kGroups>(xs, wp, kq, f.neg_corr + idx, acc);
     if (__builtin_expect(f.panel_exact[panel] != 0, 1)) {
-      if (rows_left >= kRows) {
+      if (rows == kRows) {
         panel_epilogue<kGroups, kBias, kFull>(acc, f.scales + idx, f.bias + idx, iq, kRows, out,
                                               pixels, count, kAllRows);
       } else {
-        panel_epilogue<kGroups, kBias, kFull>(acc, f.scales + idx, f.bias + idx, iq, rows_left,
-                                              out, pixels, count, kAllRows);
+        panel_epilogue<kGroups, kBias, kFull>(acc, f.scales + idx, f.bias + idx, iq, rows, out,
+                                              pixels, count, kAllRows);
       }
     } else {
       int32_t sums[kRows][kStrip] = {};
       for (int r = 0; r < kRows; ++r) {
         for (int j = 0; j < kGroups; ++j) vst1q_s32(sums[r] + 4 * j, acc[r][j]);
       }
-      requantize_panel_float(p, m0, sums, std::min<int64_t>(kRows, rows_left), out, count);
+      requantize_panel_float(p, m0, sums, rows, out, count);
     }
-    wp += panel_bytes;
-    m0 += kRows;
-    out += kRows * pixels;
-    rows_left -= kRows;
-  }
+  });
 }
 
 // A plane's last strip of one pixel (7 x 7 maps: 49 = 3 x 16 + 1), rows as
@@ -512,13 +527,9 @@ void strip_one_pixel(const Geometry& geo, const Factors& f, const IntRequant& iq
                      const Int8ConvProblem& p, int64_t n, int64_t g, int64_t q0,
                      const int8_t* xs) {
   const IntRequant iq = iq_in;
-  const int64_t panels = geo.panels, kq = geo.kq, panel_bytes = geo.panel_bytes;
-  const int64_t pixels = geo.pixels;
-  const int8_t* wp = geo.weight + g * panels * panel_bytes;
-  int64_t m0 = g * geo.cout_g;
-  int8_t* out = geo.out + (n * geo.out_channels + m0) * pixels + q0;
-  int64_t rows_left = geo.cout_g;
-  for (int64_t panel = g * panels; panel < (g + 1) * panels; ++panel) {
+  const int64_t kq = geo.kq, pixels = geo.pixels;
+  for_each_panel(geo, n, g, q0, [&](int64_t panel, const int8_t* wp, int64_t m0, int8_t* out,
+                                    int64_t rows) {
     const int64_t idx = panel * kRows;
     // Two accumulator pairs (even and odd quads): shorter dependency chains.
     int32x4_t a03 = vld1q_s32(f.neg_corr + idx), b03 = vdupq_n_s32(0);
@@ -539,7 +550,6 @@ void strip_one_pixel(const Geometry& geo, const Factors& f, const IntRequant& iq
     if (q < kq) quad(a03, a45, w, x);
     const int32x4_t s03 = vaddq_s32(a03, b03);
     const int32x2_t s45 = vadd_s32(a45, b45);
-    const int64_t rows = std::min<int64_t>(kRows, rows_left);
     if (__builtin_expect(f.panel_exact[panel] != 0, 1)) {
       // requantize() by lanes, IntRequant's integer steps (8 lanes, 6 real).
       float32x4_t y0 = vmulq_f32(vcvtq_f32_s32(s03), vld1q_f32(f.scales + idx));
@@ -564,11 +574,7 @@ void strip_one_pixel(const Geometry& geo, const Factors& f, const IntRequant& iq
       for (int r = 0; r < kRows; ++r) sums[r][0] = lanes[r];
       requantize_panel_float(p, m0, sums, rows, out, 1);
     }
-    wp += panel_bytes;
-    m0 += kRows;
-    out += kRows * pixels;
-    rows_left -= kRows;
-  }
+  });
 }
 
 template <bool kBias>
