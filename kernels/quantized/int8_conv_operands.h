@@ -7,7 +7,10 @@
 //   9 dilation, 10 groups
 // (the output quantization and `out` follow, named differently per op),
 // and last before `out` an optional `int weight_bits=8` (added after the
-// first int8 files were written: a file without it loads as 8 bits).
+// first int8 files were written: a file without it loads as 8 bits), then
+// an optional `Tensor? weight_sums=None` (int32 [Cout], each output
+// channel's weight sum, stored by the fusion; files without it load with
+// none, and the dot-product path sums the panels per call).
 // Include only from those two op files.
 #pragma once
 
@@ -33,18 +36,23 @@ inline Error read_int8_conv_operands(Span<EValue*> args, quantized::Int8ConvArgs
   return Error::Ok;
 }
 
-/// The argument count, with `weight_bits` (`without` + 1: read it from
-/// args[without - 1] into a->weight_bits) or without (`without`: 8); out
-/// is then args[count - 1]. Any other count is InvalidArgument.
+/// The argument count, with the trailing optionals or without: `without`
+/// (weight_bits 8, no weight_sums), `without` + 1 (weight_bits from
+/// args[without - 1]) or `without` + 2 (weight_bits, then weight_sums, a
+/// Tensor or None, from args[without]); out is then args[count - 1]. Any
+/// other count is InvalidArgument.
 inline Result<size_t> read_int8_conv_weight_bits(Span<EValue*> args, size_t without,
                                                  quantized::Int8ConvArgs* a) {
-  if (args.size() != without + 1) {
+  a->weight_bits = 8;
+  a->weight_sums = nullptr;
+  if (args.size() != without + 1 && args.size() != without + 2) {
     TE_RETURN_IF_ERROR(expect_arg_count(args, without));
-    a->weight_bits = 8;
     return without;
   }
   TE_ASSIGN_OR_RETURN(a->weight_bits, int_arg(args, without - 1, "weight_bits"));
-  return without + 1;
+  if (args.size() == without + 1) return without + 1;
+  TE_ASSIGN_OR_RETURN(a->weight_sums, optional_tensor_arg(args, without, "weight_sums"));
+  return without + 2;
 }
 
 }  // namespace native

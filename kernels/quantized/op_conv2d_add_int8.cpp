@@ -3,8 +3,8 @@
 //     int[] stride, int[] padding, int[] dilation, int groups, float conv_scale,
 //     int conv_zero_point, int conv_min, int conv_max, Tensor residual,
 //     float residual_scale, int residual_zero_point, float output_scale,
-//     int output_zero_point, int output_min, int output_max, int weight_bits=8, *,
-//     Tensor(a!) out)
+//     int output_zero_point, int output_min, int output_max, int weight_bits=8,
+//     Tensor? weight_sums=None, *, Tensor(a!) out)
 //
 // A ResNet block's tail in one call: add_int8(conv2d_int8(input, ...,
 // conv_scale, conv_zero_point, conv_min, conv_max), conv_scale,

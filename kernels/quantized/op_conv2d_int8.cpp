@@ -1,8 +1,8 @@
 // torchedge::conv2d_int8.out(Tensor input, float input_scale, int input_zero_point,
 //     Tensor weight_panels, Tensor weight_scales, Tensor? bias, int[] kernel_size,
 //     int[] stride, int[] padding, int[] dilation, int groups, float output_scale,
-//     int output_zero_point, int output_min, int output_max, int weight_bits=8, *,
-//     Tensor(a!) out)
+//     int output_zero_point, int output_min, int output_max, int weight_bits=8,
+//     Tensor? weight_sums=None, *, Tensor(a!) out)
 //
 // The fused form of PT2E's static int8 convolution
 //   quantize_per_tensor(act(conv2d(dequantize_per_tensor(input),
@@ -18,6 +18,10 @@
 // reference: python/torchedge/quantization/int8_conv_ops.py. weight_bits: 7
 // when every weight is in [-64, 63] (the faster AVX2 path; the result is
 // the same), else 8; absent in files written before it (then 8).
+// weight_sums: int32 [Cout], sum_k of each output channel's weights (the
+// fusion stores it; the dot-product path starts its sums at
+// -input_zero_point * weight_sums instead of summing the panels per call);
+// None or absent: summed per call. The output does not depend on it.
 // Scratch (temp allocator, AVX2): a zero-point-padded copy of one image
 // plus per worker the widened weight block, one packed strip block and the
 // int32 sums of up to 8 strips (int8_conv_scratch_bytes).

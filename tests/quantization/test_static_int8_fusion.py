@@ -281,6 +281,18 @@ def test_pack_rejects_bad_weights():
         ops.pack_conv_weight_panels(torch.zeros(4, 1, 3, 3, dtype=torch.int8), 3)
 
 
+def test_conv_weight_sums_are_each_output_channels_sum():
+    """conv_weight_sums reads the panel layout back to each output channel's sum (the
+    fusion stores it), and the op gives the same output with it."""
+    args = _conv_args(input=torch.randint(-128, 128, (1, 4, 6, 6), dtype=torch.int8))
+    w = ops.unpack_conv_weight_panels(args["weight_panels"], 8, 2, [3, 3], 2)
+    sums = ops.conv_weight_sums(args["weight_panels"], 8)
+    assert sums.dtype == torch.int32
+    assert torch.equal(sums, w.to(torch.int32).sum((1, 2, 3), dtype=torch.int32))
+    assert torch.equal(te.conv2d_int8(*args.values()),
+                       te.conv2d_int8(*args.values(), 8, sums))
+
+
 # -- (e) argument errors ----------------------------------------------------------------
 
 def _conv_args(**change) -> dict:
@@ -308,6 +320,11 @@ def _conv_args(**change) -> dict:
     (dict(stride=[1]), "stride"),
     (dict(kernel_size=[3, 3, 3]), "kernel_size"),
     (dict(input=torch.zeros(1, 4, 1, 1, dtype=torch.int8), padding=[0, 0]), "smaller than"),
+    (dict(weight_bits=8, weight_sums=torch.zeros(7, dtype=torch.int32)), "weight_sums must be"),
+    (dict(weight_bits=8, weight_sums=torch.zeros(8)), "weight_sums must be"),
+    # Sums that are not the weights' (the runtime trusts them; the reference checks).
+    (dict(weight_bits=8, weight_sums=torch.ones(8, dtype=torch.int32)),
+     "weight_sums must be the sums"),
 ])
 def test_conv2d_int8_rejects_malformed_arguments(change, message):
     with pytest.raises(ValueError, match=rf"torchedge::conv2d_int8: .*{message}"):
@@ -491,6 +508,24 @@ def test_linear_layers_are_fused_and_eager_outputs_are_bit_identical():
     for seed in range(4):
         x = _inputs(seed, MLP_SHAPE) * (1 + seed)
         assert torch.equal(fused.module()(x), unfused.module()(x)), seed
+
+
+def test_fused_convs_carry_their_weight_sums(programs):
+    """weight_sums (the last argument of conv2d_int8 and conv2d_add_int8) is a
+    constant: int32 [Cout], each output channel's weight sum (the AArch64 sdot
+    kernel's zero-point share)."""
+    gm = programs[0].module()
+    calls = [n for n in gm.graph.nodes
+             if n.target in (te.conv2d_int8.default, te.conv2d_add_int8.default)]
+    assert len(calls) == EXPECTED["conv2d_int8"] + EXPECTED["conv2d_add_int8"]
+    for call in calls:
+        panels, scales, sums = (getattr(gm, arg.target)
+                                for arg in (call.args[3], call.args[4], call.args[-1]))
+        cout, groups = scales.shape[0], call.args[10]
+        # Padding rows and k hold 0: each real row's panel bytes sum to its weights'.
+        want = panels.to(torch.int64).sum((2, 4)).reshape(groups, -1)[:, :cout // groups]
+        assert sums.dtype == torch.int32 and list(sums.shape) == [cout]
+        assert torch.equal(sums, want.reshape(-1).to(torch.int32))
 
 
 def test_fused_linear_carries_its_weight_row_sums():

@@ -69,6 +69,13 @@ Error check_tensors(const Int8ConvArgs& a, const char* op) {
                        Error::InvalidArgument, "%s: bias must be float32 [%d] (Cout), got %s %d-d",
                        op, s.size(0), to_string(a.bias->dtype()), a.bias->dim());
   }
+  if (a.weight_sums != nullptr) {
+    TE_CHECK_OR_RETURN(a.weight_sums->dtype() == ScalarType::Int && a.weight_sums->dim() == 1 &&
+                           a.weight_sums->size(0) == s.size(0),
+                       Error::InvalidArgument,
+                       "%s: weight_sums must be int32 [%d] (Cout), got %s %d-d", op, s.size(0),
+                       to_string(a.weight_sums->dtype()), a.weight_sums->dim());
+  }
   TE_RETURN_IF_ERROR(expect_dtype(*a.out, ScalarType::Char, "out"));
   return expect_row_major(*a.out, "out", op);
 }
@@ -125,6 +132,7 @@ Error prepare_int8_conv(const Int8ConvArgs& a, Int8ConvProblem* p, const char* o
                      "%s: weight_bits must be 7 (every weight in [-64, 63]) or 8, got %lld", op,
                      static_cast<long long>(a.weight_bits));
   q.weight_bits = static_cast<int32_t>(a.weight_bits);
+  q.weight_sums = a.weight_sums != nullptr ? a.weight_sums->data_as<int32_t>() : nullptr;
   TE_RETURN_IF_ERROR(set_window_output_size(&q, op));
   TE_CHECK_OR_RETURN(q.k() <= kMaxInt8ConvK, Error::InvalidArgument,
                      "%s: K = Cin/groups * KH * KW = %lld exceeds %lld (int32 sums could overflow)",

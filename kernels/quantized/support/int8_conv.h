@@ -74,6 +74,12 @@ struct Int8ConvProblem {
   // lets AVX2 without VNNI multiply u8 x s8 (int8_conv_u8_avx2) instead of
   // int16 pairs. The sums, and so the output, do not depend on it.
   int32_t weight_bits = 8;
+  // [out_channels]: sum_k w[m, k] of each output channel (the program's
+  // weight_sums, stored at export; trusted like the weights), or nullptr.
+  // The dot-product path starts each sum at -in_zero_point * weight_sums[m]
+  // instead of summing the weight panels on every call; no other path
+  // reads it, and the output does not depend on it.
+  const int32_t* weight_sums = nullptr;
   int32_t in_zero_point = 0;
   float in_scale = 1.0f;
   float inv_out_scale = 1.0f;  // float(1.0 / double(output_scale))
@@ -115,6 +121,7 @@ struct Int8ConvArgs {
   Span<const int64_t> kernel_size, stride, padding, dilation;
   int64_t groups;
   int64_t weight_bits = 8;  // 7 or 8 (Int8ConvProblem::weight_bits)
+  const Tensor* weight_sums = nullptr;  // int32 [Cout] or nullptr (Int8ConvProblem::weight_sums)
   double output_scale;
   int64_t output_zero_point, output_min, output_max;
   Tensor* out;
@@ -125,7 +132,8 @@ struct Int8ConvArgs {
 };
 
 /// Checks every argument (InvalidArgument naming `op` and the argument:
-/// dtypes, ranks, row-major layout, panel shape, groups, list lengths and
+/// dtypes, ranks, row-major layout, panel shape, weight_sums int32 [Cout]
+/// when given, groups, list lengths and
 /// signs, an empty output, scales finite > 0, zero points and the output
 /// range in int8, K <= kMaxInt8ConvK), resizes `out` to
 /// [N, Cout, OH, OW] and fills `p`.

@@ -15,11 +15,13 @@
 // every 6-row weight panel of the group
 // over them: 6 x 16 int32 sums in 24 accumulators, one sdot by element
 // (vdotq_laneq_s32) per row x 4 pixels x quad, the input's raw int8 values
-// multiplied, each row's sums started at -zx * sum_k w[m, k] (computed once
+// multiplied, each row's sums started at -zx * sum_k w[m, k] (from the
+// program's weight_sums when it has them, else summed from the panels, once
 // per call with the per-row factors; exact in int32, as |x|, |w| <= 128 and
 // K <= kMaxInt8ConvK). A plane's last strip of fewer than 16 pixels runs
-// only its groups of 4 (4, 8 or 12 pixels). Then requantize() of
-// support/int8_gemm.h, 16 pixels of a row at once: in integers
+// only its groups of 4 (4, 8 or 12 pixels); one of a single pixel runs the
+// rows as lanes (2 sdot per quad against the pixel's broadcast quad). Then
+// requantize() of support/int8_gemm.h, 16 pixels of a row at once: in integers
 // (arm/requantize_neon.h's IntRequant: fcvtns, saturating narrows, int8
 // clamp; the float formula's values wherever its y cannot be NaN) for
 // panels whose rows all allow it, else in its float operations on 4 lanes

@@ -36,6 +36,19 @@ size_t int8_gemm_dot_scratch_bytes(int64_t m, int64_t n, int64_t k);
 void run_int8_gemm_dot(const Int8GemmProblem& p, const int8_t* xq, int32_t x_zero_point,
                        const int32_t* weight_sums, void* scratch);
 
+/// Products of fewer rows than this take run_int8_gemv_dot at both levels
+/// (an 8-row block, or SMMLA's 2-row steps, would mostly multiply padding).
+constexpr int64_t kInt8GemvRows = 4;
+
+/// The same product row by row (any M; run_int8_gemm_dot and
+/// run_int8_gemm_i8mm route M < kInt8GemvRows here): each row's 16 bytes
+/// against each weight column's 16 in one sdot (vdotq_s32), 8 columns per
+/// tile, the weights read as they are and the activations not packed.
+/// scratch: at least 4 * p.n bytes, 64-byte aligned (both scratch sizes
+/// above are enough).
+void run_int8_gemv_dot(const Int8GemmProblem& p, const int8_t* xq, int32_t x_zero_point,
+                       const int32_t* weight_sums, void* scratch);
+
 /// corrections[n] = zx * sum_k w[n, k] for n < p.n, from weight_sums when
 /// not nullptr (dot-product level; the i8mm kernel shares it).
 void int8_gemm_zero_point_corrections(const Int8GemmProblem& p, int32_t zx,

@@ -80,7 +80,15 @@ Error run_kernel(const Geometry& g, const Quant& q, const Data& d, TestTensor& o
   }
   args.ints({g.kh, g.kw}).ints({g.sh, g.sw}).ints({g.ph, g.pw}).ints({g.dh, g.dw}).i(g.groups);
   args.d(q.out_scale).i(q.out_zp).i(q.out_min).i(q.out_max);
-  if (q.weight_bits != 8 || q.pass_weight_bits) args.i(q.weight_bits);
+  TestTensor sums(ScalarType::Int, {g.cout + q.extra_weight_sums});
+  if (q.weight_bits != 8 || q.pass_weight_bits || q.pass_weight_sums) args.i(q.weight_bits);
+  if (q.pass_weight_sums) {
+    std::vector<int32_t> row_sums(static_cast<size_t>(g.cout + q.extra_weight_sums), 0);
+    const size_t k = d.w.size() / static_cast<size_t>(g.cout);
+    for (size_t i = 0; i < d.w.size(); ++i) row_sums[i / k] += d.w[i];
+    sums.fill(row_sums);
+    args.t(sums);
+  }
   args.t(in_place ? x : out);
   std::vector<unsigned char> arena(arena_bytes);
   MemoryAllocator temp(arena.data(), arena.size());
@@ -146,6 +154,8 @@ TEST(Conv2dInt8, KnownGeometriesEqualReference) {
   const Geometry cases[] = {
       {1, 16, 8, 8, 24, 1, 1, 1, 1, 0, 0, 1, 1, 1},      // flat, 64 px
       {1, 7, 5, 9, 13, 1, 1, 1, 1, 0, 0, 1, 1, 1},       // flat, 45 px, odd K
+      {1, 66, 7, 7, 38, 1, 1, 1, 1, 0, 0, 1, 1, 1},      // flat 7x7: last strip 1 px
+      {1, 24, 14, 14, 20, 1, 1, 1, 1, 0, 0, 1, 1, 1},    // flat 14x14: last strip 4 px
       {1, 9, 23, 41, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1},     // straddles, borders
       {2, 8, 19, 70, 11, 3, 3, 2, 2, 1, 1, 1, 1, 1},     // stride 2 deinterleave
       {1, 50, 12, 20, 70, 3, 3, 1, 1, 1, 1, 1, 1, 1},    // K = 450: two K blocks
@@ -178,6 +188,11 @@ TEST(Conv2dInt8, KnownGeometriesEqualReference) {
     seven.in_zp = seven.in_zp == -128 ? 3 : -128;
     check_case(g, seven, seed += 7);
   }
+  // The program's weight_sums (the fusion stores them): the same bytes.
+  Quant with_sums;
+  with_sums.pass_weight_sums = true;
+  with_sums.in_zp = -37;
+  for (const Geometry& g : cases) check_case(g, with_sums, seed += 7);
 }
 
 TEST(Conv2dInt8, RandomGeometriesEqualReferenceOnOneAndTwoThreads) {
@@ -288,16 +303,22 @@ TEST(Conv2dInt8, WeightsPastTheSharedBudgetAreWidenedPerBlock) {
 }
 
 TEST(Conv2dInt8, NonFiniteBiasGivesEagersIntegers) {
-  // NaN -> 0 (eager's .to(int8) of NaN), +-inf -> the range ends.
-  const Geometry g{1, 4, 6, 21, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1};
-  Data d = random_data(g, 77);
-  d.bias[1] = std::numeric_limits<float>::quiet_NaN();
-  d.bias[2] = std::numeric_limits<float>::infinity();
-  d.bias[3] = -std::numeric_limits<float>::infinity();
-  Quant q;
-  q.out_min = -20;
-  q.out_max = 90;
-  check_case(g, q, 0, &d);
+  // NaN -> 0 (eager's .to(int8) of NaN), +-inf -> the range ends; a 3x3
+  // map, and a flat 7x7 one (its last strip of one pixel: the sdot path's
+  // rows-as-lanes loop) with the non-finite rows in its second panel.
+  const Geometry geometries[] = {{1, 4, 6, 21, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                                 {1, 12, 7, 7, 10, 1, 1, 1, 1, 0, 0, 1, 1, 1}};
+  for (const Geometry& g : geometries) {
+    Data d = random_data(g, 77);
+    d.bias[1] = std::numeric_limits<float>::quiet_NaN();
+    d.bias[2] = std::numeric_limits<float>::infinity();
+    d.bias[3] = -std::numeric_limits<float>::infinity();
+    if (g.cout > 7) d.bias[7] = std::numeric_limits<float>::quiet_NaN();
+    Quant q;
+    q.out_min = -20;
+    q.out_max = 90;
+    check_case(g, q, 0, &d);
+  }
 }
 
 TEST(Conv2dInt8, ExtremeValuesStayExact) {
@@ -394,6 +415,17 @@ TEST(Conv2dInt8, WeightBitsArgumentIsOptionalAndChecked) {
     q.weight_bits = bits;
     EXPECT_EQ(run_kernel(g, q, d, out), Error::InvalidArgument) << bits;
   }
+}
+
+TEST(Conv2dInt8, WeightSumsArgumentIsOptionalAndChecked) {
+  const Geometry g{1, 8, 10, 10, 12, 1, 1, 1, 1, 0, 0, 1, 1, 2};
+  Quant q;
+  q.pass_weight_sums = true;
+  check_case(g, q, 61);
+  const Data d = random_data(g, 62, 8);
+  TestTensor out(ScalarType::Char, {g.n, g.cout, g.oh(), g.ow()});
+  q.extra_weight_sums = 1;  // int32 [Cout + 1]
+  EXPECT_EQ(run_kernel(g, q, d, out), Error::InvalidArgument);
 }
 
 TEST(Conv2dInt8, RejectsBadArguments) {

@@ -32,6 +32,11 @@ struct Quant {
   // path); 8: from [-127, 127], and the argument left out (an older file).
   int32_t weight_bits = 8;
   bool pass_weight_bits = false;  // pass it even when 8 (a current file)
+  // Pass weight_sums (each output channel's weight sum, as the fusion stores
+  // it; weight_bits then goes too): the dot-product path reads them instead
+  // of summing the panels.
+  bool pass_weight_sums = false;
+  int32_t extra_weight_sums = 0;  // > 0: that many more than Cout (rejected)
 };
 
 struct Data {

@@ -85,7 +85,8 @@ TEST(QuantizedLinear, Avx2EqualsScalarBitForBit) {
 // i8mm (QEMU's max core), the SMMLA one against the scalar loops on the
 // same sums: raw activations with their zero point, row and column counts
 // off the 8 x 8 tile (odd: a last column alone in its pair) and K off the
-// 16-byte chunk and the 8-byte step, bias or none.
+// 16-byte chunk and the 8-byte step, bias or none; M = 1-3 run the row
+// loop (run_int8_gemv_dot: a classifier's 1280 x 37, partial column tiles).
 TEST(QuantizedLinear, DotProductEqualsScalarBitForBit) {
 #if defined(TORCHEDGE_QUANTIZED_ARM)
   if (optimized::best_arm_isa() < optimized::ArmIsa::kDotProd) {
@@ -97,7 +98,8 @@ TEST(QuantizedLinear, DotProductEqualsScalarBitForBit) {
   };
   const Shape shapes[] = {{1, 7, 3, false},   {6, 77, 13, true},    {9, 16, 8, true},
                           {17, 33, 17, false}, {32, 384, 40, true}, {3, 8, 1, true},
-                          {10, 24, 9, false}};
+                          {10, 24, 9, false}, {1, 1280, 37, true}, {2, 100, 19, true},
+                          {3, 48, 16, false}};
   int seed = 0, i8mm_runs = 0;
   for (const Shape& sh : shapes) {
     std::mt19937 gen(++seed);

@@ -14,7 +14,8 @@ static_int8_fusion.py replaces those patterns with one call each:
 
     torchedge::conv2d_int8(input, input_scale, input_zero_point, weight_panels,
         weight_scales, bias, kernel_size, stride, padding, dilation, groups,
-        output_scale, output_zero_point, output_min, output_max, weight_bits=8) -> Tensor
+        output_scale, output_zero_point, output_min, output_max, weight_bits=8,
+        weight_sums=None) -> Tensor
     torchedge::depthwise_conv2d_int8(input, input_scale, input_zero_point, weight,
         weight_scales, bias, stride, padding, dilation,
         output_scale, output_zero_point, output_min, output_max) -> Tensor
@@ -30,7 +31,8 @@ addition commutes):
 
     torchedge::conv2d_add_int8(<conv2d_int8's arguments, its output_* renamed
         conv_*>, residual, residual_scale, residual_zero_point,
-        output_scale, output_zero_point, output_min, output_max, weight_bits=8) -> Tensor
+        output_scale, output_zero_point, output_min, output_max, weight_bits=8,
+        weight_sums=None) -> Tensor
     == add_int8(conv2d_int8(..., conv_scale, conv_zero_point, conv_min, conv_max),
                 conv_scale, conv_zero_point, residual, residual_scale,
                 residual_zero_point, output_scale, ...)
@@ -66,6 +68,11 @@ quantizing with weight_bits=7 makes it so), else 8: it changes no value, only
 lets the runtime multiply u8 x s8 pairs without saturating on AVX2 CPUs
 without VNNI (kernels/quantized/support/x86/int8_conv_u8_avx2.cpp); the
 references check the promise.
+conv2d_int8's and conv2d_add_int8's weight_sums, when given, is int32 [Cout]
+with weight_sums[m] = the sum of output channel m's int8 weights
+(`conv_weight_sums`; the fusion stores it: AArch64's sdot convolution starts
+each sum at -input_zero_point * weight_sums[m] instead of summing the panels
+on every call; the references check it).
 depthwise_conv2d_int8 (groups == Cin == Cout) reads the plain int8
 [C, 1, KH, KW] weight.
 """
@@ -101,8 +108,9 @@ _DEPTHWISE_ARGUMENTS = ("Tensor input, float input_scale, int input_zero_point, 
 _ADD_ARGUMENTS = ("Tensor a, float a_scale, int a_zero_point, Tensor b, float b_scale, "
                   "int b_zero_point, float output_scale, int output_zero_point, "
                   "int output_min, int output_max")
-# The weights' width, last (a default: files written before it load as 8 bits).
-_WEIGHT_BITS_ARGUMENT = ", int weight_bits=8"
+# The weights' width, then each output channel's weight sum, last (defaults:
+# files written before them load as 8 bits and without sums).
+_WEIGHT_BITS_ARGUMENT = ", int weight_bits=8, Tensor? weight_sums=None"
 # conv2d_int8's arguments with its output quantization renamed conv_*, then the add's.
 _CONV_ADD_ARGUMENTS = (_CONV_ARGUMENTS.replace("float output_", "float conv_")
                        .replace("int output_", "int conv_")
@@ -222,14 +230,42 @@ def _conv_output_shape(where: str, input: torch.Tensor, cout: int, kernel_size: 
 
 def check_conv2d_int8(input, input_scale, input_zero_point, weight_panels, weight_scales, bias,
                       kernel_size, stride, padding, dilation, groups, output_scale,
-                      output_zero_point, output_min, output_max, weight_bits=8) -> list:
+                      output_zero_point, output_min, output_max, weight_bits=8,
+                      weight_sums=None) -> list:
     """Validates conv2d_int8's arguments; returns the output shape."""
     where = f"torchedge::{CONV_OP_NAME}"
     _check_weight_bits(where, weight_bits)
+    _check_weight_sums(where, weight_scales, weight_sums)
     return _check_conv(where, "output_", input, input_scale,
                        input_zero_point, weight_panels, weight_scales, bias, kernel_size, stride,
                        padding, dilation, groups, output_scale, output_zero_point, output_min,
                        output_max)
+
+
+def _check_weight_sums(where: str, weight_scales: torch.Tensor,
+                       weight_sums: Optional[torch.Tensor]) -> None:
+    cout = weight_scales.shape[0] if weight_scales.dim() == 1 else None
+    if weight_sums is not None and (weight_sums.dtype != torch.int32
+                                    or list(weight_sums.shape) != [cout]):
+        raise ValueError(f"{where}: weight_sums must be int32 [{cout}] (Cout) or None, got "
+                         f"{weight_sums.dtype} {list(weight_sums.shape)}")
+
+
+def conv_weight_sums(weight_panels: torch.Tensor, out_channels: int) -> torch.Tensor:
+    """conv2d_int8's weight_sums: int32 [Cout], each output channel's weight sum, from the
+    panel layout [groups, panels, quads, 6, 4] (padding holds 0)."""
+    groups, panels = weight_panels.shape[:2]
+    rows = weight_panels.to(torch.int32).sum((2, 4), dtype=torch.int32)  # [groups, panels, 6]
+    return rows.reshape(groups, panels * PANEL)[:, :out_channels // groups].reshape(-1)
+
+
+def _check_weight_sums_values(where: str, weight_panels: torch.Tensor, weight_scales: torch.Tensor,
+                              weight_sums: Optional[torch.Tensor]) -> None:
+    """The references hold weight_sums to the weights' sums (the runtime trusts them)."""
+    if weight_sums is not None and not torch.equal(
+            weight_sums, conv_weight_sums(weight_panels, weight_scales.shape[0])):
+        raise ValueError(f"{where}: weight_sums must be the sums of each output channel's "
+                         "weights")
 
 
 SEVEN_BIT_MIN, SEVEN_BIT_MAX = -64, 63
@@ -329,10 +365,11 @@ def check_conv2d_add_int8(input, input_scale, input_zero_point, weight_panels, w
                           bias, kernel_size, stride, padding, dilation, groups, conv_scale,
                           conv_zero_point, conv_min, conv_max, residual, residual_scale,
                           residual_zero_point, output_scale, output_zero_point, output_min,
-                          output_max, weight_bits=8) -> list:
+                          output_max, weight_bits=8, weight_sums=None) -> list:
     """Validates conv2d_add_int8's arguments; returns the output shape (the conv's)."""
     where = f"torchedge::{CONV_ADD_OP_NAME}"
     _check_weight_bits(where, weight_bits)
+    _check_weight_sums(where, weight_scales, weight_sums)
     shape = _check_conv(where, "conv_", input, input_scale, input_zero_point, weight_panels,
                         weight_scales, bias, kernel_size, stride, padding, dilation, groups,
                         conv_scale, conv_zero_point, conv_min, conv_max)
@@ -402,11 +439,13 @@ def _conv_reference(input, input_scale, input_zero_point, weight_q, weight_scale
 def conv2d_int8_reference(input, input_scale, input_zero_point, weight_panels, weight_scales,
                           bias, kernel_size, stride, padding, dilation, groups, output_scale,
                           output_zero_point, output_min, output_max,
-                          weight_bits=8) -> torch.Tensor:
+                          weight_bits=8, weight_sums=None) -> torch.Tensor:
     check_conv2d_int8(input, input_scale, input_zero_point, weight_panels, weight_scales, bias,
                       kernel_size, stride, padding, dilation, groups, output_scale,
-                      output_zero_point, output_min, output_max, weight_bits)
+                      output_zero_point, output_min, output_max, weight_bits, weight_sums)
     _check_weight_range(f"torchedge::{CONV_OP_NAME}", weight_panels, weight_bits)
+    _check_weight_sums_values(f"torchedge::{CONV_OP_NAME}", weight_panels, weight_scales,
+                              weight_sums)
     weight_q = unpack_conv_weight_panels(weight_panels, weight_scales.shape[0],
                                          input.shape[1] // groups, kernel_size, groups)
     return _conv_reference(input, input_scale, input_zero_point, weight_q, weight_scales, bias,
@@ -451,18 +490,18 @@ def conv2d_add_int8_reference(input, input_scale, input_zero_point, weight_panel
                               bias, kernel_size, stride, padding, dilation, groups, conv_scale,
                               conv_zero_point, conv_min, conv_max, residual, residual_scale,
                               residual_zero_point, output_scale, output_zero_point, output_min,
-                              output_max, weight_bits=8) -> torch.Tensor:
+                              output_max, weight_bits=8, weight_sums=None) -> torch.Tensor:
     """add_int8(conv2d_int8(...), residual): the two ops' own references, so the
     fused graph's eager outputs equal the unfused graph's bit for bit."""
     check_conv2d_add_int8(input, input_scale, input_zero_point, weight_panels, weight_scales,
                           bias, kernel_size, stride, padding, dilation, groups, conv_scale,
                           conv_zero_point, conv_min, conv_max, residual, residual_scale,
                           residual_zero_point, output_scale, output_zero_point, output_min,
-                          output_max, weight_bits)
+                          output_max, weight_bits, weight_sums)
     conv = conv2d_int8_reference(input, input_scale, input_zero_point, weight_panels,
                                  weight_scales, bias, kernel_size, stride, padding, dilation,
                                  groups, conv_scale, conv_zero_point, conv_min, conv_max,
-                                 weight_bits)
+                                 weight_bits, weight_sums)
     return add_int8_reference(conv, conv_scale, conv_zero_point, residual, residual_scale,
                               residual_zero_point, output_scale, output_zero_point, output_min,
                               output_max)

@@ -16,11 +16,14 @@ conv2d and act each read only by the next step, `fuse_static_int8` replaces
 `q` with one call (int8_conv_ops.py):
 
     depthwise (groups == Cin == Cout):  torchedge::depthwise_conv2d_int8(xq, sx, zx, W, S, ...)
-    otherwise:                          torchedge::conv2d_int8(xq, sx, zx, panels, S, ..., weight_bits)
+    otherwise:                          torchedge::conv2d_int8(xq, sx, zx, panels, S, ..., weight_bits,
+                                                               sums)
 
 where `panels` is a new constant, W in the runtime GEMM's panel layout
-(pack_conv_weight_panels), and weight_bits 7 when W lies in [-64, 63] (the
-runtime's faster AVX2 path; int8_conv_ops.weight_bits_of), else 8; a linear(xdq, wdq, bias) (W int8 [N, K], xq
+(pack_conv_weight_panels), weight_bits 7 when W lies in [-64, 63] (the
+runtime's faster AVX2 path; int8_conv_ops.weight_bits_of), else 8, and `sums`
+a new int32 [Cout] constant, each output channel's weight sum
+(int8_conv_ops.conv_weight_sums); a linear(xdq, wdq, bias) (W int8 [N, K], xq
 [..., K]) in place of conv2d becomes torchedge::quantized_linear(xq, sx, zx,
 W, S, bias, ..., weight_sums) with weight_sums a new int32 [N] constant, the
 sums of W's rows (int8_conv_ops.linear_weight_sums). The activation becomes the output range
@@ -204,9 +207,10 @@ def _conv_arguments(conv: torch.fx.Node) -> Optional[dict]:
 
 
 def _match_conv(gm: torch.fx.GraphModule, q: torch.fx.Node) -> Optional[tuple]:
-    """(op name, its args, new constant or None, nodes to erase afterwards)
-    for a fusable conv (the packed weight's get_attr goes in args[3]; a linear's
-    new constant, its weight_sums, goes last), else None."""
+    """(op name, its args, new constant(s) or None, nodes to erase afterwards)
+    for a fusable conv (new: (panels, weight sums): the packed weight's get_attr
+    goes in args[3], the sums' last; a linear's new constant, its weight_sums,
+    goes last), else None."""
     out = _quantized(q)
     produced = _producer(q, {aten.conv2d.default}) if out is not None else None
     if produced is None:
@@ -247,8 +251,12 @@ def _match_conv(gm: torch.fx.GraphModule, q: torch.fx.Node) -> Optional[tuple]:
     else:
         op = int8_conv_ops.CONV_OP_NAME
         new_weight = int8_conv_ops.pack_conv_weight_panels(w, groups)
+        # The output channels' weight sums go in as a constant too (weight_sums,
+        # last): the sdot kernel starts its sums at -zx * sums instead of
+        # summing the panels per call.
         op_args = (xq, x_scale, x_zp, None, s_node, bias, [kh, kw], stride, padding, dilation,
-                   groups, *tail, int8_conv_ops.weight_bits_of(w))
+                   groups, *tail, int8_conv_ops.weight_bits_of(w), None)
+        new_weight = (new_weight, int8_conv_ops.conv_weight_sums(new_weight, cout))
     dead = [n for n in (act, conv, args["input"], args["weight"]) if n is not None]
     return op, op_args, new_weight, dead
 
@@ -430,8 +438,11 @@ def fuse_static_int8(gm: torch.fx.GraphModule) -> dict:
                 attr = _new_constant(gm, f"_torchedge_linear_sums_{counts[name]}", new_weight)
                 op_args = (*op_args[:-1], gm.graph.get_attr(attr))
             elif new_weight is not None:
-                attr = _new_constant(gm, f"_torchedge_conv_panels_{counts[name]}", new_weight)
-                op_args = (*op_args[:3], gm.graph.get_attr(attr), *op_args[4:])
+                panels, sums = new_weight
+                attr = _new_constant(gm, f"_torchedge_conv_panels_{counts[name]}", panels)
+                sums_attr = _new_constant(gm, f"_torchedge_conv_sums_{counts[name]}", sums)
+                op_args = (*op_args[:3], gm.graph.get_attr(attr), *op_args[4:-1],
+                           gm.graph.get_attr(sums_attr))
             new = gm.graph.call_function(getattr(torch.ops.torchedge, name).default, op_args)
         new.meta = {k: v for k, v in q.meta.items() if k != "val"}
         shape = _shape(q)
@@ -482,7 +493,8 @@ def _fuse_residual_adds(gm: torch.fx.GraphModule) -> int:
         if match is None:
             continue
         conv, residual = match
-        # conv2d_int8's arguments but its last (weight_bits, which ends conv2d_add_int8's).
+        # conv2d_int8's arguments but its last two (weight_bits, weight_sums: they end
+        # conv2d_add_int8's).
         conv_args, weight_bits = conv.args[:15], conv.args[15:]
         with gm.graph.inserting_before(add):
             new = gm.graph.call_function(

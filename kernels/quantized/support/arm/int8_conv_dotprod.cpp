@@ -4,10 +4,13 @@
 #include <arm_neon.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include "kernels/optimized/threadpool/threadpool.h"
+#include "kernels/quantized/support/arm/int8_conv_gather.h"
 #include "kernels/quantized/support/arm/requantize_neon.h"
 #include "kernels/quantized/support/int8_conv_dot.h"
 
@@ -15,7 +18,7 @@ namespace torchedge {
 namespace quantized {
 namespace {
 
-constexpr int64_t kStrip = 16;  // output pixels per task: 4 vectors of 4 int32 sums
+constexpr int64_t kStrip = kInt8ConvGatherStrip;  // output pixels per task: 4 vectors of 4 int32 sums
 constexpr int64_t kRows = kInt8ConvPanelRows;
 
 size_t round_up_64(size_t bytes) { return (bytes + 63) & ~size_t{63}; }
@@ -71,210 +74,95 @@ Layout layout_of(const Int8ConvProblem& p, void* scratch) {
   return l;
 }
 
-// The factors above; the weight row sums from the panels (k past K holds
-// 0): dot products with ones, 16 bytes (4 rows of a quad) per instruction.
-void compute_factors(const Int8ConvProblem& p, const Factors& f) {
-  const int64_t cout_g = p.cout_g(), kq = p.k_quads();
+// -zx * the weight row sums, from the panels (k past K holds 0, so padding
+// rows sum to 0): dot products with ones, 16 bytes (4 rows of a quad) per
+// instruction.
+void compute_row_sums(const Int8ConvProblem& p, const Factors& f) {
+  const int64_t kq = p.k_quads();
   const int8x16_t ones = vdupq_n_s8(1);
-  for (int64_t g = 0; g < p.groups; ++g) {
-    for (int64_t panel = 0; panel < p.panels(); ++panel) {
-      const int64_t idx = (g * p.panels() + panel) * kRows;
-      const int8_t* wp = p.weight + (g * p.panels() + panel) * p.panel_bytes();
-      // Two quads (48 bytes) as three 16-byte chunks, one accumulator per
-      // chunk: a = rows 0-3 of the first, b = its rows 4-5 and rows 0-1 of
-      // the second, c = the second's rows 2-5; an odd last quad by itself.
-      int32x4_t a = vdupq_n_s32(0), b = vdupq_n_s32(0), c = vdupq_n_s32(0);
-      int32x2_t s45 = vdup_n_s32(0);
-      int64_t q = 0;
+  const int8_t* wp = p.weight;
+  for (int64_t panel = 0; panel < p.groups * p.panels(); ++panel) {
+    // Two quads (48 bytes) as three 16-byte chunks, one accumulator per
+    // chunk: a = rows 0-3 of the first, b = its rows 4-5 and rows 0-1 of
+    // the second, c = the second's rows 2-5; an odd last quad by itself.
+    int32x4_t a = vdupq_n_s32(0), b = vdupq_n_s32(0), c = vdupq_n_s32(0);
+    int32x2_t s45 = vdup_n_s32(0);
+    int64_t q = 0;
 #pragma GCC unroll 2
-      for (; q + 2 <= kq; q += 2, wp += 8 * kRows) {
-        const int8x16x3_t v = vld1q_s8_x3(wp);  // one ld1 of three registers
-        a = vdotq_s32(a, v.val[0], ones);
-        b = vdotq_s32(b, v.val[1], ones);
-        c = vdotq_s32(c, v.val[2], ones);
-      }
-      if (q < kq) {
-        a = vdotq_s32(a, vld1q_s8(wp), ones);
-        s45 = vdot_s32(s45, vld1_s8(wp + 16), vget_low_s8(ones));
-      }
-      int32_t la[4], lb[4], lc[4], l45[2];
-      vst1q_s32(la, a);
-      vst1q_s32(lb, b);
-      vst1q_s32(lc, c);
-      vst1_s32(l45, s45);
-      const int32_t sums[kRows] = {la[0] + lb[2], la[1] + lb[3], la[2] + lc[0],
-                                   la[3] + lc[1], lb[0] + lc[2] + l45[0], lb[1] + lc[3] + l45[1]};
+    for (; q + 2 <= kq; q += 2, wp += 8 * kRows) {
+      const int8x16x3_t v = vld1q_s8_x3(wp);  // one ld1 of three registers
+      a = vdotq_s32(a, v.val[0], ones);
+      b = vdotq_s32(b, v.val[1], ones);
+      c = vdotq_s32(c, v.val[2], ones);
+    }
+    if (q < kq) {
+      a = vdotq_s32(a, vld1q_s8(wp), ones);
+      s45 = vdot_s32(s45, vld1_s8(wp + 16), vget_low_s8(ones));
+      wp += 4 * kRows;
+    }
+    // Rows 0-3: a + (b's rows 0-1 of the second quad, c's rows 2-3); rows
+    // 4-5: the first quad's (b's low half) + the second's (c's high half).
+    const int32x4_t s03 = vaddq_s32(a, vextq_s32(b, c, 2));
+    const int32x2_t s45_all = vadd_s32(vadd_s32(vget_low_s32(b), vget_high_s32(c)), s45);
+    vst1q_s32(f.neg_corr + panel * kRows, vmulq_n_s32(s03, -p.in_zero_point));
+    vst1_s32(f.neg_corr + panel * kRows + 4, vmul_n_s32(s45_all, -p.in_zero_point));
+  }
+}
+
+// in_scale * w_scale and the bias of each real row; per panel, whether
+// its rows may take the integer epilogue. Padding rows are not written
+// (the epilogue stops at a panel's real rows).
+void compute_scales(const Int8ConvProblem& p, const Factors& f) {
+  const int64_t cout_g = p.cout_g(), panels = p.panels();
+  for (int64_t g = 0; g < p.groups; ++g) {
+    float* scales = f.scales + g * panels * kRows;
+    float* bias = f.bias + g * panels * kRows;
+    const float* w_scales = p.w_scales + g * cout_g;
+    for (int64_t m = 0; m < cout_g; ++m) scales[m] = p.in_scale * w_scales[m];
+    if (p.bias != nullptr) std::memcpy(bias, p.bias + g * cout_g, sizeof(float) * cout_g);
+    // Every bias finite (the usual case): every row may take the integer
+    // epilogue, found 4 biases per compare.
+    bool finite = true;
+    if (p.bias != nullptr) {
+      const float32x4_t inf = vdupq_n_f32(__builtin_inff());
+      uint32x4_t ok = vdupq_n_u32(~0u);
+      int64_t m = 0;
+      for (; m + 4 <= cout_g; m += 4) ok = vandq_u32(ok, vcaltq_f32(vld1q_f32(bias + m), inf));
+      finite = vminvq_u32(ok) != 0;
+      for (; m < cout_g; ++m) finite = finite && std::isfinite(bias[m]);
+    }
+    for (int64_t panel = 0; panel < panels; ++panel) {
       bool exact = true;
-      for (int64_t r = 0; r < kRows; ++r) {
-        const int64_t m = panel * kRows + r;
-        const bool real = m < cout_g;
-        const int64_t mg = g * cout_g + m;
-        f.neg_corr[idx + r] = real ? -p.in_zero_point * sums[r] : 0;
-        f.scales[idx + r] = real ? p.in_scale * p.w_scales[mg] : 0.0f;
-        f.bias[idx + r] = real && p.bias != nullptr ? p.bias[mg] : 0.0f;
-        if (real) {
-          exact = exact &&
-                  int_requant_exact(f.scales[idx + r], p.bias != nullptr ? p.bias + mg : nullptr);
+      if (!finite) {
+        const int64_t end = std::min(cout_g, (panel + 1) * kRows);
+        for (int64_t m = panel * kRows; m < end; ++m) {
+          exact = exact && int_requant_exact(scales[m], bias + m);
         }
       }
-      f.panel_exact[g * p.panels() + panel] = exact ? 1 : 0;
+      f.panel_exact[g * panels + panel] = exact ? 1 : 0;
     }
   }
 }
 
-// Four taps' 16 pixel values (a, b, c, d: taps k..k+3) as 16 pixel quads
-// at xs: one 4-way interleaving store (st4).
-__attribute__((always_inline)) inline void store_quads(int8x16_t a, int8x16_t b, int8x16_t c,
-                                                       int8x16_t d, int8_t* xs) {
-  vst4q_s8(xs, (int8x16x4_t{{a, b, c, d}}));
-}
-
-// A strip's pixels in a padded copy as runs along rows: in run r, lane j
-// of the tap's values is byte start[r] + j * stride_w from the tap, so one
-// 16-byte load (stride 2: a de-interleaving load) per run and a select by
-// the run's lanes give a tap's 16 values. At most kMaxRuns runs (maps at
-// least ~4 pixels wide); the lanes past `count` continue the last run.
-constexpr int kMaxRuns = 6;
-
-struct Runs {
-  int n = 0;
-  int64_t start[kMaxRuns];
-  uint8x16_t lanes[kMaxRuns];
-};
-
-bool runs_of(const int64_t (&base)[kStrip], int64_t stride_w, Runs* runs) {
-  uint8_t lanes[kMaxRuns][kStrip] = {};
-  int n = 0;
-  for (int j = 0; j < kStrip; ++j) {
-    if (j == 0 || base[j] != base[j - 1] + stride_w) {
-      if (n == kMaxRuns) return false;
-      runs->start[n++] = base[j] - j * stride_w;
+// The factors above: the row sums from the program's weight_sums when it
+// has them, else from the panels.
+void compute_factors(const Int8ConvProblem& p, const Factors& f) {
+  const int64_t cout_g = p.cout_g(), panels = p.panels();
+  if (p.weight_sums != nullptr) {
+    // The program's sums: -zx * sum per row, padding rows 0.
+    const int32x4_t neg_zx = vdupq_n_s32(-p.in_zero_point);
+    for (int64_t g = 0; g < p.groups; ++g) {
+      int32_t* dst = f.neg_corr + g * panels * kRows;
+      const int32_t* sums = p.weight_sums + g * cout_g;
+      int64_t m = 0;
+      for (; m + 4 <= cout_g; m += 4) vst1q_s32(dst + m, vmulq_s32(vld1q_s32(sums + m), neg_zx));
+      for (; m < cout_g; ++m) dst[m] = -p.in_zero_point * sums[m];
+      for (; m < panels * kRows; ++m) dst[m] = 0;
     }
-    lanes[n - 1][j] = 0xff;
+  } else {
+    compute_row_sums(p, f);
   }
-  runs->n = n;
-  for (int r = 0; r < n; ++r) runs->lanes[r] = vld1q_u8(lanes[r]);
-  return true;
-}
-
-template <int kStrideW, int kRuns>
-__attribute__((always_inline)) inline int8x16_t tap_values(const int8_t* tap, const Runs& runs) {
-  auto load = [&](int r) {
-    return kStrideW == 1 ? vld1q_s8(tap + runs.start[r]) : vld2q_s8(tap + runs.start[r]).val[0];
-  };
-  int8x16_t v = load(0);
-#pragma GCC unroll 6
-  for (int r = 1; r < kRuns; ++r) v = vbslq_s8(runs.lanes[r], load(r), v);
-  return v;
-}
-
-// The padded copy's strips by runs (above): each tap's 16 values stored at
-// xs + 16 k, taps in order (channel, row, column), then every 64 bytes (4
-// taps) turned into 16 pixel quads in place (a load of four registers and
-// st4): no tap values held in registers across taps.
-template <int kStrideW, int kRuns>
-void gather_runs(const Int8ConvProblem& p, const Int8ConvSource& src, const int8_t* planes,
-                 const Runs& runs, int8_t* xs) {
-  const int64_t cin_g = p.cin_g(), kernel_h = p.kernel_h, kernel_w = p.kernel_w;
-  const int64_t row_step = p.dilation_h * src.row_stride, col_step = p.dilation_w;
-  const int64_t plane_stride = src.plane_stride;
-  int8_t* t = xs;
-  for (int64_t c = 0; c < cin_g; ++c) {
-    const int8_t* row = planes + c * plane_stride;
-    for (int64_t kh = 0; kh < kernel_h; ++kh, row += row_step) {
-      const int8_t* tap = row;
-      for (int64_t kw = 0; kw < kernel_w; ++kw, tap += col_step, t += kStrip) {
-        vst1q_s8(t, tap_values<kStrideW, kRuns>(tap, runs));
-      }
-    }
-  }
-  const int64_t k_total = cin_g * kernel_h * kernel_w, kq = (k_total + 3) / 4;
-  for (int64_t k = k_total; k < 4 * kq; ++k, t += kStrip) vst1q_s8(t, vdupq_n_s8(0));
-  for (int64_t q = 0; q < kq; ++q, xs += 4 * kStrip) {
-    const int8x16x4_t v = vld1q_s8_x4(xs);
-    vst4q_s8(xs, v);
-  }
-}
-
-template <int kStrideW>
-void gather_runs_of(const Int8ConvProblem& p, const Int8ConvSource& src, const int8_t* planes,
-                    const Runs& runs, int8_t* xs) {
-  switch (runs.n) {
-    case 1: return gather_runs<kStrideW, 1>(p, src, planes, runs, xs);
-    case 2: return gather_runs<kStrideW, 2>(p, src, planes, runs, xs);
-    case 3: return gather_runs<kStrideW, 3>(p, src, planes, runs, xs);
-    case 4: return gather_runs<kStrideW, 4>(p, src, planes, runs, xs);
-    case 5: return gather_runs<kStrideW, 5>(p, src, planes, runs, xs);
-    default: return gather_runs<kStrideW, kMaxRuns>(p, src, planes, runs, xs);
-  }
-}
-
-// The strip's im2col columns as quads: xs[(k / 4) * 64 + j * 4 + k % 4] =
-// input value of tap k for output pixel q0 + j (pixels past `count` repeat
-// pixel q0; k past K is 0).
-void gather_strip(const Int8ConvProblem& p, const Int8ConvSource& src, int64_t g, int64_t q0,
-                  int64_t count, int8_t* xs) {
-  int64_t base[kStrip];
-  for (int64_t j = 0; j < kStrip; ++j) {
-    const int64_t q = q0 + (j < count ? j : 0);
-    const int64_t oh = q / p.out_width, ow = q % p.out_width;
-    base[j] = oh * p.stride_h * src.row_stride + ow * p.stride_w;
-  }
-  const int64_t cin_g = p.cin_g(), k_total = p.k();
-  const int8_t* planes = src.planes + g * cin_g * src.plane_stride;
-  if (src.flat && count == kStrip) {
-    // 1x1: tap k is channel k, and the strip's 16 pixels lie contiguous in
-    // each plane. Four channels interleave into 16 pixel quads (st4).
-    int64_t c = 0;
-    for (; c + 4 <= cin_g; c += 4, xs += 4 * kStrip) {
-      const int8_t* at = planes + c * src.plane_stride + q0;
-      store_quads(vld1q_s8(at), vld1q_s8(at + src.plane_stride),
-                  vld1q_s8(at + 2 * src.plane_stride), vld1q_s8(at + 3 * src.plane_stride), xs);
-    }
-    if (c < cin_g) {  // the last, partial quad
-      std::memset(xs, 0, 4 * kStrip);
-      for (int64_t i = 0; c + i < cin_g; ++i) {
-        const int8_t* at = planes + (c + i) * src.plane_stride + q0;
-        for (int64_t j = 0; j < kStrip; ++j) xs[j * 4 + i] = at[j];
-      }
-    }
-    return;
-  }
-  if (!src.flat && (p.stride_w == 1 || p.stride_w == 2)) {
-    // The padded copy has kInt8ConvPadSlack bytes either side, so a run's
-    // load may start up to 15 * stride_w bytes before its first pixel and
-    // the lanes past `count` may read past the last.
-    int64_t cont[kStrip];
-    for (int64_t j = 0; j < kStrip; ++j) {
-      cont[j] = j < count ? base[j] : base[count - 1] + (j - count + 1) * p.stride_w;
-    }
-    Runs runs;
-    if (runs_of(cont, p.stride_w, &runs)) {
-      if (p.stride_w == 1) {
-        gather_runs_of<1>(p, src, planes, runs, xs);
-      } else {
-        gather_runs_of<2>(p, src, planes, runs, xs);
-      }
-      return;
-    }
-  }
-  int64_t k = 0;
-  for (int64_t c = 0; c < cin_g; ++c) {
-    for (int64_t kh = 0; kh < p.kernel_h; ++kh) {
-      const int8_t* row = planes + c * src.plane_stride + kh * p.dilation_h * src.row_stride;
-      for (int64_t kw = 0; kw < p.kernel_w; ++kw, ++k) {
-        const int8_t* tap = row + kw * p.dilation_w;
-        int8_t* d = xs + (k >> 2) * (4 * kStrip) + (k & 3);
-#pragma GCC unroll 16
-        for (int64_t j = 0; j < kStrip; ++j) d[j * 4] = tap[base[j]];
-      }
-    }
-  }
-  for (; (k & 3) != 0; ++k) {
-    int8_t* d = xs + (k >> 2) * (4 * kStrip) + (k & 3);
-    for (int64_t j = 0; j < kStrip; ++j) d[j * 4] = 0;
-  }
-  (void)k_total;
+  compute_scales(p, f);
 }
 
 // Rows kRow... of pixel group j: each row's 4 weights are lane kRow of w.
@@ -316,30 +204,77 @@ __attribute__((always_inline)) inline void panel_sums(const int8_t* xs, const in
   }
 }
 
+// The first `count` (< 16) bytes of v at out: 8-, 4-, 2- and 1-byte pieces
+// (no call to memcpy).
+__attribute__((always_inline)) inline void store_partial(int8x16_t v, int8_t* out,
+                                                         int64_t count) {
+  if (count & 8) {
+    vst1_s8(out, vget_low_s8(v));
+    out += 8;
+    v = vextq_s8(v, v, 8);
+  }
+  if (count & 4) {
+    vst1q_lane_s32(reinterpret_cast<int32_t*>(out), vreinterpretq_s32_s8(v), 0);
+    out += 4;
+    v = vextq_s8(v, v, 4);
+  }
+  if (count & 2) {
+    vst1q_lane_s16(reinterpret_cast<int16_t*>(out), vreinterpretq_s16_s8(v), 0);
+    out += 2;
+    v = vextq_s8(v, v, 2);
+  }
+  if (count & 1) vst1q_lane_s8(out, v, 0);
+}
+
+template <bool kFull>
 __attribute__((always_inline)) inline void store_row(int8x16_t bytes, int8_t* out,
                                                      int64_t count) {
-  if (count == kStrip) {
+  if constexpr (kFull) {
     vst1q_s8(out, bytes);
   } else {
-    int8_t tmp[kStrip];
-    vst1q_s8(tmp, bytes);
-    std::memcpy(out, tmp, static_cast<size_t>(count));
+    store_partial(bytes, out, count);
   }
 }
 
 // A panel with a row that may not take the integer epilogue: requantize()'s
-// float operations row by row (ChannelRequant), `rows` rows of `count`.
+// float operations row by row (ChannelRequant), `rows` rows of `count`
+// pixels of sums[row][pixel] (a copy: the accumulators stay in registers
+// on the common path).
 __attribute__((noinline)) void requantize_panel_float(const Int8ConvProblem& p, int64_t m0,
-                                                      const int32x4_t (&acc)[kRows][4],
+                                                      const int32_t (&sums)[kRows][kStrip],
                                                       int64_t rows, int8_t* out,
                                                       int64_t count) {
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t mg = m0 + r;
     const ChannelRequant rq(p.in_scale, p.w_scales[mg], p.bias != nullptr ? p.bias + mg : nullptr,
                             p.inv_out_scale, p.out_zero_point, p.quant_min, p.quant_max);
-    store_row(narrow_16(rq(acc[r][0]), rq(acc[r][1]), rq(acc[r][2]), rq(acc[r][3])),
-              out + r * p.pixels(), count);
+    const int8x16_t bytes =
+        narrow_16(rq(vld1q_s32(sums[r])), rq(vld1q_s32(sums[r] + 4)),
+                  rq(vld1q_s32(sums[r] + 8)), rq(vld1q_s32(sums[r] + 12)));
+    if (count == kStrip) {
+      vst1q_s8(out + r * p.pixels(), bytes);
+    } else {
+      store_partial(bytes, out + r * p.pixels(), count);
+    }
   }
+}
+
+// The integer epilogue of one panel's first `rows` rows: each row's scale
+// and bias by ld1r (no registers held across rows), 4 * kGroups pixels
+// requantized, `count` stored.
+template <int kGroups, bool kBias, bool kFull, int... kRow>
+__attribute__((always_inline)) inline void panel_epilogue(
+    const int32x4_t (&acc)[kRows][4], const float* scales, const float* bias,
+    const IntRequant& iq, int64_t rows, int8_t* out, int64_t pixels, int64_t count,
+    std::integer_sequence<int, kRow...>) {
+  auto row = [&](auto r_constant) {
+    constexpr int r = decltype(r_constant)::value;
+    if (r >= rows) return;
+    const float32x4_t sv = vld1q_dup_f32(scales + r);
+    const float32x4_t bv = kBias ? vld1q_dup_f32(bias + r) : sv;
+    store_row<kFull>(iq.row<kGroups, kBias>(acc[r], sv, bv), out + r * pixels, count);
+  };
+  (row(std::integral_constant<int, kRow>()), ...);
 }
 
 // The per-call constants of the strip loops, read once into registers.
@@ -350,53 +285,136 @@ struct Geometry {
 };
 
 // Every weight panel of group g over one strip (16 pixels from q0, `count`
-// of them real): sums, then the integer epilogue on all 6 rows at once
-// (the factors by ld1r from the per-row arrays), stored per row.
-template <int kGroups, bool kBias>
-void strip_panels(const Geometry& geo, const Factors& f, const IntRequant& iq,
-                  const Int8ConvProblem& p, int64_t n, int64_t g, int64_t q0, int64_t count,
-                  const int8_t* xs) {
-  const int64_t panels = geo.panels, kq = geo.kq, panel_bytes = geo.panel_bytes;
-  const int64_t pixels = geo.pixels;
+// of them real; kFull: count == 16): sums, then the integer epilogue on the
+// rows in registers, or the float one on a copy where a row needs it.
+// Group g's weight panels over one strip: body(panel, wp, m0, out, rows)
+// with the panel's index over all groups, its weights, its first output
+// channel, its first row's output pointer (image n, pixel q0) and its real
+// rows (<= 6).
+template <typename Body>
+__attribute__((always_inline)) inline void for_each_panel(const Geometry& geo, int64_t n,
+                                                          int64_t g, int64_t q0, Body&& body) {
+  const int64_t panels = geo.panels, panel_bytes = geo.panel_bytes, pixels = geo.pixels;
   const int8_t* wp = geo.weight + g * panels * panel_bytes;
-  int64_t idx = g * panels * kRows;
   int64_t m0 = g * geo.cout_g;
   int8_t* out = geo.out + (n * geo.out_channels + m0) * pixels + q0;
   int64_t rows_left = geo.cout_g;
-  for (int64_t panel = 0; panel < panels; ++panel) {
-    int32x4_t acc[kRows][4];
-    panel_sums<kGroups>(xs, wp, kq, f.neg_corr + idx, acc);
-    const int64_t rows = std::min<int64_t>(kRows, rows_left);
-    if (f.panel_exact[idx / kRows] != 0) {
-#pragma GCC unroll 6
-      for (int r = 0; r < kRows; ++r) {
-        if (r >= rows) break;
-        const float32x4_t sv = vld1q_dup_f32(f.scales + idx + r);
-        const float32x4_t bv = kBias ? vld1q_dup_f32(f.bias + idx + r) : sv;
-        const float32x4_t scale[4] = {sv, sv, sv, sv};
-        const float32x4_t bias[4] = {bv, bv, bv, bv};
-        store_row(iq.operator()<kBias>(acc[r], scale, bias), out + r * pixels, count);
-      }
-    } else {
-      requantize_panel_float(p, m0, acc, rows, out, count);
-    }
+  for (int64_t panel = g * panels; panel < (g + 1) * panels; ++panel) {
+    body(panel, wp, m0, out, std::min<int64_t>(kRows, rows_left));
     wp += panel_bytes;
-    idx += kRows;
     m0 += kRows;
     out += kRows * pixels;
     rows_left -= kRows;
   }
 }
 
+// Every weight panel of group g over one strip (16 pixels from q0, `count`
+// of them real; kFull: count == 16): sums, then the integer epilogue on the
+// rows in registers, or the float one on a copy where a row needs it.
+template <int kGroups, bool kBias, bool kFull>
+void strip_panels(const Geometry& geo, const Factors& f, const IntRequant& iq_in,
+                  const Int8ConvProblem& p, int64_t n, int64_t g, int64_t q0, int64_t count,
+                  const int8_t* xs) {
+  // A copy the output stores cannot alias: its 4 registers are not
+  // reloaded after each row's store.
+  const IntRequant iq = iq_in;
+  const int64_t kq = geo.kq, pixels = geo.pixels;
+  constexpr auto kAllRows = std::make_integer_sequence<int, kRows>();
+  for_each_panel(geo, n, g, q0, [&](int64_t panel, const int8_t* wp, int64_t m0, int8_t* out,
+                                    int64_t rows) {
+    int32x4_t acc[kRows][4];
+    const int64_t idx = panel * kRows;
+    panel_sums<kGroups>(xs, wp, kq, f.neg_corr + idx, acc);
+    if (__builtin_expect(f.panel_exact[panel] != 0, 1)) {
+      if (rows == kRows) {
+        panel_epilogue<kGroups, kBias, kFull>(acc, f.scales + idx, f.bias + idx, iq, kRows, out,
+                                              pixels, count, kAllRows);
+      } else {
+        panel_epilogue<kGroups, kBias, kFull>(acc, f.scales + idx, f.bias + idx, iq, rows, out,
+                                              pixels, count, kAllRows);
+      }
+    } else {
+      int32_t sums[kRows][kStrip] = {};
+      for (int r = 0; r < kRows; ++r) {
+        for (int j = 0; j < kGroups; ++j) vst1q_s32(sums[r] + 4 * j, acc[r][j]);
+      }
+      requantize_panel_float(p, m0, sums, rows, out, count);
+    }
+  });
+}
+
+// A plane's last strip of one pixel (7 x 7 maps: 49 = 3 x 16 + 1), rows as
+// lanes: per quad, the pixel's 4 k broadcast (ld1r) against rows 0-3's
+// (one 16-byte load) and rows 4-5's (8 bytes): 2 sdot, where the 6 x 4
+// tile would run 6 for 4 lanes of which 1 is real. Then one
+// requantization of 6 lanes (the rows' factors by lane) and a byte store
+// per row.
+template <bool kBias>
+void strip_one_pixel(const Geometry& geo, const Factors& f, const IntRequant& iq_in,
+                     const Int8ConvProblem& p, int64_t n, int64_t g, int64_t q0,
+                     const int8_t* xs) {
+  const IntRequant iq = iq_in;
+  const int64_t kq = geo.kq, pixels = geo.pixels;
+  for_each_panel(geo, n, g, q0, [&](int64_t panel, const int8_t* wp, int64_t m0, int8_t* out,
+                                    int64_t rows) {
+    const int64_t idx = panel * kRows;
+    // Two accumulator pairs (even and odd quads): shorter dependency chains.
+    int32x4_t a03 = vld1q_s32(f.neg_corr + idx), b03 = vdupq_n_s32(0);
+    int32x2_t a45 = vld1_s32(f.neg_corr + idx + 4), b45 = vdup_n_s32(0);
+    const int8_t* w = wp;
+    const int8_t* x = xs;
+    auto quad = [&](int32x4_t& acc03, int32x2_t& acc45, const int8_t* wq, const int8_t* xq) {
+      const int8x16_t xv =
+          vreinterpretq_s8_s32(vld1q_dup_s32(reinterpret_cast<const int32_t*>(xq)));
+      acc03 = vdotq_s32(acc03, vld1q_s8(wq), xv);
+      acc45 = vdot_s32(acc45, vld1_s8(wq + 16), vget_low_s8(xv));
+    };
+    int64_t q = 0;
+    for (; q + 2 <= kq; q += 2, w += 8 * kRows, x += 8 * kStrip) {
+      quad(a03, a45, w, x);
+      quad(b03, b45, w + 4 * kRows, x + 4 * kStrip);
+    }
+    if (q < kq) quad(a03, a45, w, x);
+    const int32x4_t s03 = vaddq_s32(a03, b03);
+    const int32x2_t s45 = vadd_s32(a45, b45);
+    if (__builtin_expect(f.panel_exact[panel] != 0, 1)) {
+      // requantize() by lanes, IntRequant's integer steps (8 lanes, 6 real).
+      float32x4_t y0 = vmulq_f32(vcvtq_f32_s32(s03), vld1q_f32(f.scales + idx));
+      float32x2_t y1 = vmul_f32(vcvt_f32_s32(s45), vld1_f32(f.scales + idx + 4));
+      if constexpr (kBias) {
+        y0 = vaddq_f32(y0, vld1q_f32(f.bias + idx));
+        y1 = vadd_f32(y1, vld1_f32(f.bias + idx + 4));
+      }
+      const int32x4_t r0 = vcvtnq_s32_f32(vmulq_f32(y0, iq.inv));
+      const int32x2_t r1 = vcvtn_s32_f32(vmul_f32(y1, vget_low_f32(iq.inv)));
+      const int16x8_t h =
+          vqaddq_s16(vqmovn_high_s32(vqmovn_s32(r0), vcombine_s32(r1, r1)), iq.zero_point);
+      const int8x8_t b = vmin_s8(vmax_s8(vqmovn_s16(h), vget_low_s8(iq.lo)), vget_low_s8(iq.hi));
+      int8_t bytes[8];
+      vst1_s8(bytes, b);
+      for (int64_t r = 0; r < rows; ++r) out[r * pixels] = bytes[r];
+    } else {
+      int32_t sums[kRows][kStrip] = {};
+      int32_t lanes[kRows];
+      vst1q_s32(lanes, s03);
+      vst1_s32(lanes + 4, s45);
+      for (int r = 0; r < kRows; ++r) sums[r][0] = lanes[r];
+      requantize_panel_float(p, m0, sums, rows, out, 1);
+    }
+  });
+}
+
 template <bool kBias>
 void strip_of_groups(const Geometry& geo, const Factors& f, const IntRequant& iq,
                      const Int8ConvProblem& p, int64_t n, int64_t g, int64_t q0, int64_t count,
                      const int8_t* xs) {
+  if (count == kStrip) return strip_panels<4, kBias, true>(geo, f, iq, p, n, g, q0, count, xs);
+  if (count == 1) return strip_one_pixel<kBias>(geo, f, iq, p, n, g, q0, xs);
   switch ((count + 3) / 4) {
-    case 1: return strip_panels<1, kBias>(geo, f, iq, p, n, g, q0, count, xs);
-    case 2: return strip_panels<2, kBias>(geo, f, iq, p, n, g, q0, count, xs);
-    case 3: return strip_panels<3, kBias>(geo, f, iq, p, n, g, q0, count, xs);
-    default: return strip_panels<4, kBias>(geo, f, iq, p, n, g, q0, count, xs);
+    case 1: return strip_panels<1, kBias, false>(geo, f, iq, p, n, g, q0, count, xs);
+    case 2: return strip_panels<2, kBias, false>(geo, f, iq, p, n, g, q0, count, xs);
+    case 3: return strip_panels<3, kBias, false>(geo, f, iq, p, n, g, q0, count, xs);
+    default: return strip_panels<4, kBias, false>(geo, f, iq, p, n, g, q0, count, xs);
   }
 }
 
@@ -404,7 +422,7 @@ void run_strip(const Int8ConvProblem& p, const Int8ConvSource& src, const Geomet
                const Factors& f, const IntRequant& iq, int64_t n, int64_t g, int64_t q0,
                int8_t* xs) {
   const int64_t count = std::min(kStrip, geo.pixels - q0);
-  gather_strip(p, src, g, q0, count, xs);
+  int8_conv_gather_strip(p, src, g, q0, count, xs);
   if (p.bias != nullptr) {
     strip_of_groups<true>(geo, f, iq, p, n, g, q0, count, xs);
   } else {

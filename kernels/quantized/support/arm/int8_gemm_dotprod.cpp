@@ -134,6 +134,90 @@ void tile(const Int8GemmProblem& p, const int8_t* packed, const int32_t* correct
 
 }  // namespace
 
+namespace {
+
+// The one-row product (M < kInt8GemvRows): each row against 8 weight
+// columns as they are stored, 16 k per sdot (plain vdotq_s32: the row's 16
+// bytes against a column's 16), 8 column accumulators reduced to two
+// int32x4 of column sums by pairwise adds; no packing, and no 8-row block
+// with M - 8 rows of padding (a 1280 x 1000 classifier: 80K sdot, not 640K).
+constexpr int kGemvCols = 8;
+
+// Row `x` (k bytes) against columns w[0..7] (k bytes each): int32 sums of
+// columns 0-3 and 4-7. The last partial chunk reads through zero-padded
+// copies (no load past a row).
+inline void gemv_sums(const int8_t* x, const int8_t* const (&w)[kGemvCols], int64_t k,
+                      int32x4_t* lo, int32x4_t* hi) {
+  int32x4_t acc[kGemvCols];
+  for (int c = 0; c < kGemvCols; ++c) acc[c] = vdupq_n_s32(0);
+  const int64_t full = k / kChunk * kChunk;
+  for (int64_t k0 = 0; k0 < full; k0 += kChunk) {
+    const int8x16_t xv = vld1q_s8(x + k0);
+#pragma GCC unroll 8
+    for (int c = 0; c < kGemvCols; ++c) acc[c] = vdotq_s32(acc[c], vld1q_s8(w[c] + k0), xv);
+  }
+  if (full < k) {
+    const int8x16_t xv = weight_chunk<true>(x, k, full);
+    for (int c = 0; c < kGemvCols; ++c) {
+      acc[c] = vdotq_s32(acc[c], weight_chunk<true>(w[c], k, full), xv);
+    }
+  }
+  *lo = vpaddq_s32(vpaddq_s32(acc[0], acc[1]), vpaddq_s32(acc[2], acc[3]));
+  *hi = vpaddq_s32(vpaddq_s32(acc[4], acc[5]), vpaddq_s32(acc[6], acc[7]));
+}
+
+// Columns [n0, n0 + cols) (cols <= 8) of row `row`: sums, minus the
+// corrections, requantize() on the lanes (each lane its column's factors).
+void gemv_tile(const Int8GemmProblem& p, const int8_t* xq, const int32_t* corrections,
+               int64_t row, int64_t n0, int64_t cols) {
+  const int8_t* w[kGemvCols];
+  float scale[kGemvCols], bias[kGemvCols];
+  int32_t corr[kGemvCols];
+  for (int c = 0; c < kGemvCols; ++c) {
+    const int64_t n = n0 + std::min<int64_t>(c, cols - 1);  // repeat the last column
+    w[c] = p.w + n * p.k;
+    scale[c] = p.in_scale * p.w_scales[n];
+    bias[c] = p.bias != nullptr ? p.bias[n] : 0.0f;
+    corr[c] = corrections[n];
+  }
+  int32x4_t lo, hi;
+  gemv_sums(xq + row * p.k, w, p.k, &lo, &hi);
+  const ChannelRequant consts(p.in_scale, 1.0f, nullptr, p.inv_out_scale, p.out_zero_point,
+                              p.quant_min, p.quant_max);
+  const bool has_bias = p.bias != nullptr;
+  const int32x4_t q0 = requantize_lanes(vsubq_s32(lo, vld1q_s32(corr)), vld1q_f32(scale),
+                                        vld1q_f32(bias), has_bias, consts);
+  const int32x4_t q1 = requantize_lanes(vsubq_s32(hi, vld1q_s32(corr + 4)),
+                                        vld1q_f32(scale + 4), vld1q_f32(bias + 4), has_bias,
+                                        consts);
+  const int8x8_t bytes = vmovn_s16(vcombine_s16(vmovn_s32(q0), vmovn_s32(q1)));
+  int8_t* out = p.out + row * p.n + n0;
+  if (cols == kGemvCols) {
+    vst1_s8(out, bytes);
+  } else {
+    int8_t tmp[kGemvCols];
+    vst1_s8(tmp, bytes);
+    std::memcpy(out, tmp, static_cast<size_t>(cols));
+  }
+}
+
+}  // namespace
+
+void run_int8_gemv_dot(const Int8GemmProblem& p, const int8_t* xq, int32_t x_zero_point,
+                       const int32_t* weight_sums, void* scratch) {
+  int32_t* corrections = static_cast<int32_t*>(scratch);
+  int8_gemm_zero_point_corrections(p, x_zero_point, weight_sums, corrections);
+  const int64_t tiles = (p.n + kGemvCols - 1) / kGemvCols;
+  // ~64K multiply-adds per chunk of column tiles at least.
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / (kGemvCols * p.k * p.m));
+  parallel_for(0, tiles, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t n0 = t * kGemvCols, cols = std::min<int64_t>(kGemvCols, p.n - n0);
+      for (int64_t row = 0; row < p.m; ++row) gemv_tile(p, xq, corrections, row, n0, cols);
+    }
+  });
+}
+
 size_t int8_gemm_dot_scratch_bytes(int64_t m, int64_t n, int64_t k) {
   return round_up_64(static_cast<size_t>(row_blocks_of(m) * chunks_of(k) * kChunkBytes)) +
          round_up_64(sizeof(int32_t) * static_cast<size_t>(n));
@@ -141,6 +225,7 @@ size_t int8_gemm_dot_scratch_bytes(int64_t m, int64_t n, int64_t k) {
 
 void run_int8_gemm_dot(const Int8GemmProblem& p, const int8_t* xq, int32_t x_zero_point,
                        const int32_t* weight_sums, void* scratch) {
+  if (p.m < kInt8GemvRows) return run_int8_gemv_dot(p, xq, x_zero_point, weight_sums, scratch);
   int8_t* packed = static_cast<int8_t*>(scratch);
   int32_t* corrections = reinterpret_cast<int32_t*>(
       static_cast<char*>(scratch) +

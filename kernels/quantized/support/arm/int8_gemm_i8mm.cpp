@@ -117,6 +117,9 @@ size_t int8_gemm_i8mm_scratch_bytes(int64_t m, int64_t n, int64_t k) {
 
 void run_int8_gemm_i8mm(const Int8GemmProblem& p, const int8_t* xq, int32_t x_zero_point,
                         const int32_t* weight_sums, void* scratch) {
+  // Fewer than kInt8GemvRows rows: the sdot row loop (SMMLA's row pairs
+  // would multiply padding rows).
+  if (p.m < kInt8GemvRows) return run_int8_gemv_dot(p, xq, x_zero_point, weight_sums, scratch);
   int8_t* packed = static_cast<int8_t*>(scratch);
   int32_t* corrections =
       reinterpret_cast<int32_t*>(static_cast<char*>(scratch) + packed_bytes(p.m, p.k));

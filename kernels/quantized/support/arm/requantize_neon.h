@@ -77,6 +77,33 @@ struct IntRequant {
     const int16x8_t h1 = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(q[2]), q[3]), zero_point);
     return vminq_s8(vmaxq_s8(vqmovn_high_s16(vqmovn_s16(h0), h1), lo), hi);
   }
+
+  /// The same on the first kGroups of a[] (4 * kGroups sums of one output
+  /// channel: one scale and bias for all lanes); the bytes past 4 * kGroups
+  /// are unspecified.
+  template <int kGroups, bool kBias>
+  int8x16_t row(const int32x4_t (&a)[4], float32x4_t scale, float32x4_t bias) const {
+    static_assert(kGroups >= 1 && kGroups <= 4, "1 to 4 groups of 4 sums");
+    int32x4_t q[4];
+#pragma GCC unroll 4
+    for (int i = 0; i < kGroups; ++i) {
+      float32x4_t y = vmulq_f32(vcvtq_f32_s32(a[i]), scale);
+      if constexpr (kBias) y = vaddq_f32(y, bias);
+      q[i] = vcvtnq_s32_f32(vmulq_f32(y, inv));
+    }
+    const int16x8_t h0 =
+        vqaddq_s16(vqmovn_high_s32(vqmovn_s32(q[0]), q[kGroups > 1 ? 1 : 0]), zero_point);
+    int8x16_t b;
+    if constexpr (kGroups > 2) {
+      const int16x8_t h1 =
+          vqaddq_s16(vqmovn_high_s32(vqmovn_s32(q[2]), q[kGroups > 3 ? 3 : 2]), zero_point);
+      b = vqmovn_high_s16(vqmovn_s16(h0), h1);
+    } else {
+      const int8x8_t b0 = vqmovn_s16(h0);
+      b = vcombine_s8(b0, b0);
+    }
+    return vminq_s8(vmaxq_s8(b, lo), hi);
+  }
 };
 
 /// ChannelRequant with a factor per lane (scale = in_scale * w_scale and
