@@ -1,0 +1,355 @@
+// int8_depthwise_dotprod_channels (support/int8_depthwise.h): the int8
+// depthwise convolution of undilated 3x3 filters on AArch64 with the
+// dot-product extension (compiled with +dotprod, entered at kDotProd), in
+// channel blocks of 16 like int8_depthwise_channels_neon.cpp, with the
+// taps as sdot instead of widening multiply-adds. Per unit (one image, a
+// band of 16 channels):
+//  1. factors: per kernel row and group of 4 channels one weight vector,
+//     each channel's quad [w(kh, 0), w(kh, 1), w(kh, 2), 0]; the zero
+//     point's share -zx * sum w per channel (the sums start there, so the
+//     raw int8 input is multiplied: sum (x - zx) w = sum x w - zx sum w,
+//     exact); in_scale * w_scale, bias and the output constants.
+//  2. the band's planes transposed into int8 [H + 2 pad_h][W + 2 pad_w][16]
+//     (raw bytes; the padding holds zx, written once per call), then per
+//     padded row and output column ow the quads: the 4 pixels from column
+//     ow * stride_w as sdot operands (ld1 of 64 bytes, st4: channel c's
+//     word is its 4 consecutive pixels), [rows][OW][64 bytes].
+//  3. per output pixel: the sums start at the zero point's share (one ld1
+//     of 4 vectors), 3 loads and 12 sdot (one row of taps per sdot), and
+//     the integer epilogue of arm/requantize_neon.h's IntRequant, all in
+//     one asm statement with the 12 weight vectors and the 12 epilogue
+//     vectors in registers (v8-v31) across the pixels; ~16 instructions of
+//     taps per 16 channels instead of ~49 with the int16 multiply-adds,
+//     and no factor reloads (~8). A band with a NaN bias (or an infinite
+//     one that a product could cancel) runs requantize()'s float operations.
+//  4. 16 output pixels' bytes transposed back into the planes
+//     (arm/int8_depthwise_band_neon.h).
+// Bit for bit the scalar path's values.
+#include <arm_neon.h>
+
+#include <algorithm>
+
+#include "kernels/quantized/support/arm/int8_depthwise_band_neon.h"
+#include "kernels/quantized/support/arm/requantize_neon.h"
+#include "kernels/quantized/support/int8_depthwise.h"
+
+namespace torchedge {
+namespace quantized {
+namespace {
+
+size_t round_up_64(size_t bytes) { return (bytes + 63) & ~size_t{63}; }
+
+int64_t padded_w(const Int8DepthwiseProblem& p) { return p.width + 2 * p.pad_w; }
+int64_t padded_h(const Int8DepthwiseProblem& p) { return p.height + 2 * p.pad_h; }
+
+// The padded band, with one pixel's slack: the quads of the last output
+// column read one pixel past its row (with weight 0).
+size_t pixel_bytes(const Int8DepthwiseProblem& p) {
+  return round_up_64(static_cast<size_t>((padded_h(p) * padded_w(p) + 1) * kBand));
+}
+size_t quad_bytes(const Int8DepthwiseProblem& p) {
+  return static_cast<size_t>(padded_h(p) * p.out_width * kBand * 4);
+}
+
+constexpr size_t kWeightBytes = 3 * kBand * 4;  // [kh][4 groups][4 channels][4]
+constexpr size_t kShareBytes = kBand * sizeof(int32_t);
+constexpr size_t kFactorBytes = 2 * kBand * sizeof(float) + 64;  // scale, bias, consts
+constexpr size_t kTileBytes = kTile * kBand;
+
+// The worker's scratch. `factors`: scale [16], bias [16] (0 without a
+// bias), then IntRequant's constants as 4 vectors (inv_out_scale x 4,
+// zero point int16 x 8, quant_min and quant_max int8 x 16 each), so each
+// group of 4 vectors is one ld1.
+struct Workspace {
+  int8_t* pixels;  // [H + 2 pad_h][W + 2 pad_w][16] (+ 1 pixel)
+  int8_t* quads;   // [H + 2 pad_h][OW][16 channels][4]
+  int8_t* weights;
+  int32_t* share;  // [16]: -zx * sum w
+  float* factors;
+  int8_t* tile;    // [16 pixels][16 channels]
+};
+
+Workspace workspace_of(const Int8DepthwiseProblem& p, void* scratch) {
+  char* at = static_cast<char*>(scratch);
+  Workspace w;
+  w.pixels = reinterpret_cast<int8_t*>(at);
+  at += pixel_bytes(p);
+  w.quads = reinterpret_cast<int8_t*>(at);
+  at += round_up_64(quad_bytes(p));
+  w.weights = reinterpret_cast<int8_t*>(at);
+  at += round_up_64(kWeightBytes);
+  w.share = reinterpret_cast<int32_t*>(at);
+  at += round_up_64(kShareBytes);
+  w.factors = reinterpret_cast<float*>(at);
+  at += round_up_64(kFactorBytes);
+  w.tile = reinterpret_cast<int8_t*>(at);
+  return w;
+}
+
+// Step 1. Returns whether every channel of the band allows IntRequant.
+bool band_factors(const Int8DepthwiseProblem& p, int64_t c0, int64_t cn, const Workspace& w) {
+  bool exact = true;
+  float* scale = w.factors;
+  float* bias = w.factors + kBand;
+  for (int64_t c = 0; c < kBand; ++c) {
+    const bool real = c < cn;
+    const int8_t* k = p.weight + (c0 + std::min(c, cn - 1)) * 9;
+    int32_t sum = 0;
+    for (int64_t kh = 0; kh < 3; ++kh) {
+      int8_t* quad = w.weights + kh * kBand * 4 + c * 4;
+      for (int64_t kw = 0; kw < 3; ++kw) {
+        quad[kw] = real ? k[kh * 3 + kw] : 0;
+        sum += quad[kw];
+      }
+      quad[3] = 0;
+    }
+    w.share[c] = -p.in_zero_point * sum;
+    scale[c] = real ? p.in_scale * p.w_scales[c0 + c] : 0.0f;
+    bias[c] = real && p.bias != nullptr ? p.bias[c0 + c] : 0.0f;
+    if (real) {
+      exact = exact && int_requant_exact(scale[c], p.bias != nullptr ? p.bias + c0 + c : nullptr);
+    }
+  }
+  return exact;
+}
+
+// The output constants after scale and bias (set once per call).
+void set_output_constants(const Int8DepthwiseProblem& p, const Workspace& w) {
+  float* consts = w.factors + 2 * kBand;
+  vst1q_f32(consts, vdupq_n_f32(p.inv_out_scale));
+  vst1q_s16(reinterpret_cast<int16_t*>(consts + 4),
+            vdupq_n_s16(static_cast<int16_t>(p.out_zero_point)));
+  vst1q_s8(reinterpret_cast<int8_t*>(consts + 8), vdupq_n_s8(static_cast<int8_t>(p.quant_min)));
+  vst1q_s8(reinterpret_cast<int8_t*>(consts + 12), vdupq_n_s8(static_cast<int8_t>(p.quant_max)));
+}
+
+// Step 2: planes[c] is channel c's input plane (channels past the band's
+// repeat its last one; their weights are 0). The padding was filled with
+// zx by the caller and is never written here.
+void band_quads(const Int8DepthwiseProblem& p, const int8_t* const (&planes)[kBand],
+                const Workspace& w) {
+  const int64_t wp = padded_w(p), hp = padded_h(p), ow_n = p.out_width, sw = p.stride_w;
+  const int64_t pad_h = p.pad_h, pad_w = p.pad_w;
+  int8_t* pixels = w.pixels;
+  for_each_band_pixel(p, planes, [&](int8x16_t x, int64_t ih, int64_t iw) {
+    vst1q_s8(pixels + ((ih + pad_h) * wp + iw + pad_w) * kBand, x);
+  });
+  int8_t* quad = w.quads;
+  for (int64_t r = 0; r < hp; ++r) {
+    const int8_t* src = pixels + r * wp * kBand;
+#pragma GCC unroll 2
+    for (int64_t ow = 0; ow < ow_n; ++ow) {
+      vst4q_s8(quad, vld1q_s8_x4(src));
+      src += sw * kBand;
+      quad += 4 * kBand;
+    }
+  }
+}
+
+// The asm statement's parts: the sums from the zero point's share and the
+// 12 sdot of one pixel (v0-v3), then IntRequant on them into v4 (with or
+// without the bias add), stored to the tile.
+#define TE_DW_DOT_TAPS                                                         \
+  "ld1 {v0.4s-v3.4s}, [%[share]]\n"                                            \
+  "ld1 {v4.16b-v7.16b}, [%[q0]]\n"                                             \
+  "sdot v0.4s, v4.16b, %[w00].16b\n"                                           \
+  "sdot v1.4s, v5.16b, %[w01].16b\n"                                           \
+  "sdot v2.4s, v6.16b, %[w02].16b\n"                                           \
+  "sdot v3.4s, v7.16b, %[w03].16b\n"                                           \
+  "ld1 {v4.16b-v7.16b}, [%[q1]]\n"                                             \
+  "sdot v0.4s, v4.16b, %[w10].16b\n"                                           \
+  "sdot v1.4s, v5.16b, %[w11].16b\n"                                           \
+  "sdot v2.4s, v6.16b, %[w12].16b\n"                                           \
+  "sdot v3.4s, v7.16b, %[w13].16b\n"                                           \
+  "ld1 {v4.16b-v7.16b}, [%[q2]]\n"                                             \
+  "sdot v0.4s, v4.16b, %[w20].16b\n"                                           \
+  "sdot v1.4s, v5.16b, %[w21].16b\n"                                           \
+  "sdot v2.4s, v6.16b, %[w22].16b\n"                                           \
+  "sdot v3.4s, v7.16b, %[w23].16b\n"                                           \
+  "scvtf v0.4s, v0.4s\n"                                                       \
+  "scvtf v1.4s, v1.4s\n"                                                       \
+  "scvtf v2.4s, v2.4s\n"                                                       \
+  "scvtf v3.4s, v3.4s\n"                                                       \
+  "fmul v0.4s, v0.4s, %[s0].4s\n"                                              \
+  "fmul v1.4s, v1.4s, %[s1].4s\n"                                              \
+  "fmul v2.4s, v2.4s, %[s2].4s\n"                                              \
+  "fmul v3.4s, v3.4s, %[s3].4s\n"
+#define TE_DW_DOT_BIAS                                                         \
+  "fadd v0.4s, v0.4s, %[b0].4s\n"                                              \
+  "fadd v1.4s, v1.4s, %[b1].4s\n"                                              \
+  "fadd v2.4s, v2.4s, %[b2].4s\n"                                              \
+  "fadd v3.4s, v3.4s, %[b3].4s\n"
+#define TE_DW_DOT_REQUANT                                                      \
+  "fmul v0.4s, v0.4s, %[inv].4s\n"                                             \
+  "fmul v1.4s, v1.4s, %[inv].4s\n"                                             \
+  "fmul v2.4s, v2.4s, %[inv].4s\n"                                             \
+  "fmul v3.4s, v3.4s, %[inv].4s\n"                                             \
+  "fcvtns v0.4s, v0.4s\n"                                                      \
+  "fcvtns v1.4s, v1.4s\n"                                                      \
+  "fcvtns v2.4s, v2.4s\n"                                                      \
+  "fcvtns v3.4s, v3.4s\n"                                                      \
+  "sqxtn v4.4h, v0.4s\n"                                                       \
+  "sqxtn2 v4.8h, v1.4s\n"                                                      \
+  "sqxtn v5.4h, v2.4s\n"                                                       \
+  "sqxtn2 v5.8h, v3.4s\n"                                                      \
+  "sqadd v4.8h, v4.8h, %[zp].8h\n"                                             \
+  "sqadd v5.8h, v5.8h, %[zp].8h\n"                                             \
+  "sqxtn v4.8b, v4.8h\n"                                                       \
+  "sqxtn2 v4.16b, v5.8h\n"                                                     \
+  "smax v4.16b, v4.16b, %[lo].16b\n"                                           \
+  "smin v4.16b, v4.16b, %[hi].16b\n"                                           \
+  "str q4, %[dst]\n"
+
+// Step 3 with the integer epilogue for `count` output pixels from flat
+// pixel `start` into the tile. The 24 vectors are pinned to v8-v31 (from
+// intrinsics GCC 12 reloads weights or factors when fewer than 8 registers
+// are left it, as in int8_depthwise_channels_neon.cpp's tile_3x3).
+template <bool kBias>
+__attribute__((noinline)) void tile_3x3_dot(const Int8DepthwiseProblem& p, const Workspace& w,
+                                            int64_t start, int64_t count, int8_t* tile) {
+  register int8x16_t w00 asm("v8") = vld1q_s8(w.weights + 0);
+  register int8x16_t w01 asm("v9") = vld1q_s8(w.weights + 16);
+  register int8x16_t w02 asm("v10") = vld1q_s8(w.weights + 32);
+  register int8x16_t w03 asm("v11") = vld1q_s8(w.weights + 48);
+  register int8x16_t w10 asm("v12") = vld1q_s8(w.weights + 64);
+  register int8x16_t w11 asm("v13") = vld1q_s8(w.weights + 80);
+  register int8x16_t w12 asm("v14") = vld1q_s8(w.weights + 96);
+  register int8x16_t w13 asm("v15") = vld1q_s8(w.weights + 112);
+  register int8x16_t w20 asm("v16") = vld1q_s8(w.weights + 128);
+  register int8x16_t w21 asm("v17") = vld1q_s8(w.weights + 144);
+  register int8x16_t w22 asm("v18") = vld1q_s8(w.weights + 160);
+  register int8x16_t w23 asm("v19") = vld1q_s8(w.weights + 176);
+  const float* f = w.factors;
+  register float32x4_t s0 asm("v20") = vld1q_f32(f + 0);
+  register float32x4_t s1 asm("v21") = vld1q_f32(f + 4);
+  register float32x4_t s2 asm("v22") = vld1q_f32(f + 8);
+  register float32x4_t s3 asm("v23") = vld1q_f32(f + 12);
+  register float32x4_t b0 asm("v24") = vld1q_f32(f + 16);
+  register float32x4_t b1 asm("v25") = vld1q_f32(f + 20);
+  register float32x4_t b2 asm("v26") = vld1q_f32(f + 24);
+  register float32x4_t b3 asm("v27") = vld1q_f32(f + 28);
+  register float32x4_t inv asm("v28") = vld1q_f32(f + 32);
+  register int16x8_t zp asm("v29") = vld1q_s16(reinterpret_cast<const int16_t*>(f + 36));
+  register int8x16_t lo asm("v30") = vld1q_s8(reinterpret_cast<const int8_t*>(f + 40));
+  register int8x16_t hi asm("v31") = vld1q_s8(reinterpret_cast<const int8_t*>(f + 44));
+  // Locals: the tile's stores may alias anything for GCC.
+  const int64_t out_width = p.out_width;
+  const int64_t row = out_width * 4 * kBand;          // one padded row of quads
+  const int64_t row_jump = (p.stride_h - 1) * row;    // to the next output row
+  const int32_t* share = w.share;
+  int64_t oh = start / out_width, ow = start % out_width;
+  const int8_t* q0 = w.quads + (oh * p.stride_h * out_width + ow) * 4 * kBand;
+  for (int64_t j = 0; j < count; ++j) {
+    const int8_t* q1 = q0 + row;
+    const int8_t* q2 = q1 + row;
+    int8x16_t* dst = reinterpret_cast<int8x16_t*>(tile + j * kBand);
+#define TE_DW_DOT_OPERANDS                                                                \
+  : [dst] "=m"(*dst)                                                                      \
+  : [share] "r"(share), [q0] "r"(q0), [q1] "r"(q1), [q2] "r"(q2), [w00] "w"(w00),        \
+    [w01] "w"(w01), [w02] "w"(w02), [w03] "w"(w03), [w10] "w"(w10), [w11] "w"(w11),        \
+    [w12] "w"(w12), [w13] "w"(w13), [w20] "w"(w20), [w21] "w"(w21), [w22] "w"(w22),        \
+    [w23] "w"(w23), [s0] "w"(s0), [s1] "w"(s1), [s2] "w"(s2), [s3] "w"(s3), [b0] "w"(b0),  \
+    [b1] "w"(b1), [b2] "w"(b2), [b3] "w"(b3), [inv] "w"(inv), [zp] "w"(zp), [lo] "w"(lo),  \
+    [hi] "w"(hi)                                                                          \
+  : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7"
+    // No "memory" clobber: the asm reads the quads and the share, written
+    // before this function is called and not in it.
+    if constexpr (kBias) {
+      asm(TE_DW_DOT_TAPS TE_DW_DOT_BIAS TE_DW_DOT_REQUANT TE_DW_DOT_OPERANDS);
+    } else {
+      asm(TE_DW_DOT_TAPS TE_DW_DOT_REQUANT TE_DW_DOT_OPERANDS);
+    }
+#undef TE_DW_DOT_OPERANDS
+    q0 += 4 * kBand;
+    if (++ow == out_width) {
+      ow = 0;
+      q0 += row_jump;
+    }
+  }
+}
+
+#undef TE_DW_DOT_TAPS
+#undef TE_DW_DOT_BIAS
+#undef TE_DW_DOT_REQUANT
+
+// Step 3 with requantize()'s float operations (a band with a NaN bias).
+void tile_3x3_dot_float(const Int8DepthwiseProblem& p, const Workspace& w, int64_t start,
+                        int64_t count, int8_t* tile) {
+  const ChannelRequant fq(p.in_scale, 1.0f, nullptr, p.inv_out_scale, p.out_zero_point,
+                          p.quant_min, p.quant_max);
+  const bool has_bias = p.bias != nullptr;
+  int8x16_t wv[3][4];
+  float32x4_t scale[4], bias[4];
+  for (int i = 0; i < 4; ++i) {
+    for (int kh = 0; kh < 3; ++kh) wv[kh][i] = vld1q_s8(w.weights + kh * 64 + 16 * i);
+    scale[i] = vld1q_f32(w.factors + 4 * i);
+    bias[i] = vld1q_f32(w.factors + kBand + 4 * i);
+  }
+  const int64_t row = p.out_width * 4 * kBand;
+  int64_t oh = start / p.out_width, ow = start % p.out_width;
+  for (int64_t j = 0; j < count; ++j) {
+    const int8_t* q = w.quads + (oh * p.stride_h * p.out_width + ow) * 4 * kBand;
+    int32x4_t acc[4];
+    for (int i = 0; i < 4; ++i) acc[i] = vld1q_s32(w.share + 4 * i);
+    for (int kh = 0; kh < 3; ++kh) {
+      for (int i = 0; i < 4; ++i) {
+        acc[i] = vdotq_s32(acc[i], vld1q_s8(q + kh * row + 16 * i), wv[kh][i]);
+      }
+    }
+    int32x4_t r[4];
+    for (int i = 0; i < 4; ++i) r[i] = requantize_lanes(acc[i], scale[i], bias[i], has_bias, fq);
+    vst1q_s8(tile + j * kBand, narrow_16(r[0], r[1], r[2], r[3]));
+    if (++ow == p.out_width) {
+      ow = 0;
+      ++oh;
+    }
+  }
+}
+
+}  // namespace
+
+bool int8_depthwise_dotprod_channels_applies(const Int8DepthwiseProblem& p) {
+  return p.kernel_h == 3 && p.kernel_w == 3 && p.dilation_h == 1 && p.dilation_w == 1 &&
+         pixel_bytes(p) + quad_bytes(p) <= kInt8DepthwiseNeonChannelsMaxBytes;
+}
+
+size_t int8_depthwise_dotprod_channels_worker_bytes(const Int8DepthwiseProblem& p) {
+  return pixel_bytes(p) + round_up_64(quad_bytes(p)) + round_up_64(kWeightBytes) +
+         round_up_64(kShareBytes) + round_up_64(kFactorBytes) + round_up_64(kTileBytes);
+}
+
+void int8_depthwise_dotprod_channels(const Int8DepthwiseProblem& p, int64_t unit_begin,
+                                     int64_t unit_end, void* worker_scratch) {
+  const Workspace w = workspace_of(p, worker_scratch);
+  // The padding (and the slack pixel) hold zx for every band: the bands
+  // write only the interior.
+  const int8x16_t zx = vdupq_n_s8(static_cast<int8_t>(p.in_zero_point));
+  const int64_t padded_pixels = padded_h(p) * padded_w(p) + 1;
+  for (int64_t i = 0; i < padded_pixels; ++i) vst1q_s8(w.pixels + i * kBand, zx);
+  set_output_constants(p, w);
+  const int64_t bands = (p.channels + kBand - 1) / kBand;
+  const int64_t hw = p.height * p.width, ohw = p.out_height * p.out_width;
+  for (int64_t u = unit_begin; u < unit_end; ++u) {
+    const int64_t n = u / bands, c0 = (u % bands) * kBand;
+    const int64_t cn = std::min(kBand, p.channels - c0);
+    const bool exact = band_factors(p, c0, cn, w);
+    const int8_t* planes[kBand];
+    for (int64_t c = 0; c < kBand; ++c) {
+      planes[c] = p.input + (n * p.channels + c0 + std::min(c, cn - 1)) * hw;
+    }
+    band_quads(p, planes, w);
+    int8_t* out = p.out + (n * p.channels + c0) * ohw;
+    for_each_output_tile(p, cn, w.tile, out, [&](int64_t q0, int64_t count, int8_t* tile) {
+      if (!exact) {
+        tile_3x3_dot_float(p, w, q0, count, tile);
+      } else if (p.bias != nullptr) {
+        tile_3x3_dot<true>(p, w, q0, count, tile);
+      } else {
+        tile_3x3_dot<false>(p, w, q0, count, tile);
+      }
+    });
+  }
+}
+
+}  // namespace quantized
+}  // namespace torchedge
