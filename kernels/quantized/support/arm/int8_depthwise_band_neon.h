@@ -22,18 +22,25 @@ namespace {
 constexpr int64_t kBand = kInt8DepthwiseNeonBand;  // 16 channels
 constexpr int64_t kTile = 16;                       // pixels per transpose
 
+inline size_t round_up_64(size_t bytes) { return (bytes + 63) & ~size_t{63}; }
+
+// The band buffer's padded sizes.
+inline int64_t padded_w(const Int8DepthwiseProblem& p) { return p.width + 2 * p.pad_w; }
+inline int64_t padded_h(const Int8DepthwiseProblem& p) { return p.height + 2 * p.pad_h; }
+
 // 16 x 16 bytes transposed through memory with 4-way interleaving stores
 // and loads (st4 / ld4: one instruction per 64 bytes; 16 x 16 in registers
 // took 64 trn and, with GCC 12, as many spills). rows_to_pixels: row c
-// (channel c: 16 pixels at rows[c]) in, pixel j's 16 channels at
+// (channel c: 16 pixels at row(c)) in, pixel j's 16 channels at
 // out + 16 j: first [pixel][4 channels] per group of 4 channels (st4 of
 // bytes), then per 4 pixels the 4 groups' words interleaved (st4 of words).
-__attribute__((always_inline)) inline void rows_to_pixels(const int8_t* const (&rows)[kBand],
-                                                          int8_t* tmp, int8_t* out) {
+// Rows: row(c) gives channel c's 16 bytes.
+template <typename Row>
+__attribute__((always_inline)) inline void rows_to_pixels(Row row, int8_t* tmp, int8_t* out) {
 #pragma GCC unroll 4
   for (int g = 0; g < 4; ++g) {
-    const int8x16x4_t v = {{vld1q_s8(rows[4 * g]), vld1q_s8(rows[4 * g + 1]),
-                            vld1q_s8(rows[4 * g + 2]), vld1q_s8(rows[4 * g + 3])}};
+    const int8x16x4_t v = {{vld1q_s8(row(4 * g)), vld1q_s8(row(4 * g + 1)),
+                            vld1q_s8(row(4 * g + 2)), vld1q_s8(row(4 * g + 3))}};
     vst4q_s8(tmp + 64 * g, v);
   }
 #pragma GCC unroll 4
@@ -79,13 +86,16 @@ __attribute__((always_inline)) inline void pixels_to_rows(const int8_t* in, int8
 // (plane rows are contiguous, so any width takes whole 16-byte loads; the
 // last chunk overlaps the one before, rewriting the same values; a plane
 // under 16 pixels is read through a zero-filled copy), transposed, and
-// put(pixel bytes, row, column) called per pixel with its 16 channels'
-// bytes. planes[c] is channel c's input plane.
+// put(pixel bytes, at) called per pixel with its 16 channels' bytes and
+// its index in the padded [H + 2 pad_h][W + 2 pad_w] band. planes[c] is
+// channel c's input plane.
 template <typename Put>
 __attribute__((always_inline)) inline void for_each_band_pixel(const Int8DepthwiseProblem& p,
                                                                const int8_t* const (&planes)[kBand],
                                                                Put put) {
-  const int64_t width = p.width, hw = p.height * p.width;
+  // Locals: the callers' stores may alias p's fields for GCC.
+  const int64_t width = p.width, hw = p.height * p.width, pad_h = p.pad_h, pad_w = p.pad_w;
+  const int64_t padded_width = width + 2 * pad_w;
   int8_t small[kBand][kTile];
   alignas(16) int8_t tmp[kBand * kTile], pix[kBand * kTile];
   for (int64_t q0 = 0; q0 < hw; q0 += kTile) {
@@ -100,16 +110,18 @@ __attribute__((always_inline)) inline void for_each_band_pixel(const Int8Depthwi
         rows[c] = small[c];
       }
     }
-    rows_to_pixels(rows, tmp, pix);
+    rows_to_pixels([&](int c) { return rows[c]; }, tmp, pix);
     const int64_t count = std::min(kTile, hw - start);
-    int64_t ih = start / width, iw = start % width;
+    int64_t iw = start % width;
+    int64_t at = (start / width + pad_h) * padded_width + iw + pad_w;
 #pragma GCC unroll 16
     for (int64_t j = 0; j < kTile; ++j) {
       if (j == count) break;
-      put(vld1q_s8(pix + j * kBand), ih, iw);
+      put(vld1q_s8(pix + j * kBand), at);
+      ++at;
       if (++iw == width) {
         iw = 0;
-        ++ih;
+        at += 2 * pad_w;
       }
     }
     if (start + kTile >= hw) break;

@@ -37,11 +37,6 @@ namespace torchedge {
 namespace quantized {
 namespace {
 
-size_t round_up_64(size_t bytes) { return (bytes + 63) & ~size_t{63}; }
-
-int64_t padded_w(const Int8DepthwiseProblem& p) { return p.width + 2 * p.pad_w; }
-int64_t padded_h(const Int8DepthwiseProblem& p) { return p.height + 2 * p.pad_h; }
-
 // The padded band, with one pixel's slack: the quads of the last output
 // column read one pixel past its row (with weight 0).
 size_t pixel_bytes(const Int8DepthwiseProblem& p) {
@@ -176,9 +171,31 @@ void band_quads(const Int8DepthwiseProblem& p, const int8_t* const (&planes)[kBa
   const int64_t wp = padded_w(p), hp = padded_h(p), ow_n = p.out_width, sw = p.stride_w;
   const int64_t pad_h = p.pad_h, pad_w = p.pad_w;
   int8_t* pixels = w.pixels;
-  for_each_band_pixel(p, planes, [&](int8x16_t x, int64_t ih, int64_t iw) {
-    vst1q_s8(pixels + ((ih + pad_h) * wp + iw + pad_w) * kBand, x);
-  });
+  const int64_t width = p.width;
+  if (width >= kTile) {
+    // Per input row, 16 columns at a time (a row's last chunk overlaps the
+    // one before), transposed straight into the band's row: per pixel
+    // about 4 instructions instead of 20 through for_each_band_pixel.
+    alignas(16) int8_t tmp[kBand * kTile];
+    const bool full = planes[kBand - 1] == planes[0] + (kBand - 1) * p.height * width;
+    const int64_t plane_stride = p.height * width;
+    for (int64_t ih = 0; ih < p.height; ++ih) {
+      int8_t* dst = pixels + ((ih + pad_h) * wp + pad_w) * kBand;
+      for (int64_t iw0 = 0;; iw0 += kTile) {
+        const int64_t iw = std::min(iw0, width - kTile);
+        const int64_t at = ih * width + iw;
+        if (full) {
+          const int8_t* first = planes[0] + at;
+          rows_to_pixels([&](int c) { return first + c * plane_stride; }, tmp, dst + iw * kBand);
+        } else {
+          rows_to_pixels([&](int c) { return planes[c] + at; }, tmp, dst + iw * kBand);
+        }
+        if (iw + kTile >= width) break;
+      }
+    }
+  } else {
+    for_each_band_pixel(p, planes, [&](int8x16_t x, int64_t at) { vst1q_s8(pixels + at * kBand, x); });
+  }
   int8_t* quad = w.quads;
   for (int64_t r = 0; r < hp; ++r) {
     const int8_t* src = pixels + r * wp * kBand;

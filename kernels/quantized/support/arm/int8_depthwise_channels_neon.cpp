@@ -38,11 +38,6 @@ namespace torchedge {
 namespace quantized {
 namespace {
 
-size_t round_up_64(size_t bytes) { return (bytes + 63) & ~size_t{63}; }
-
-int64_t padded_w(const Int8DepthwiseProblem& p) { return p.width + 2 * p.pad_w; }
-int64_t padded_h(const Int8DepthwiseProblem& p) { return p.height + 2 * p.pad_h; }
-
 size_t pixel_bytes(const Int8DepthwiseProblem& p) {
   return round_up_64(static_cast<size_t>(padded_h(p) * padded_w(p) * kBand) * sizeof(int16_t));
 }
@@ -128,11 +123,9 @@ void transpose_in(const Int8DepthwiseProblem& p, const int8_t* const (&planes)[k
     }
   }
   const int8x16_t zx = vdupq_n_s8(static_cast<int8_t>(p.in_zero_point));
-  // Locals: the int16 stores below may alias p's fields for GCC.
-  const int64_t pad_h = p.pad_h, pad_w = p.pad_w;
-  for_each_band_pixel(p, planes, [&](int8x16_t x, int64_t ih, int64_t iw) {
+  for_each_band_pixel(p, planes, [&](int8x16_t x, int64_t at) {
     // x - zx in int16: the difference of two int8 widened (vsubl).
-    int16_t* dst = pixels + ((ih + pad_h) * wp + iw + pad_w) * kBand;
+    int16_t* dst = pixels + at * kBand;
     vst1q_s16(dst, vsubl_s8(vget_low_s8(x), vget_low_s8(zx)));
     vst1q_s16(dst + 8, vsubl_high_s8(x, zx));
   });
