@@ -162,6 +162,30 @@ __attribute__((always_inline)) inline void for_each_output_tile(const Int8Depthw
   }
 }
 
+// A band's whole output, pixel q's 16 channel bytes at pixels + 16 q
+// (room for at least 16 pixels), into the band's cn planes from `out`
+// (plane stride OH * OW), 16 pixels at a time; a plane's last, partial
+// group is its last 16 pixels (overlapping the group before); a plane
+// under 16 pixels goes through a buffer.
+inline void store_band_outputs(const Int8DepthwiseProblem& p, int64_t cn, const int8_t* pixels,
+                               int8_t* out) {
+  const int64_t ohw = p.out_height * p.out_width;
+  alignas(16) int8_t transposed[kBand * kTile];
+  if (ohw < kTile) {
+    alignas(16) int8_t rows[kBand * kTile];
+    pixels_to_rows(pixels, transposed, rows, kTile, cn);
+    for (int64_t c = 0; c < cn; ++c) {
+      std::memcpy(out + c * ohw, rows + c * kTile, static_cast<size_t>(ohw));
+    }
+    return;
+  }
+  for (int64_t q0 = 0;; q0 += kTile) {
+    const int64_t at = std::min(q0, ohw - kTile);
+    pixels_to_rows(pixels + at * kBand, transposed, out + at, ohw, cn);
+    if (at + kTile >= ohw) break;
+  }
+}
+
 }  // namespace
 }  // namespace quantized
 }  // namespace torchedge

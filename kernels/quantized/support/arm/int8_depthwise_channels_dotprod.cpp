@@ -49,7 +49,10 @@ size_t quad_bytes(const Int8DepthwiseProblem& p) {
 constexpr size_t kWeightBytes = 3 * kBand * 4;  // [kh][4 groups][4 channels][4]
 constexpr size_t kShareBytes = kBand * sizeof(int32_t);
 constexpr size_t kFactorBytes = 2 * kBand * sizeof(float) + 64;  // scale, bias, consts
-constexpr size_t kTileBytes = kTile * kBand;
+// The band's output bytes, [OH * OW][16], room for 16 pixels at least.
+size_t output_bytes(const Int8DepthwiseProblem& p) {
+  return round_up_64(static_cast<size_t>(std::max(p.out_height * p.out_width, kTile) * kBand));
+}
 
 // The worker's scratch. `factors`: scale [16], bias [16] (0 without a
 // bias), then IntRequant's constants as 4 vectors (inv_out_scale x 4,
@@ -61,7 +64,7 @@ struct Workspace {
   int8_t* weights;
   int32_t* share;  // [16]: -zx * sum w
   float* factors;
-  int8_t* tile;    // [16 pixels][16 channels]
+  int8_t* outputs;  // [OH * OW][16 channels]
 };
 
 Workspace workspace_of(const Int8DepthwiseProblem& p, void* scratch) {
@@ -77,7 +80,7 @@ Workspace workspace_of(const Int8DepthwiseProblem& p, void* scratch) {
   at += round_up_64(kShareBytes);
   w.factors = reinterpret_cast<float*>(at);
   at += round_up_64(kFactorBytes);
-  w.tile = reinterpret_cast<int8_t*>(at);
+  w.outputs = reinterpret_cast<int8_t*>(at);
   return w;
 }
 
@@ -213,17 +216,17 @@ void band_quads(const Int8DepthwiseProblem& p, const int8_t* const (&planes)[kBa
 // without the bias add), stored to the tile.
 #define TE_DW_DOT_TAPS                                                         \
   "ld1 {v0.4s-v3.4s}, [%[share]]\n"                                            \
-  "ld1 {v4.16b-v7.16b}, [%[q0]]\n"                                             \
+  "ld1 {v4.16b-v7.16b}, [%[q]], %[row]\n"                                             \
   "sdot v0.4s, v4.16b, %[w00].16b\n"                                           \
   "sdot v1.4s, v5.16b, %[w01].16b\n"                                           \
   "sdot v2.4s, v6.16b, %[w02].16b\n"                                           \
   "sdot v3.4s, v7.16b, %[w03].16b\n"                                           \
-  "ld1 {v4.16b-v7.16b}, [%[q1]]\n"                                             \
+  "ld1 {v4.16b-v7.16b}, [%[q]], %[row]\n"                                             \
   "sdot v0.4s, v4.16b, %[w10].16b\n"                                           \
   "sdot v1.4s, v5.16b, %[w11].16b\n"                                           \
   "sdot v2.4s, v6.16b, %[w12].16b\n"                                           \
   "sdot v3.4s, v7.16b, %[w13].16b\n"                                           \
-  "ld1 {v4.16b-v7.16b}, [%[q2]]\n"                                             \
+  "ld1 {v4.16b-v7.16b}, [%[q]], %[back]\n"                                            \
   "sdot v0.4s, v4.16b, %[w20].16b\n"                                           \
   "sdot v1.4s, v5.16b, %[w21].16b\n"                                           \
   "sdot v2.4s, v6.16b, %[w22].16b\n"                                           \
@@ -296,36 +299,42 @@ __attribute__((noinline)) void tile_3x3_dot(const Int8DepthwiseProblem& p, const
   register int8x16_t hi asm("v31") = vld1q_s8(reinterpret_cast<const int8_t*>(f + 44));
   // Locals: the tile's stores may alias anything for GCC.
   const int64_t out_width = p.out_width;
-  const int64_t row = out_width * 4 * kBand;          // one padded row of quads
-  const int64_t row_jump = (p.stride_h - 1) * row;    // to the next output row
+  const int64_t row = out_width * 4 * kBand;        // one padded row of quads
+  const int64_t row_jump = (p.stride_h - 1) * row;  // from a row's end to the next output row's
   const int32_t* share = w.share;
-  int64_t oh = start / out_width, ow = start % out_width;
-  const int8_t* q0 = w.quads + (oh * p.stride_h * out_width + ow) * 4 * kBand;
-  for (int64_t j = 0; j < count; ++j) {
-    const int8_t* q1 = q0 + row;
-    const int8_t* q2 = q1 + row;
-    int8x16_t* dst = reinterpret_cast<int8x16_t*>(tile + j * kBand);
+  int64_t ow = start % out_width;
+  // The asm steps one pointer through the pixel's three rows of quads
+  // and on to the next pixel (loads post-indexed by `row`, `row`, `back`):
+  // per pixel only the tile pointer and the loop's count and branch
+  // besides (at most 30 asm operands: no room for three row pointers).
+  const int8_t* q = w.quads + ((start / out_width) * p.stride_h * out_width + ow) * 4 * kBand;
+  const int64_t back = 4 * kBand - 2 * row;
+  int8x16_t* dst = reinterpret_cast<int8x16_t*>(tile);
+  for (int64_t left = count; left > 0;) {
+    const int64_t n = std::min(left, out_width - ow);
+    for (int64_t j = 0; j < n; ++j, ++dst) {
 #define TE_DW_DOT_OPERANDS                                                                \
-  : [dst] "=m"(*dst)                                                                      \
-  : [share] "r"(share), [q0] "r"(q0), [q1] "r"(q1), [q2] "r"(q2), [w00] "w"(w00),        \
-    [w01] "w"(w01), [w02] "w"(w02), [w03] "w"(w03), [w10] "w"(w10), [w11] "w"(w11),        \
-    [w12] "w"(w12), [w13] "w"(w13), [w20] "w"(w20), [w21] "w"(w21), [w22] "w"(w22),        \
-    [w23] "w"(w23), [s0] "w"(s0), [s1] "w"(s1), [s2] "w"(s2), [s3] "w"(s3), [b0] "w"(b0),  \
-    [b1] "w"(b1), [b2] "w"(b2), [b3] "w"(b3), [inv] "w"(inv), [zp] "w"(zp), [lo] "w"(lo),  \
-    [hi] "w"(hi)                                                                          \
+  : [q] "+r"(q), [dst] "=m"(*dst)                                                         \
+  : [share] "r"(share), [row] "r"(row), [back] "r"(back), [w00] "w"(w00), [w01] "w"(w01), \
+    [w02] "w"(w02), [w03] "w"(w03), [w10] "w"(w10), [w11] "w"(w11), [w12] "w"(w12),        \
+    [w13] "w"(w13), [w20] "w"(w20), [w21] "w"(w21), [w22] "w"(w22), [w23] "w"(w23),        \
+    [s0] "w"(s0), [s1] "w"(s1), [s2] "w"(s2), [s3] "w"(s3), [b0] "w"(b0), [b1] "w"(b1),    \
+    [b2] "w"(b2), [b3] "w"(b3), [inv] "w"(inv), [zp] "w"(zp), [lo] "w"(lo), [hi] "w"(hi)   \
   : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7"
     // No "memory" clobber: the asm reads the quads and the share, written
     // before this function is called and not in it.
-    if constexpr (kBias) {
-      asm(TE_DW_DOT_TAPS TE_DW_DOT_BIAS TE_DW_DOT_REQUANT TE_DW_DOT_OPERANDS);
-    } else {
-      asm(TE_DW_DOT_TAPS TE_DW_DOT_REQUANT TE_DW_DOT_OPERANDS);
-    }
+      if constexpr (kBias) {
+        asm(TE_DW_DOT_TAPS TE_DW_DOT_BIAS TE_DW_DOT_REQUANT TE_DW_DOT_OPERANDS);
+      } else {
+        asm(TE_DW_DOT_TAPS TE_DW_DOT_REQUANT TE_DW_DOT_OPERANDS);
+      }
 #undef TE_DW_DOT_OPERANDS
-    q0 += 4 * kBand;
-    if (++ow == out_width) {
+    }
+    left -= n;
+    ow += n;
+    if (ow == out_width) {
       ow = 0;
-      q0 += row_jump;
+      q += row_jump;
     }
   }
 }
@@ -372,12 +381,12 @@ void tile_3x3_dot_float(const Int8DepthwiseProblem& p, const Workspace& w, int64
 
 bool int8_depthwise_dotprod_channels_applies(const Int8DepthwiseProblem& p) {
   return p.kernel_h == 3 && p.kernel_w == 3 && p.dilation_h == 1 && p.dilation_w == 1 &&
-         pixel_bytes(p) + quad_bytes(p) <= kInt8DepthwiseNeonChannelsMaxBytes;
+         pixel_bytes(p) + quad_bytes(p) + output_bytes(p) <= kInt8DepthwiseNeonChannelsMaxBytes;
 }
 
 size_t int8_depthwise_dotprod_channels_worker_bytes(const Int8DepthwiseProblem& p) {
   return pixel_bytes(p) + round_up_64(quad_bytes(p)) + round_up_64(kWeightBytes) +
-         round_up_64(kShareBytes) + round_up_64(kFactorBytes) + round_up_64(kTileBytes);
+         round_up_64(kShareBytes) + round_up_64(kFactorBytes) + output_bytes(p);
 }
 
 void int8_depthwise_dotprod_channels(const Int8DepthwiseProblem& p, int64_t unit_begin,
@@ -401,15 +410,16 @@ void int8_depthwise_dotprod_channels(const Int8DepthwiseProblem& p, int64_t unit
     }
     band_quads(p, planes, w);
     int8_t* out = p.out + (n * p.channels + c0) * ohw;
-    for_each_output_tile(p, cn, w.tile, out, [&](int64_t q0, int64_t count, int8_t* tile) {
-      if (!exact) {
-        tile_3x3_dot_float(p, w, q0, count, tile);
-      } else if (p.bias != nullptr) {
-        tile_3x3_dot<true>(p, w, q0, count, tile);
-      } else {
-        tile_3x3_dot<false>(p, w, q0, count, tile);
-      }
-    });
+    // The whole band's outputs in one call (the tile's set-up, 24 vector
+    // loads, once per band), then transposed 16 pixels at a time.
+    if (!exact) {
+      tile_3x3_dot_float(p, w, 0, ohw, w.outputs);
+    } else if (p.bias != nullptr) {
+      tile_3x3_dot<true>(p, w, 0, ohw, w.outputs);
+    } else {
+      tile_3x3_dot<false>(p, w, 0, ohw, w.outputs);
+    }
+    store_band_outputs(p, cn, w.outputs, out);
   }
 }
 
