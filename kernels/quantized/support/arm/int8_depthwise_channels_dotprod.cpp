@@ -49,6 +49,13 @@ size_t quad_bytes(const Int8DepthwiseProblem& p) {
 constexpr size_t kWeightBytes = 3 * kBand * 4;  // [kh][4 groups][4 channels][4]
 constexpr size_t kShareBytes = kBand * sizeof(int32_t);
 constexpr size_t kFactorBytes = 2 * kBand * sizeof(float) + 64;  // scale, bias, consts
+// Maps narrower than 16 (and of at least 16 pixels): the band's input
+// pixels transposed flat, [H * W][16], before they go into the padded rows.
+size_t staging_bytes(const Int8DepthwiseProblem& p) {
+  const int64_t hw = p.height * p.width;
+  return p.width < kTile && hw >= kTile ? round_up_64(static_cast<size_t>(hw * kBand)) : 0;
+}
+
 // The band's output bytes, [OH * OW][16], room for 16 pixels at least.
 size_t output_bytes(const Int8DepthwiseProblem& p) {
   return round_up_64(static_cast<size_t>(std::max(p.out_height * p.out_width, kTile) * kBand));
@@ -61,6 +68,7 @@ size_t output_bytes(const Int8DepthwiseProblem& p) {
 struct Workspace {
   int8_t* pixels;  // [H + 2 pad_h][W + 2 pad_w][16] (+ 1 pixel)
   int8_t* quads;   // [H + 2 pad_h][OW][16 channels][4]
+  int8_t* staging;  // [H * W][16] (staging_bytes)
   int8_t* weights;
   int32_t* share;  // [16]: -zx * sum w
   float* factors;
@@ -74,6 +82,8 @@ Workspace workspace_of(const Int8DepthwiseProblem& p, void* scratch) {
   at += pixel_bytes(p);
   w.quads = reinterpret_cast<int8_t*>(at);
   at += round_up_64(quad_bytes(p));
+  w.staging = reinterpret_cast<int8_t*>(at);
+  at += staging_bytes(p);
   w.weights = reinterpret_cast<int8_t*>(at);
   at += round_up_64(kWeightBytes);
   w.share = reinterpret_cast<int32_t*>(at);
@@ -195,6 +205,26 @@ void band_quads(const Int8DepthwiseProblem& p, const int8_t* const (&planes)[kBa
         }
         if (iw + kTile >= width) break;
       }
+    }
+  } else if (p.height * width >= kTile) {  // staging_bytes(p) > 0
+    // Narrow maps: 16 flat pixels at a time (the last chunk overlaps the
+    // one before) transposed into the flat staging rows, then each row
+    // copied into its padded row two pixels per load and store (per pixel
+    // ~6 instructions instead of ~16 with a store per pixel from a tile).
+    alignas(16) int8_t tmp[kBand * kTile];
+    const int64_t hw = p.height * width;
+    for (int64_t q0 = 0;; q0 += kTile) {
+      const int64_t at = std::min(q0, hw - kTile);
+      rows_to_pixels([&](int c) { return planes[c] + at; }, tmp, w.staging + at * kBand);
+      if (at + kTile >= hw) break;
+    }
+    const int8_t* src = w.staging;
+    for (int64_t ih = 0; ih < p.height; ++ih) {
+      int8_t* dst = pixels + ((ih + pad_h) * wp + pad_w) * kBand;
+      int64_t iw = 0;
+      for (; iw + 2 <= width; iw += 2) vst1q_s8_x2(dst + iw * kBand, vld1q_s8_x2(src + iw * kBand));
+      if (iw < width) vst1q_s8(dst + iw * kBand, vld1q_s8(src + iw * kBand));
+      src += width * kBand;
     }
   } else {
     for_each_band_pixel(p, planes, [&](int8x16_t x, int64_t at) { vst1q_s8(pixels + at * kBand, x); });
@@ -381,11 +411,13 @@ void tile_3x3_dot_float(const Int8DepthwiseProblem& p, const Workspace& w, int64
 
 bool int8_depthwise_dotprod_channels_applies(const Int8DepthwiseProblem& p) {
   return p.kernel_h == 3 && p.kernel_w == 3 && p.dilation_h == 1 && p.dilation_w == 1 &&
-         pixel_bytes(p) + quad_bytes(p) + output_bytes(p) <= kInt8DepthwiseNeonChannelsMaxBytes;
+         pixel_bytes(p) + quad_bytes(p) + staging_bytes(p) + output_bytes(p) <=
+             kInt8DepthwiseNeonChannelsMaxBytes;
 }
 
 size_t int8_depthwise_dotprod_channels_worker_bytes(const Int8DepthwiseProblem& p) {
-  return pixel_bytes(p) + round_up_64(quad_bytes(p)) + round_up_64(kWeightBytes) +
+  return pixel_bytes(p) + round_up_64(quad_bytes(p)) + staging_bytes(p) +
+         round_up_64(kWeightBytes) +
          round_up_64(kShareBytes) + round_up_64(kFactorBytes) + output_bytes(p);
 }
 
