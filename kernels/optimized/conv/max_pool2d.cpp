@@ -2,6 +2,7 @@
 // outputs and the ISA dispatch.
 #include "kernels/optimized/conv/max_pool2d.h"
 
+#include <algorithm>
 #include <limits>
 #include <type_traits>
 
@@ -75,8 +76,15 @@ void max_pool2d_with_indices(const Pool2dShape& s, const T* x, T* y, int64_t* in
 #if defined(__aarch64__)
         if constexpr (std::is_same<T, int8_t>::value) {
           if (neon && i_begin < i_end && col_hi - col_lo >= 16) {
+            // The left border in the first 16 outputs where it can, else
+            // the scalar loop.
+            ow = detail::max_pool2d_left_i8_neon(s, plane, oh, i_begin, i_end, col_lo, col_hi, yr);
             for (; ow < col_lo; ++ow) pool_one(s, plane, oh, ow, yr + ow, nullptr);
-            ow = detail::max_pool2d_row_i8_neon(s, plane, oh, i_begin, i_end, ow, col_hi, yr);
+            // Past the left chunk: the interior from where 16 outputs
+            // remain at least (recomputing some of the chunk's: the same
+            // values), so a short rest is not left to the scalar loop.
+            ow = detail::max_pool2d_row_i8_neon(s, plane, oh, i_begin, i_end,
+                                                std::min(ow, col_hi - 16), col_hi, yr);
           }
         }
 #endif

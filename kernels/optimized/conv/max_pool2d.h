@@ -61,6 +61,13 @@ int64_t max_pool2d_row_avx2(const Pool2dShape& s, const T* plane, int64_t oh, in
 int64_t max_pool2d_row_i8_neon(const Pool2dShape& s, const int8_t* plane, int64_t oh,
                                int64_t i_begin, int64_t i_end, int64_t ow_begin, int64_t ow_end,
                                int8_t* y_row);
+// The same row's outputs [0, 16) when its first col_lo (1..16) outputs'
+// windows start in the left padding and the rest up to 15 are interior
+// (col_hi >= 16): pad_w <= 16, kernel_w <= 3, kernel_h <= 8, stride_w 1 or
+// 2. Returns 16 when computed, else 0 (nothing written).
+int64_t max_pool2d_left_i8_neon(const Pool2dShape& s, const int8_t* plane, int64_t oh,
+                                int64_t i_begin, int64_t i_end, int64_t col_lo, int64_t col_hi,
+                                int8_t* y_row);
 }  // namespace detail
 
 }  // namespace optimized

@@ -62,6 +62,32 @@ int64_t row(const Pool2dShape& s, const int8_t* plane, int64_t oh, int64_t i_beg
   return ow_end;
 }
 
+// Outputs [0, 16) of a row whose first columns' windows start in the left
+// padding (max_pool2d_left_i8_neon's conditions): each window row's first
+// 48 bytes copied behind pad_w bytes of -128 (values only: a padding
+// position never exceeds an input one, and every window holds one), then
+// the interior step on the copies. false (nothing written) where a copy
+// would read past the plane.
+template <int kStride, int kKernelW>
+bool left_chunk(const Pool2dShape& s, const int8_t* plane, int64_t oh, int64_t i_begin,
+                int64_t i_end, int8_t* y_row) {
+  constexpr int64_t kRowBytes = 64;
+  constexpr int64_t kMaxRows = 8;
+  const int64_t rows = i_end - i_begin;
+  const int64_t h0 = oh * s.stride_h - s.pad_h + i_begin;
+  if (rows > kMaxRows || (h0 + rows - 1) * s.in_w + 48 > s.in_h * s.in_w) return false;
+  alignas(16) int8_t copy[kMaxRows * kRowBytes];
+  const int8x16_t lowest = vdupq_n_s8(-128);
+  for (int64_t i = 0; i < rows; ++i) {
+    int8_t* c = copy + i * kRowBytes;
+    const int8_t* r = plane + (h0 + i) * s.in_w;
+    vst1q_s8(c, lowest);
+    vst1q_s8_x3(c + s.pad_w, vld1q_s8_x3(r));
+  }
+  vst1q_s8(y_row, window_max<kStride, kKernelW>(copy, rows, kRowBytes, s.kernel_w));
+  return true;
+}
+
 }  // namespace
 
 int64_t max_pool2d_row_i8_neon(const Pool2dShape& s, const int8_t* plane, int64_t oh,
@@ -77,6 +103,24 @@ int64_t max_pool2d_row_i8_neon(const Pool2dShape& s, const int8_t* plane, int64_
                            : row<1, 0>(s, plane, oh, i_begin, i_end, ow_begin, ow_end, y_row);
   }
   return ow_begin;
+}
+
+int64_t max_pool2d_left_i8_neon(const Pool2dShape& s, const int8_t* plane, int64_t oh,
+                                int64_t i_begin, int64_t i_end, int64_t col_lo, int64_t col_hi,
+                                int8_t* y_row) {
+  // Window reads stay inside the 48 copied bytes for strides 1 and 2 and
+  // kernels up to 3 wide past the pair loads (32 + 2 bytes).
+  if (col_lo < 1 || col_lo > 16 || col_hi < 16 || s.pad_w > 16 || s.kernel_w > 3) return 0;
+  bool done = false;
+  const bool three = s.kernel_w == 3;
+  if (s.stride_w == 2) {
+    done = three ? left_chunk<2, 3>(s, plane, oh, i_begin, i_end, y_row)
+                 : left_chunk<2, 0>(s, plane, oh, i_begin, i_end, y_row);
+  } else if (s.stride_w == 1) {
+    done = three ? left_chunk<1, 3>(s, plane, oh, i_begin, i_end, y_row)
+                 : left_chunk<1, 0>(s, plane, oh, i_begin, i_end, y_row);
+  }
+  return done ? 16 : 0;
 }
 
 }  // namespace detail
