@@ -76,21 +76,21 @@ struct Workspace {
 };
 
 Workspace workspace_of(const Int8DepthwiseProblem& p, void* scratch) {
+  // Each part in turn, as int8_depthwise_dotprod_channels_worker_bytes sums them.
   char* at = static_cast<char*>(scratch);
+  auto take = [&at](size_t bytes) {
+    char* part = at;
+    at += bytes;
+    return part;
+  };
   Workspace w;
-  w.pixels = reinterpret_cast<int8_t*>(at);
-  at += pixel_bytes(p);
-  w.quads = reinterpret_cast<int8_t*>(at);
-  at += round_up_64(quad_bytes(p));
-  w.staging = reinterpret_cast<int8_t*>(at);
-  at += staging_bytes(p);
-  w.weights = reinterpret_cast<int8_t*>(at);
-  at += round_up_64(kWeightBytes);
-  w.share = reinterpret_cast<int32_t*>(at);
-  at += round_up_64(kShareBytes);
-  w.factors = reinterpret_cast<float*>(at);
-  at += round_up_64(kFactorBytes);
-  w.outputs = reinterpret_cast<int8_t*>(at);
+  w.pixels = reinterpret_cast<int8_t*>(take(pixel_bytes(p)));
+  w.quads = reinterpret_cast<int8_t*>(take(round_up_64(quad_bytes(p))));
+  w.staging = reinterpret_cast<int8_t*>(take(staging_bytes(p)));
+  w.weights = reinterpret_cast<int8_t*>(take(round_up_64(kWeightBytes)));
+  w.share = reinterpret_cast<int32_t*>(take(round_up_64(kShareBytes)));
+  w.factors = reinterpret_cast<float*>(take(round_up_64(kFactorBytes)));
+  w.outputs = reinterpret_cast<int8_t*>(take(output_bytes(p)));
   return w;
 }
 
