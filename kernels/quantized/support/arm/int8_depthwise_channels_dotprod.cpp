@@ -10,20 +10,23 @@
 //     raw int8 input is multiplied: sum (x - zx) w = sum x w - zx sum w,
 //     exact); in_scale * w_scale, bias and the output constants.
 //  2. the band's planes transposed into int8 [H + 2 pad_h][W + 2 pad_w][16]
-//     (raw bytes; the padding holds zx, written once per call), then per
+//     (raw bytes; the padding holds zx, written once per call; rows of 16
+//     or more pixels straight into the band, narrower maps 16 flat pixels
+//     at a time into staging rows, then copied), then per
 //     padded row and output column ow the quads: the 4 pixels from column
 //     ow * stride_w as sdot operands (ld1 of 64 bytes, st4: channel c's
 //     word is its 4 consecutive pixels), [rows][OW][64 bytes].
-//  3. per output pixel: the sums start at the zero point's share (one ld1
-//     of 4 vectors), 3 loads and 12 sdot (one row of taps per sdot), and
+//  3. per output pixel of the whole band, in one call: the sums start at
+//     the zero point's share (one ld1 of 4 vectors), 3 loads and 12 sdot
+//     (one row of taps per sdot), and
 //     the integer epilogue of arm/requantize_neon.h's IntRequant, all in
 //     one asm statement with the 12 weight vectors and the 12 epilogue
 //     vectors in registers (v8-v31) across the pixels; ~16 instructions of
 //     taps per 16 channels instead of ~49 with the int16 multiply-adds,
 //     and no factor reloads (~8). A band with a NaN bias (or an infinite
 //     one that a product could cancel) runs requantize()'s float operations.
-//  4. 16 output pixels' bytes transposed back into the planes
-//     (arm/int8_depthwise_band_neon.h).
+//  4. the band's output bytes transposed back into the planes 16 pixels
+//     at a time (arm/int8_depthwise_band_neon.h).
 // Bit for bit the scalar path's values.
 #include <arm_neon.h>
 
