@@ -2,7 +2,9 @@
 // outputs and the ISA dispatch.
 #include "kernels/optimized/conv/max_pool2d.h"
 
+#include <algorithm>
 #include <limits>
+#include <type_traits>
 
 #include "kernels/optimized/cpu/cpu_features.h"
 #include "kernels/optimized/threadpool/threadpool.h"
@@ -39,6 +41,11 @@ void max_pool2d_with_indices(const Pool2dShape& s, const T* x, T* y, int64_t* in
 #ifndef TORCHEDGE_NO_X86_SIMD
   const bool simd = static_cast<int>(best_isa()) >= static_cast<int>(Isa::kAvx2);
 #endif
+#if defined(__aarch64__)
+  // int8 values only: NEON byte maxima (max_pool2d_neon.cpp).
+  [[maybe_unused]] const bool neon = std::is_same<T, int8_t>::value && indices == nullptr &&
+                    best_arm_isa() >= ArmIsa::kNeon;
+#endif
   // Columns whose windows neither start in the left padding nor run past
   // the right edge: w0 = ow * sw - pw >= 0 and w0 + kw <= W.
   [[maybe_unused]] const int64_t col_lo = (s.pad_w + s.stride_w - 1) / s.stride_w;
@@ -64,6 +71,21 @@ void max_pool2d_with_indices(const Pool2dShape& s, const T* x, T* y, int64_t* in
         if (simd && i_begin < i_end && col_hi - col_lo >= 8) {
           for (; ow < col_lo; ++ow) pool_one(s, plane, oh, ow, yr + ow, index_at(ow));
           ow = detail::max_pool2d_row_avx2(s, plane, oh, i_begin, i_end, ow, col_hi, yr, ir);
+        }
+#endif
+#if defined(__aarch64__)
+        if constexpr (std::is_same<T, int8_t>::value) {
+          if (neon && i_begin < i_end && col_hi - col_lo >= 16) {
+            // The left border in the first 16 outputs where it can, else
+            // the scalar loop.
+            ow = detail::max_pool2d_left_i8_neon(s, plane, oh, i_begin, i_end, col_lo, col_hi, yr);
+            for (; ow < col_lo; ++ow) pool_one(s, plane, oh, ow, yr + ow, nullptr);
+            // Past the left chunk: the interior from where 16 outputs
+            // remain at least (recomputing some of the chunk's: the same
+            // values), so a short rest is not left to the scalar loop.
+            ow = detail::max_pool2d_row_i8_neon(s, plane, oh, i_begin, i_end,
+                                                std::min(ow, col_hi - 16), col_hi, yr);
+          }
         }
 #endif
         for (; ow < s.out_w; ++ow) pool_one(s, plane, oh, ow, yr + ow, index_at(ow));

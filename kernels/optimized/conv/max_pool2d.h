@@ -16,6 +16,9 @@
 // its last such column, recomputing some of the previous one's); the
 // left/right border ones, and all of them on the scalar ISA, run the
 // portable loop.
+// On AArch64 (NEON, conv/max_pool2d_neon.cpp) the int8 values-only pool
+// (torchedge::max_pool2d, what static int8 programs call) runs the same
+// interior columns 16 at a time with byte maxima; the rest as above.
 // Threads take whole planes. No scratch.
 #pragma once
 
@@ -49,6 +52,22 @@ template <typename T>
 int64_t max_pool2d_row_avx2(const Pool2dShape& s, const T* plane, int64_t oh, int64_t i_begin,
                             int64_t i_end, int64_t ow_begin, int64_t ow_end, T* y_row,
                             int64_t* i_row);
+
+// The int8 values-only interior row on NEON (AArch64 only): as above,
+// computing all of [ow_begin, ow_end) when there are at least 16 and the
+// stride along the width is 1 or 2, else none; returns where the caller's
+// scalar loop goes on (ow_end, ow_begin, or earlier where a step's reads
+// would pass the plane's end).
+int64_t max_pool2d_row_i8_neon(const Pool2dShape& s, const int8_t* plane, int64_t oh,
+                               int64_t i_begin, int64_t i_end, int64_t ow_begin, int64_t ow_end,
+                               int8_t* y_row);
+// The same row's outputs [0, 16) when its first col_lo (1..16) outputs'
+// windows start in the left padding and the rest up to 15 are interior
+// (col_hi >= 16): pad_w <= 16, kernel_w <= 3, kernel_h <= 8, stride_w 1 or
+// 2. Returns 16 when computed, else 0 (nothing written).
+int64_t max_pool2d_left_i8_neon(const Pool2dShape& s, const int8_t* plane, int64_t oh,
+                                int64_t i_begin, int64_t i_end, int64_t col_lo, int64_t col_hi,
+                                int8_t* y_row);
 }  // namespace detail
 
 }  // namespace optimized

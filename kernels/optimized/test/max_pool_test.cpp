@@ -41,6 +41,11 @@ const PoolCase kCases[] = {
     {{1, 2, 3, 40}, 5, 1, 2, false},   // every window clipped at the top and bottom
     {{1, 3, 6, 17}, 3, 2, 1, true},    // exactly 8 vector columns, clipped bottom rows
     {{1, 2, 11, 26}, 3, 1, 1, false},  // the last vector overlaps the one before
+    // int8 on NEON: the left border in the first 16 outputs (2 and 3 wide,
+    // strides 1 and 2), and a map too short for its 48-byte row copies.
+    {{1, 3, 10, 50}, 2, 1, 1, false},
+    {{1, 2, 12, 70}, 3, 2, 1, false, 2},
+    {{1, 1, 3, 20}, 3, 1, 1, false},
 };
 
 // variant 0: real values, 1: small integers (ties, -0 among them), 2: with NaN and -inf,

@@ -65,7 +65,7 @@ int64_t neon_band_workers(const Int8DepthwiseProblem& p) {
 #endif
 
 // The loops run_int8_depthwise takes.
-enum class Loops { kScalar, kPlanes, kChannels, kPlanesU8 };
+enum class Loops { kScalar, kPlanes, kChannels, kPlanesU8, kChannelsDot };
 
 // What `path` resolves to for `p` on this CPU (kAuto: the u8 planes where
 // they win, else channels-last where they win, else the int16 planes; a
@@ -89,6 +89,11 @@ Loops loops_of(const Int8DepthwiseProblem& p, Int8DepthwisePath path) {
 #if defined(TORCHEDGE_QUANTIZED_ARM)
   // NEON channel blocks where they apply (int8_depthwise_neon_channels),
   // unless the planes are forced; else the NEON planes.
+  // At dot-product, its channel blocks where they apply (3x3 filters).
+  if (optimized::best_arm_isa() >= optimized::ArmIsa::kDotProd &&
+      path != Int8DepthwisePath::kPlanes && int8_depthwise_dotprod_channels_applies(p)) {
+    return Loops::kChannelsDot;
+  }
   if (optimized::best_arm_isa() >= optimized::ArmIsa::kNeon) {
     if (path != Int8DepthwisePath::kPlanes && int8_depthwise_neon_channels_applies(p)) {
       return Loops::kChannels;
@@ -335,7 +340,9 @@ size_t int8_depthwise_scratch_bytes(const Int8DepthwiseProblem& p, Int8Depthwise
   if (p.planes() == 0) return 0;
 #if defined(TORCHEDGE_QUANTIZED_X86)
   switch (loops_of(p, path)) {
-    case Loops::kScalar: return 0;
+    case Loops::kScalar:
+    case Loops::kChannelsDot:  // AArch64 only
+      return 0;
     case Loops::kPlanes:
       return static_cast<size_t>(workers_of(p)) * int8_depthwise_avx2_worker_bytes(p);
     case Loops::kPlanesU8:
@@ -354,6 +361,9 @@ size_t int8_depthwise_scratch_bytes(const Int8DepthwiseProblem& p, Int8Depthwise
     case Loops::kChannels:
       return static_cast<size_t>(neon_band_workers(p)) *
              int8_depthwise_neon_channels_worker_bytes(p);
+    case Loops::kChannelsDot:
+      return static_cast<size_t>(neon_band_workers(p)) *
+             int8_depthwise_dotprod_channels_worker_bytes(p);
     default:
       return 0;
   }
@@ -383,15 +393,18 @@ void run_int8_depthwise(const Int8DepthwiseProblem& p, void* scratch, Int8Depthw
   }
 #endif
 #if defined(TORCHEDGE_QUANTIZED_ARM)
-  if (loops == Loops::kChannels) {
+  if (loops == Loops::kChannels || loops == Loops::kChannelsDot) {
     // Worker slot `slot` owns units [slot * units / workers, ...) and
     // scratch slice `slot`.
+    const bool dot = loops == Loops::kChannelsDot;
     const int64_t units = neon_band_units(p), workers = neon_band_workers(p);
-    const size_t bytes = int8_depthwise_neon_channels_worker_bytes(p);
+    const size_t bytes = dot ? int8_depthwise_dotprod_channels_worker_bytes(p)
+                             : int8_depthwise_neon_channels_worker_bytes(p);
+    const auto run = dot ? &int8_depthwise_dotprod_channels : &int8_depthwise_neon_channels;
     parallel_for(0, workers, 1, [&](int64_t begin, int64_t end) {
       for (int64_t slot = begin; slot < end; ++slot) {
-        int8_depthwise_neon_channels(p, slot * units / workers, (slot + 1) * units / workers,
-                                     static_cast<char*>(scratch) + slot * bytes);
+        run(p, slot * units / workers, (slot + 1) * units / workers,
+            static_cast<char*>(scratch) + slot * bytes);
       }
     });
     return;

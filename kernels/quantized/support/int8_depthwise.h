@@ -172,6 +172,21 @@ bool int8_depthwise_neon_channels_applies(const Int8DepthwiseProblem& p);
 size_t int8_depthwise_neon_channels_worker_bytes(const Int8DepthwiseProblem& p);
 void int8_depthwise_neon_channels(const Int8DepthwiseProblem& p, int64_t unit_begin,
                                   int64_t unit_end, void* worker_scratch);
+
+/// AArch64 dot-product channel blocks (support/arm/int8_depthwise_channels_dotprod.cpp,
+/// best_arm_isa() >= kDotProd): the units, bands and output transposes of
+/// the NEON channel blocks above, the input as raw int8 bytes (zx padding)
+/// regrouped per output column into sdot quads of 4 consecutive pixels
+/// ([H + 2 pad_h][OW][16 x 4] bytes), the sums started at -zx * sum w, 12
+/// sdot per output pixel and the integer epilogue with every factor in
+/// registers; bit for bit the scalar path. Applies to undilated 3x3
+/// filters (any stride and padding) whose padded band and quads fit
+/// kInt8DepthwiseNeonChannelsMaxBytes; kAuto and kChannels take it there.
+/// scratch: int8_depthwise_dotprod_channels_worker_bytes(p), 64-byte aligned.
+bool int8_depthwise_dotprod_channels_applies(const Int8DepthwiseProblem& p);
+size_t int8_depthwise_dotprod_channels_worker_bytes(const Int8DepthwiseProblem& p);
+void int8_depthwise_dotprod_channels(const Int8DepthwiseProblem& p, int64_t unit_begin,
+                                     int64_t unit_end, void* worker_scratch);
 #endif
 /// Whether |y * inv_out_scale| < 2^14 for every sum channel c can produce
 /// (|acc| <= 255 * sum |w|, with a wide margin) and y is never NaN: then

@@ -10,6 +10,8 @@
 // (with 7-bit weights) the u8 per-plane loops, forced through
 // Int8DepthwisePath::kChannels / kPlanesU8 whatever the size rules say,
 // against the scalar path bit for bit (output and scratch guarded).
+#include <limits>
+
 #include "kernels/optimized/cpu/cpu_features.h"
 #include "kernels/optimized/threadpool/threadpool.h"
 #include "kernels/quantized/support/affine.h"
@@ -353,6 +355,25 @@ TEST(DepthwiseConv2dInt8, ChannelsLastFloatEpilogueAndNan) {
                                {2, 40, 7, 9, 3, 3, 1, 1, 1, 1, 1, 1, -20, 6, -128, 127, true},
                                {1, 36, 5, 6, 3, 3, 1, 1, 1, 1, 1, 1, 0, 10, -128, 127, true}, 33,
                                60);
+}
+
+TEST(DepthwiseConv2dInt8, ChannelsLastNonFiniteBiasInFullBands) {
+  // Full 16-channel bands (AArch64 dot-product: their factors and the
+  // integer epilogue's exactness test are vectors): a NaN bias (0 there),
+  // an infinite bias with a scale whose products overflow (the float
+  // epilogue: inf - inf is NaN, 0), and one whose products stay finite
+  // (the integer epilogue: +inf clamps to the top of the range).
+  const DwCase k{1, 32, 9, 11, 3, 3, 1, 2, 1, 1, 1, 1, -7, 4, -128, 127, true};
+  Data d = make_data(k, 71);
+  d.b[20] = std::nanf("");
+  check_channels(k, d);
+  d = make_data(k, 72);
+  d.b[3] = -std::numeric_limits<float>::infinity();
+  d.ws[3] = 3e38f;
+  check_channels(k, d);
+  d = make_data(k, 73);
+  d.b[17] = std::numeric_limits<float>::infinity();
+  check_channels(k, d);
 }
 
 TEST(DepthwiseConv2dInt8, MobileNetV2ShapesThroughEveryLoop) {

@@ -30,20 +30,13 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/quantized/support/arm/int8_depthwise_band_neon.h"
 #include "kernels/quantized/support/arm/requantize_neon.h"
 #include "kernels/quantized/support/int8_depthwise.h"
 
 namespace torchedge {
 namespace quantized {
 namespace {
-
-constexpr int64_t kBand = kInt8DepthwiseNeonBand;  // 16 channels
-constexpr int64_t kTile = 16;                       // output pixels per tile
-
-size_t round_up_64(size_t bytes) { return (bytes + 63) & ~size_t{63}; }
-
-int64_t padded_w(const Int8DepthwiseProblem& p) { return p.width + 2 * p.pad_w; }
-int64_t padded_h(const Int8DepthwiseProblem& p) { return p.height + 2 * p.pad_h; }
 
 size_t pixel_bytes(const Int8DepthwiseProblem& p) {
   return round_up_64(static_cast<size_t>(padded_h(p) * padded_w(p) * kBand) * sizeof(int16_t));
@@ -87,59 +80,6 @@ Workspace workspace_of(const Int8DepthwiseProblem& p, void* scratch) {
   return w;
 }
 
-// 16 x 16 bytes transposed through memory with 4-way interleaving stores
-// and loads (st4 / ld4: one instruction per 64 bytes; 16 x 16 in registers
-// took 64 trn and, with GCC 12, as many spills). rows_to_pixels: row c
-// (channel c: 16 pixels at rows[c]) in, pixel j's 16 channels at
-// out + 16 j: first [pixel][4 channels] per group of 4 channels (st4 of
-// bytes), then per 4 pixels the 4 groups' words interleaved (st4 of words).
-__attribute__((always_inline)) inline void rows_to_pixels(const int8_t* const (&rows)[kBand],
-                                                          int8_t* tmp, int8_t* out) {
-#pragma GCC unroll 4
-  for (int g = 0; g < 4; ++g) {
-    const int8x16x4_t v = {{vld1q_s8(rows[4 * g]), vld1q_s8(rows[4 * g + 1]),
-                            vld1q_s8(rows[4 * g + 2]), vld1q_s8(rows[4 * g + 3])}};
-    vst4q_s8(tmp + 64 * g, v);
-  }
-#pragma GCC unroll 4
-  for (int k = 0; k < 4; ++k) {
-    const int32x4x4_t u = {{vld1q_s32(reinterpret_cast<const int32_t*>(tmp + 16 * k)),
-                            vld1q_s32(reinterpret_cast<const int32_t*>(tmp + 64 + 16 * k)),
-                            vld1q_s32(reinterpret_cast<const int32_t*>(tmp + 128 + 16 * k)),
-                            vld1q_s32(reinterpret_cast<const int32_t*>(tmp + 192 + 16 * k))}};
-    vst4q_s32(reinterpret_cast<int32_t*>(out + 64 * k), u);
-  }
-}
-
-// The inverse: pixel j's 16 channels at in + 16 j; channel c's 16 pixels
-// stored at planes + c * plane_stride for c < cn (ld4 of words per 4
-// pixels, then ld4 of bytes per group of 4 channels).
-__attribute__((always_inline)) inline void pixels_to_rows(const int8_t* in, int8_t* tmp,
-                                                          int8_t* planes, int64_t plane_stride,
-                                                          int64_t cn) {
-#pragma GCC unroll 4
-  for (int k = 0; k < 4; ++k) {
-    const int32x4x4_t u = vld4q_s32(reinterpret_cast<const int32_t*>(in + 64 * k));
-#pragma GCC unroll 4
-    for (int g = 0; g < 4; ++g) vst1q_s32(reinterpret_cast<int32_t*>(tmp + 64 * g + 16 * k), u.val[g]);
-  }
-  if (cn == kBand) {
-#pragma GCC unroll 4
-    for (int g = 0; g < 4; ++g) {
-      const int8x16x4_t v = vld4q_s8(tmp + 64 * g);
-#pragma GCC unroll 4
-      for (int i = 0; i < 4; ++i) vst1q_s8(planes + (4 * g + i) * plane_stride, v.val[i]);
-    }
-    return;
-  }
-  for (int g = 0; 4 * g < cn; ++g) {
-    const int8x16x4_t v = vld4q_s8(tmp + 64 * g);
-    for (int i = 0; i < 4 && 4 * g + i < cn; ++i) {
-      vst1q_s8(planes + (4 * g + i) * plane_stride, v.val[i]);
-    }
-  }
-}
-
 // Step 1. Returns whether every channel of the band allows IntRequant.
 bool band_factors(const Int8DepthwiseProblem& p, int64_t c0, int64_t cn, const Workspace& w) {
   const int64_t taps = p.taps();
@@ -168,7 +108,7 @@ bool band_factors(const Int8DepthwiseProblem& p, int64_t c0, int64_t cn, const W
 // repeat its last one; their weights are 0).
 void transpose_in(const Int8DepthwiseProblem& p, const int8_t* const (&planes)[kBand],
                   int16_t* pixels) {
-  const int64_t wp = padded_w(p), hp = padded_h(p), hw = p.height * p.width;
+  const int64_t wp = padded_w(p), hp = padded_h(p);
   // Padding: top and bottom rows whole, the left and right columns of the
   // rows in between.
   std::memset(pixels, 0, sizeof(int16_t) * static_cast<size_t>(p.pad_h * wp * kBand));
@@ -183,44 +123,12 @@ void transpose_in(const Int8DepthwiseProblem& p, const int8_t* const (&planes)[k
     }
   }
   const int8x16_t zx = vdupq_n_s8(static_cast<int8_t>(p.in_zero_point));
-  // Locals: the int16 stores below may alias p's fields for GCC.
-  const int64_t width = p.width, pad_h = p.pad_h, pad_w = p.pad_w;
-  const int64_t row_gap = 2 * pad_w * kBand;
-  int8_t small[kBand][kTile];
-  alignas(16) int8_t tmp[kBand * kTile], pix[kBand * kTile];
-  for (int64_t q0 = 0; q0 < hw; q0 += kTile) {
-    // The last chunk overlaps the one before (the same values rewritten);
-    // a plane under 16 pixels is read through `small` (zero-filled).
-    const int64_t start = hw >= kTile ? std::min(q0, hw - kTile) : 0;
-    const int8_t* rows[kBand];
-    if (hw >= kTile) {
-      for (int c = 0; c < kBand; ++c) rows[c] = planes[c] + start;
-    } else {
-      std::memset(small, 0, sizeof(small));
-      for (int c = 0; c < kBand; ++c) {
-        std::memcpy(small[c], planes[c], static_cast<size_t>(hw));
-        rows[c] = small[c];
-      }
-    }
-    rows_to_pixels(rows, tmp, pix);
-    const int64_t count = std::min(kTile, hw - start);
-    int64_t ih = start / width, iw = start % width;
-    int16_t* dst = pixels + ((ih + pad_h) * wp + iw + pad_w) * kBand;
-#pragma GCC unroll 16
-    for (int64_t j = 0; j < kTile; ++j) {
-      if (j == count) break;
-      // x - zx in int16: the difference of two int8 widened (vsubl).
-      const int8x16_t x = vld1q_s8(pix + j * kBand);
-      vst1q_s16(dst, vsubl_s8(vget_low_s8(x), vget_low_s8(zx)));
-      vst1q_s16(dst + 8, vsubl_high_s8(x, zx));
-      dst += kBand;
-      if (++iw == width) {
-        iw = 0;
-        dst += row_gap;
-      }
-    }
-    if (start + kTile >= hw) break;
-  }
+  for_each_band_pixel(p, planes, [&](int8x16_t x, int64_t at) {
+    // x - zx in int16: the difference of two int8 widened (vsubl).
+    int16_t* dst = pixels + at * kBand;
+    vst1q_s16(dst, vsubl_s8(vget_low_s8(x), vget_low_s8(zx)));
+    vst1q_s16(dst + 8, vsubl_high_s8(x, zx));
+  });
 }
 
 // Step 3: the 16 sums of one output pixel whose first input is `at` (any
@@ -359,7 +267,7 @@ __attribute__((noinline)) void tile_3x3(const Int8DepthwiseProblem& p, const Wor
 // then out to the band's cn planes starting at `out`.
 template <int kTaps, bool kExact, bool kBias>
 void band_outputs(const Int8DepthwiseProblem& p, const Workspace& w, int64_t cn, int8_t* out) {
-  const int64_t wp = padded_w(p), ohw = p.out_height * p.out_width;
+  const int64_t wp = padded_w(p);
   const IntRequant iq(p.inv_out_scale, p.out_zero_point, p.quant_min, p.quant_max);
   const ChannelRequant fq(p.in_scale, 1.0f, nullptr, p.inv_out_scale, p.out_zero_point,
                           p.quant_min, p.quant_max);
@@ -368,19 +276,7 @@ void band_outputs(const Int8DepthwiseProblem& p, const Workspace& w, int64_t cn,
     scale[i] = vld1q_f32(w.scale + 4 * i);
     bias[i] = vld1q_f32(w.bias + 4 * i);
   }
-  alignas(16) int8_t transposed[kBand * kTile];
-  for (int64_t q0 = 0; q0 < ohw; q0 += kTile) {
-    // Pixels [q0, q0 + count) go to tile rows [row0, row0 + count). A
-    // plane's last, partial tile (after a full one) is stored as the plane's
-    // last 16 pixels: the previous tile's last rows move down to fill it.
-    const int64_t count = std::min(kTile, ohw - q0);
-    int64_t row0 = 0, store_at = q0;
-    if (count < kTile && q0 > 0) {
-      row0 = kTile - count;
-      store_at = ohw - kTile;
-      std::memmove(w.tile, w.tile + count * kBand, static_cast<size_t>(row0 * kBand));
-    }
-    int8_t* tile = w.tile + row0 * kBand;
+  for_each_output_tile(p, cn, w.tile, out, [&](int64_t q0, int64_t count, int8_t* tile) {
     if constexpr (kTaps == 9 && kExact) {
       tile_3x3<kBias>(p, w, iq, q0, count, tile);
     } else {
@@ -405,16 +301,7 @@ void band_outputs(const Int8DepthwiseProblem& p, const Workspace& w, int64_t cn,
         }
       }
     }
-    if (ohw >= kTile) {
-      pixels_to_rows(w.tile, transposed, out + store_at, ohw, cn);
-    } else {  // a plane under 16 pixels
-      alignas(16) int8_t rows[kBand * kTile];
-      pixels_to_rows(w.tile, transposed, rows, kTile, cn);
-      for (int64_t c = 0; c < cn; ++c) {
-        std::memcpy(out + c * ohw, rows + c * kTile, static_cast<size_t>(count));
-      }
-    }
-  }
+  });
 }
 
 template <int kTaps>
