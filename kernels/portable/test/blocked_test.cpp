@@ -73,6 +73,55 @@ TEST(BlockedLayout, Errors) {
                "input must be blocked");
 }
 
+TEST(GroupNormBlocked, PerChannelGroupsBlockedWithAndWithoutGelu) {
+  // [1, 16, 4]: channel c holds c + {0, 1, 2, 3}, so each channel's mean is
+  // c + 1.5 and its normalized values the same four for every channel.
+  TestTensor x(ScalarType::Float, {1, 16, 4});
+  std::vector<float> values(64);
+  for (int c = 0; c < 16; ++c) {
+    for (int s = 0; s < 4; ++s) values[c * 4 + s] = static_cast<float>(c + s);
+  }
+  x.fill(values);
+  const double var = 1.25, eps = 1e-5;
+  for (bool gelu : {false, true}) {
+    TestTensor out(ScalarType::Float, {1, 1, 1, 4, 16});
+    ASSERT_EQ(Args().t(x).none().none().i(16).d(eps).b(gelu).t(out).run(
+                  native::group_norm_blocked_out),
+              Error::Ok);
+    EXPECT_EQ(out.shape(), (std::vector<int32_t>{1, 1, 1, 4, 16}));
+    const std::vector<float> got = out.values<float>();
+    for (int s = 0; s < 4; ++s) {
+      const double v = (s - 1.5) / std::sqrt(var + eps);
+      const double want = gelu ? v * 0.5 * (1.0 + std::erf(v / std::sqrt(2.0))) : v;
+      for (int c = 0; c < 16; ++c) EXPECT_NEAR(got[s * 16 + c], want, 1e-6) << s << " " << c;
+    }
+  }
+}
+
+TEST(GroupNormBlocked, Errors) {
+  TestTensor out(ScalarType::Float, {1, 2, 1, 3, 16});
+  TestTensor odd(ScalarType::Float, {1, 24, 3});
+  expect_error(Args().t(odd).none().none().i(24).d(1e-5).b(false).t(out).run(
+                   native::group_norm_blocked_out),
+               Error::InvalidArgument, "C a multiple of 16");
+  TestTensor x(ScalarType::Float, {1, 32, 3});
+  expect_error(Args().t(x).none().none().i(5).d(1e-5).b(false).t(out).run(
+                   native::group_norm_blocked_out),
+               Error::InvalidArgument, "divisible by the number of groups");
+  TestTensor ints(ScalarType::Int, {1, 32, 3});
+  expect_error(Args().t(ints).none().none().i(32).d(1e-5).b(false).t(out).run(
+                   native::group_norm_blocked_out),
+               Error::InvalidType, "group_norm_blocked.out: input");
+  TestTensor short_weight(ScalarType::Float, {16});
+  expect_error(Args().t(x).t(short_weight).none().i(32).d(1e-5).b(false).t(out).run(
+                   native::group_norm_blocked_out),
+               Error::InvalidArgument, "weight");
+  TestTensor strided(ScalarType::Float, {1, 32, 3}, {0, 2, 1});
+  expect_error(Args().t(strided).none().none().i(32).d(1e-5).b(false).t(out).run(
+                   native::group_norm_blocked_out),
+               Error::InvalidArgument, "contiguous");
+}
+
 // One image [1, 1, 2, 2, 16] (cin 16) and 1x1 filters for cout 16 that
 // copy input channel c to output channel c, scaled by `scale`.
 struct IdentityConv {
