@@ -10,6 +10,10 @@
 #if defined(__aarch64__) && defined(__linux__)
 #include <sys/auxv.h>
 #endif
+#if defined(__x86_64__) && defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 namespace torchedge {
 namespace optimized {
@@ -42,6 +46,24 @@ Isa probe() {
 }
 #else
 Isa probe() { return Isa::kScalar; }
+#endif
+
+#if defined(__x86_64__) && defined(__linux__)
+bool probe_amx() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
+  const bool amx_bf16 = (edx >> 22) & 1, amx_tile = (edx >> 24) & 1;
+  unsigned eax1 = 0, ebx1 = 0, ecx1 = 0, edx1 = 0;
+  if (!__get_cpuid_count(7, 1, &eax1, &ebx1, &ecx1, &edx1)) return false;
+  const bool avx512_bf16 = (eax1 >> 5) & 1;
+  if (!amx_bf16 || !amx_tile || !avx512_bf16) return false;
+  // Linux keeps the 8 KB tile data out of a thread's state until the
+  // process asks for it (XFEATURE_XTILEDATA = 18).
+  constexpr long kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+  return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+}
+#else
+bool probe_amx() { return false; }
 #endif
 
 #if defined(__aarch64__) && defined(__linux__)
@@ -105,6 +127,15 @@ ArmIsa best_arm_isa() {
                                                          {"i8mm", ArmIsa::kI8mm}};
   static const ArmIsa isa = apply_env_limit(detected_arm_isa(), names);
   return isa;
+}
+
+bool amx_usable() {
+  static const bool usable = [] {
+    const char* env = std::getenv("TORCHEDGE_ISA");
+    if (env == nullptr || std::strcmp(env, "amx") != 0) return false;
+    return best_isa() == Isa::kAvx512 && probe_amx();
+  }();
+  return usable;
 }
 
 bool has_simd() {

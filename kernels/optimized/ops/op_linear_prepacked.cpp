@@ -13,6 +13,11 @@
 //     Tensor(a!) out): the same GEMM with a contiguous residual as the
 // epilogue's addend (beta 1: ((sum + bias) + residual), as addmm then add)
 // and the GELU applied to each tile as it is stored.
+//
+// With TORCHEDGE_ISA=amx on a CPU with AMX (cpu_features' amx_usable()),
+// calls of at least kSgemmAmxMinRows rows run gemm/sgemm_amx.h's
+// float32-accurate tile GEMM instead, with the same epilogue.
+#include "kernels/optimized/gemm/sgemm_amx.h"
 #include "kernels/optimized/ops/matmul_operands.h"
 #include "kernels/portable/support/kernel_args.h"
 
@@ -65,6 +70,15 @@ bool prepacked_problem(Span<EValue*> args, size_t out_index, const Tensor* resid
   return true;
 }
 
+// The AMX GEMM where it applies (Whisper-sized layers on a CPU with AMX),
+// else, or when it declines (inf / NaN operands, scratch), the SGEMM.
+Error run(KernelContext& ctx, Span<EValue*> args, const SgemmProblem& p, KernelFunction fallback) {
+#ifndef TORCHEDGE_NO_X86_SIMD
+  if (sgemm_amx_applies(p) && sgemm_amx(ctx, p) == Error::Ok) return Error::Ok;
+#endif
+  return sgemm_or_fallback(ctx, args, p, fallback);
+}
+
 }  // namespace
 
 Error linear_prepacked_out(KernelContext& ctx, Span<EValue*> args) {
@@ -72,7 +86,7 @@ Error linear_prepacked_out(KernelContext& ctx, Span<EValue*> args) {
   if (args.size() != 5 || !prepacked_problem(args, 4, nullptr, &p)) {
     return native::linear_prepacked_out(ctx, args);
   }
-  return sgemm_or_fallback(ctx, args, p, &native::linear_prepacked_out);
+  return run(ctx, args, p, &native::linear_prepacked_out);
 }
 
 Error linear_prepacked_fused_out(KernelContext& ctx, Span<EValue*> args) {
@@ -83,7 +97,7 @@ Error linear_prepacked_fused_out(KernelContext& ctx, Span<EValue*> args) {
   SgemmProblem p;
   if (!prepacked_problem(args, 6, residual, &p)) return native::linear_prepacked_fused_out(ctx, args);
   p.gelu = args[5]->to_bool();
-  return sgemm_or_fallback(ctx, args, p, &native::linear_prepacked_fused_out);
+  return run(ctx, args, p, &native::linear_prepacked_fused_out);
 }
 
 }  // namespace optimized

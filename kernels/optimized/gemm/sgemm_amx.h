@@ -1,0 +1,61 @@
+// torchedge/kernels/optimized/gemm/sgemm_amx.h
+//
+// A float32 GEMM on the AMX tile unit, float32-accurate, for linear layers
+// with weights prepacked in the SGEMM's 16-wide strips (sgemm.h,
+// b_prepacked):
+//
+//   C[M x N] = act((A[M x K] * B[K x N] + col_bias[n]) + beta * addend)
+//
+// Each float32 operand is split into three bfloat16 terms, x = x0 + x1 + x2
+// (x0 the top 8 significant bits by truncation, x1 the next 8 of the exact
+// remainder, x2 the rest, all exact), and the product is the sum of the six
+// tile products whose terms reach 2^-16 of the leading one: A0 B0, A0 B1,
+// A0 B2, A1 B1, A1 B0, A2 B0 (TDPBF16PS: bf16 x bf16 is exact in float32,
+// sums accumulate in float32). The dropped terms are ~2^-24 relative, so
+// results differ from the float32 SGEMM's like a different summation order
+// (gemm test: within 2e-6 of the largest |value| on K up to 1024).
+//
+// Per call, B's strips are split into three planes of VNNI pairs (one
+// 16-column x 32-k tile contiguous, K and N zero-padded to 32); A is split
+// per 128-row panel into three tile-major planes; 2 x 2 accumulator tiles
+// (32 x 32 of C) run the six products per 32 k with each A term loaded
+// once, then the epilogue (bias, addend, GELU, as sgemm.h orders it) is
+// applied while the tile is stored. Panels are split across threads.
+// `build/amx_f32_gemm_bench` and docs/benchmarks.md have the measurements
+// (1.2-1.4x the AVX-512 SGEMM on Whisper's linear layers in isolation; in the
+// model on the shared VM a gain or a loss with the host's phase, hence
+// opt-in: TORCHEDGE_ISA=amx, cpu_features.h).
+//
+// Scratch (the kernel context's temp allocator): B's planes (6 K N bytes)
+// and one A panel per thread (768 K bytes). Never heap-allocates.
+#pragma once
+
+#include "kernels/optimized/cpu/cpu_features.h"
+#include "kernels/optimized/gemm/sgemm.h"
+
+namespace torchedge {
+namespace optimized {
+
+/// Rows below which the AMX path is not taken: splitting B per call costs
+/// about as much as 64 rows of products; measured only on M = 1500.
+constexpr int64_t kSgemmAmxMinRows = 256;
+
+/// Whether sgemm_amx can run `p`: amx_usable() (TORCHEDGE_ISA=amx), one batch item of at least
+/// kSgemmAmxMinRows rows, B prepacked in 16-wide strips, A and the addend
+/// with unit column stride, alpha 1, beta 0 or 1, no row bias, no clamp, and
+/// C overlapping neither A nor the addend (sgemm_amx may have written C
+/// when it declines on a non-finite value, and the caller then recomputes
+/// it from them).
+bool sgemm_amx_applies(const SgemmProblem& p);
+
+/// Runs `p` (sgemm_amx_applies(p) must hold). NotSupported when A or B
+/// holds an infinity or NaN (their split would turn inf into NaN; C may
+/// have been partly written): run sgemm() instead. MemoryAllocationFailed
+/// (C untouched) when the temp allocator is short.
+Error sgemm_amx(KernelContext& ctx, const SgemmProblem& p);
+
+/// Bytes of temp memory sgemm_amx(ctx, p) takes at the current thread setting.
+size_t sgemm_amx_scratch_bytes(const SgemmProblem& p);
+
+}  // namespace optimized
+}  // namespace torchedge
