@@ -132,7 +132,7 @@ ArmIsa best_arm_isa() {
 bool amx_usable() {
   static const bool usable = [] {
     const char* env = std::getenv("TORCHEDGE_ISA");
-    if (env == nullptr || std::strcmp(env, "amx") != 0) return false;
+    if (env != nullptr && std::strcmp(env, "amx") != 0) return false;
     return best_isa() == Isa::kAvx512 && probe_amx();
   }();
   return usable;

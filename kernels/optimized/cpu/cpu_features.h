@@ -47,14 +47,12 @@ ArmIsa usable_arm_isa(ArmIsa isa);
 /// "none", "neon", "dotprod" or "i8mm".
 const char* arm_isa_name(ArmIsa isa);
 
-/// Whether the AMX float32 GEMM (gemm/sgemm_amx.h) may run: asked for with
-/// TORCHEDGE_ISA=amx, an x86-64 build on Linux, a CPU with AMX-TILE,
-/// AMX-BF16 and AVX512-BF16 whose best_isa() is kAvx512, and the kernel
-/// granting this process the tile data state (arch_prctl
-/// ARCH_REQ_XCOMP_PERM, asked once). Opt-in: on the shared development VM
-/// (docs/benchmarks.md, audio rows) it ran Whisper's linear layers 1.3-1.5x
-/// faster in the host's fast phases and up to 1.15x slower in its slow
-/// ones, when another tenant contends for the core's tile unit. Thread-safe.
+/// Whether the AMX float32 GEMM (gemm/sgemm_amx.h) may run: an x86-64
+/// build on Linux, a CPU with AMX-TILE, AMX-BF16 and AVX512-BF16 whose
+/// best_isa() is kAvx512, and the kernel granting this process the tile
+/// data state (arch_prctl ARCH_REQ_XCOMP_PERM, asked once). AMX counts as a
+/// level above avx512 for TORCHEDGE_ISA: any value but "amx" (avx512
+/// included) turns it off. Thread-safe.
 bool amx_usable();
 
 /// Whether the SIMD kernels of this build may run: best_isa() at AVX2 or

@@ -14,9 +14,10 @@
 // epilogue's addend (beta 1: ((sum + bias) + residual), as addmm then add)
 // and the GELU applied to each tile as it is stored.
 //
-// With TORCHEDGE_ISA=amx on a CPU with AMX (cpu_features' amx_usable()),
-// calls of at least kSgemmAmxMinRows rows run gemm/sgemm_amx.h's
-// float32-accurate tile GEMM instead, with the same epilogue.
+// On a CPU with AMX (cpu_features' amx_usable(); TORCHEDGE_ISA=avx512 or
+// lower turns it off) calls of at least kSgemmAmxMinRows rows run
+// gemm/sgemm_amx.h's float32-accurate tile GEMM instead, with the same
+// epilogue.
 #include "kernels/optimized/gemm/sgemm_amx.h"
 #include "kernels/optimized/ops/matmul_operands.h"
 #include "kernels/portable/support/kernel_args.h"
