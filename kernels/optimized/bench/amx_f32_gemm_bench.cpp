@@ -19,19 +19,16 @@
 #include <random>
 #include <vector>
 
+#include "kernels/optimized/bench/bench_clock.h"
 #include "kernels/optimized/gemm/sgemm_amx.h"
 #include "kernels/optimized/threadpool/threadpool.h"
 #include "runtime/core/memory_allocator.h"
 
 using namespace torchedge;
 using namespace torchedge::optimized;
+using torchedge::bench::seconds_now;
 
 namespace {
-
-double seconds_now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 template <typename F>
 double best_seconds(F&& call) {

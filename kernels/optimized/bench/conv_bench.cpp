@@ -24,19 +24,16 @@
 #include "kernels/optimized/conv/depthwise_blocked.h"
 #include "kernels/optimized/conv/winograd.h"
 #include "kernels/optimized/conv/winograd_blocked.h"
+#include "kernels/optimized/bench/bench_clock.h"
 #include "kernels/optimized/gemm/sgemm.h"
 #include "kernels/optimized/threadpool/threadpool.h"
 #include "runtime/core/memory_allocator.h"
 
 using namespace torchedge;
 using namespace torchedge::optimized;
+using torchedge::bench::seconds_now;
 
 namespace {
-
-double seconds_now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // --cold: before each timed run, write a buffer larger than the last-level
 // cache, so operands come from memory as they do inside a model (whose
