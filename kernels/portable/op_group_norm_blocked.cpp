@@ -68,15 +68,12 @@ Error group_norm_blocked_out(KernelContext& ctx, Span<EValue*> args) {
     for (int64_t g = 0; g < groups; ++g) {
       const float* run = in + (img * c + g * per_group) * positions;
       const int64_t length = per_group * positions;
-      double sum = 0;
-      for (int64_t i = 0; i < length; ++i) sum += static_cast<double>(run[i]);
-      const double mu = count == 0 ? 0.0 : sum / count;
-      double squares = 0;
-      for (int64_t i = 0; i < length; ++i) {
-        const double d = static_cast<double>(run[i]) - mu;
-        squares += d * d;
-      }
-      const double inv = 1.0 / std::sqrt(squares / count + eps);
+      double mu = 0, inv = 0;
+      two_pass_moments(
+          [&](auto&& f) {
+            for (int64_t k = 0; k < length; ++k) f(static_cast<double>(run[k]));
+          },
+          count, eps, &mu, &inv);
       for (int64_t ch = g * per_group; ch < (g + 1) * per_group; ++ch) {
         const double gamma = w == nullptr ? 1.0 : load_as_double(*w, ch * w->stride(0));
         const double beta = b == nullptr ? 0.0 : load_as_double(*b, ch * b->stride(0));

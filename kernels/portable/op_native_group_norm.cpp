@@ -71,15 +71,12 @@ void group_norm(const Tensor& x, const Tensor* w, const Tensor* b, double eps,
           for_each_position(x, out, g.hxw, [&](int64_t xo, int64_t yo) { f(c, xb + xo, yb + yo); });
         }
       };
-      double sum = 0;
-      each([&](int64_t, int64_t i, int64_t) { sum += static_cast<double>(in[i]); });
-      const double mu = count == 0 ? 0.0 : sum / count;
-      double squares = 0;
-      each([&](int64_t, int64_t i, int64_t) {
-        const double d = static_cast<double>(in[i]) - mu;
-        squares += d * d;
-      });
-      const double inv = 1.0 / std::sqrt(squares / count + eps);
+      double mu = 0, inv = 0;
+      two_pass_moments(
+          [&](auto&& f) {
+            each([&](int64_t, int64_t i, int64_t) { f(static_cast<double>(in[i])); });
+          },
+          count, eps, &mu, &inv);
       for (int64_t c = c0; c < c0 + per_group; ++c) {
         const double gamma = w == nullptr ? 1.0 : load_as_double(*w, c * w->stride(0));
         const double beta = b == nullptr ? 0.0 : load_as_double(*b, c * b->stride(0));

@@ -11,7 +11,6 @@
 // last column is the largest difference between their outputs over the
 // largest |value|. GFLOP/s count 2 M N K. TORCHEDGE_ISA is set to "amx" for
 // this program (any other value turns the AMX path off, cpu_features.h).
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
