@@ -1,6 +1,7 @@
 // conv2d_blocked (conv/conv2d_blocked.h): the ISA dispatch.
 #include "kernels/optimized/conv/conv2d_blocked.h"
 
+#include "kernels/optimized/cpu/cpu_features.h"
 #include "kernels/optimized/gemm/sgemm.h"
 #include "kernels/optimized/threadpool/threadpool.h"
 #include "kernels/optimized/vec/vec_kernels.h"
@@ -24,12 +25,21 @@ namespace {
 
 }  // namespace
 
+bool conv2d_blocked_amx_applies(const Conv2dShape& s, const float* residual, const float* y) {
+  return amx_usable() && s.in_channels % kConvBlock == 0 &&
+         s.out_h * s.out_w >= kConvAmxMinPixels && (residual == nullptr || residual != y);
+}
+
 Error conv2d_blocked(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
                      const float* bias, const float* residual, float* y,
                      const Conv2dClamp& clamp, bool gelu) {
 #ifndef TORCHEDGE_NO_X86_SIMD
   const Isa isa = best_isa();
   if (isa == Isa::kAvx512) {
+    if (conv2d_blocked_amx_applies(s, residual, y) &&
+        detail::conv2d_blocked_amx(ctx, s, x, w, bias, residual, y, clamp, gelu) == Error::Ok) {
+      return Error::Ok;
+    }
     return detail::conv2d_blocked_avx512(ctx, s, x, w, bias, residual, y, clamp, gelu);
   }
   if (isa == Isa::kAvx2) {

@@ -38,6 +38,15 @@
 // the im2col / Winograd NCHW path (kernels/optimized/bench/conv_bench.cpp
 // --blocked).
 //
+// On a CPU with AMX (amx_usable(); TORCHEDGE_ISA=avx512 or lower turns it
+// off), convolutions of blocked inputs with at least kConvAmxMinPixels
+// output pixels run on the tile unit instead (conv2d_blocked_amx.cpp: the
+// GEMM over the virtual im2col matrix, float32-accurate by gemm/sgemm_amx.h's
+// six bfloat16 products; scratch: 6 K Cout bytes of split weights and 768 K
+// bytes per worker, K = Cin KH KW, fewer workers when the temp allocator is
+// short). An input or weight holding an infinity or NaN, or a residual that
+// is y itself, goes to the AVX-512 kernel.
+//
 // Returns MemoryAllocationFailed when ctx's temp allocator cannot hold the
 // padded input copy (the output is then untouched: the caller falls back to
 // the portable kernel) and NotSupported where no SIMD build applies (an x86
@@ -55,6 +64,9 @@ namespace optimized {
 
 constexpr int64_t kConvBlock = 16;       // channels per vector
 constexpr int64_t kConvBlockGroup = 64;  // output channels per packed weight group
+// Output pixels below which the AMX path is not taken (splitting the weights
+// per call costs about as much as this many pixels of products).
+constexpr int64_t kConvAmxMinPixels = 256;
 
 // out_channels is a multiple of kConvBlock, in_channels too or below it
 // (plain input); groups and the dilations are 1 (checked by the caller).
@@ -65,7 +77,15 @@ Error conv2d_blocked(KernelContext& ctx, const Conv2dShape& s, const float* x, c
                      const float* bias, const float* residual, float* y,
                      const Conv2dClamp& clamp = {}, bool gelu = false);
 
+// Whether conv2d_blocked runs (s, residual, y) on the AMX tile unit.
+bool conv2d_blocked_amx_applies(const Conv2dShape& s, const float* residual, const float* y);
+
 namespace detail {
+// NotSupported (y partly written) when x or w holds an infinity or NaN;
+// MemoryAllocationFailed (y untouched) when scratch for one worker is short.
+Error conv2d_blocked_amx(KernelContext& ctx, const Conv2dShape& s, const float* x,
+                         const float* w, const float* bias, const float* residual, float* y,
+                         const Conv2dClamp& clamp, bool gelu);
 Error conv2d_blocked_avx512(KernelContext& ctx, const Conv2dShape& s, const float* x,
                             const float* w, const float* bias, const float* residual, float* y,
                             const Conv2dClamp& clamp, bool gelu);

@@ -265,12 +265,146 @@ TEST(Conv2dBlocked, WritesOverItsResidualInPlace) {
                 Error::Ok);
       reference.expect_matches(r.y);
       ASSERT_EQ(r.y.size(), separate.size());
+      // In place never runs on AMX; the separate output may have (another
+      // summation order, float32-accurate).
+      const bool amx_separate = conv2d_blocked_amx_applies(shape_of(c), r.rb.data(), separate.data());
+      const float tolerance = amx_separate ? 1e-5f : 1e-6f;
       for (size_t i = 0; i < separate.size(); ++i) {
-        ASSERT_NEAR(r.y[i], separate[i], 1e-6f * (1.0f + std::fabs(separate[i]))) << "at " << i;
+        ASSERT_NEAR(r.y[i], separate[i], tolerance * (1.0f + std::fabs(separate[i]))) << "at " << i;
       }
     }
   }
   ASSERT_EQ(set_num_threads(1), Error::Ok);
+}
+
+// --- The AMX path (conv2d_blocked_amx, on CPUs with AMX-BF16) -------------
+//
+// Called directly against the same double sums (its six bfloat16 products
+// are float32-accurate, so conv2d_gemm's tolerance holds): 1-d layers as
+// 1 x L planes like wav2vec2's (k3 / k2, stride 2, no padding) and
+// Whisper's (k3, padding 1, 80 input channels: an odd number of 16-value K
+// chunks, padded to 32), an odd number of 16-channel output strips, a
+// padded 2-d 3x3 with residual and relu, a batch; 1 and 2 threads.
+
+const Case kAmxCases[] = {
+    {1, 64, 1, 701, 64, 1, 3, 2, 0, true, false, -kInf, kInf},    // wav2vec2-like, 350 pixels
+    {1, 80, 1, 300, 48, 1, 3, 1, 1, true, false, -kInf, kInf},    // Whisper-like: K 240, 3 strips
+    {1, 32, 1, 600, 16, 1, 2, 2, 0, false, false, -kInf, kInf},   // k2 stride 2, one strip
+    {1, 32, 20, 18, 48, 3, 3, 1, 1, true, true, 0.0f, kInf},      // 2-d, padded, residual, relu
+    {2, 16, 1, 520, 80, 1, 3, 1, 1, true, true, -0.5f, 2.0f},     // batch 2, clamp, 5 strips
+};
+
+bool amx() { return amx_usable(); }
+
+Error run_amx(const Case& c, Operands& r, size_t temp_bytes = size_t{16} << 20,
+              bool gelu = false) {
+  std::vector<uint8_t> temp(temp_bytes);
+  MemoryAllocator allocator(temp.data(), temp.size());
+  KernelContext ctx(&allocator);
+  Conv2dClamp clamp;
+  clamp.min = c.lo;
+  clamp.max = c.hi;
+  return detail::conv2d_blocked_amx(ctx, shape_of(c), r.xb.data(), r.wb.data(),
+                                    c.bias ? r.bias.data() : nullptr,
+                                    c.residual ? r.rb.data() : nullptr, r.y.data(), clamp, gelu);
+}
+
+TEST(Conv2dBlockedAmx, MatchesDirectSumsAtOneAndTwoThreads) {
+  if (!amx()) GTEST_SKIP() << "no AMX-BF16 on this CPU (or TORCHEDGE_ISA turned it off)";
+  uint32_t seed = 200;
+  for (const Case& c : kAmxCases) {
+    Operands r = make_run(c, seed++);
+    const BlockedConvReference reference = reference_of(c, r);
+    ASSERT_TRUE(conv2d_blocked_amx_applies(shape_of(c), c.residual ? r.rb.data() : nullptr,
+                                           r.y.data()));
+    for (size_t threads : {size_t{1}, size_t{2}}) {
+      SCOPED_TRACE(testing::Message() << "case n " << c.n << " cin " << c.cin << " cout " << c.cout
+                                      << " " << c.kh << "x" << c.kw << " " << c.h << "x" << c.w
+                                      << " threads " << threads);
+      ASSERT_EQ(set_num_threads(threads), Error::Ok);
+      r.y.assign(r.y.size(), 0.0f);
+      ASSERT_EQ(run_amx(c, r), Error::Ok);
+      reference.expect_matches(r.y);
+      // conv2d_blocked takes this path where it applies: the same bits.
+      Operands dispatched = r;
+      dispatched.y.assign(r.y.size(), 0.0f);
+      ASSERT_EQ(run_kernel(c, dispatched), Error::Ok);
+      ASSERT_EQ(dispatched.y, r.y);
+    }
+  }
+  ASSERT_EQ(set_num_threads(1), Error::Ok);
+}
+
+// The GELU in the store against the GELU of the same sums without it.
+TEST(Conv2dBlockedAmx, FusedGeluMatchesGeluOfTheOutput) {
+  if (!amx()) GTEST_SKIP() << "no AMX-BF16 on this CPU (or TORCHEDGE_ISA turned it off)";
+  uint32_t seed = 300;
+  for (const Case& c : kAmxCases) {
+    SCOPED_TRACE(testing::Message() << "case cin " << c.cin << " cout " << c.cout);
+    Operands plain_run = make_run(c, seed), fused = make_run(c, seed);
+    ++seed;
+    ASSERT_EQ(run_amx(c, plain_run), Error::Ok);
+    ASSERT_EQ(run_amx(c, fused, size_t{16} << 20, /*gelu=*/true), Error::Ok);
+    for (size_t i = 0; i < fused.y.size(); ++i) {
+      const double v = plain_run.y[i];
+      const double want = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+      ASSERT_NEAR(fused.y[i], want, 1e-7 + 2e-6 * std::fabs(want)) << "at " << i;
+    }
+  }
+}
+
+// An infinity or NaN cannot be split into bfloat16 terms: the AMX kernel
+// declines, and conv2d_blocked then runs the AVX-512 kernel, which keeps
+// the NaN in the outputs that read it (and only there).
+TEST(Conv2dBlockedAmx, NonFiniteOperandsGoToTheAvx512Kernel) {
+  if (!amx()) GTEST_SKIP() << "no AMX-BF16 on this CPU (or TORCHEDGE_ISA turned it off)";
+  const Case c = kAmxCases[0];
+  Operands r = make_run(c, 400);
+  r.xb[(2 * 701 + 10) * 16 + 3] = std::numeric_limits<float>::quiet_NaN();  // block 2, pixel 10
+  EXPECT_EQ(run_amx(c, r), Error::NotSupported);
+  r.y.assign(r.y.size(), 0.0f);
+  ASSERT_EQ(run_kernel(c, r), Error::Ok);
+  const int64_t pixels = 350;
+  for (int64_t q = 0; q < pixels; ++q) {
+    const bool reads = q == 4 || q == 5;  // inputs 8..10 and 10..12
+    EXPECT_EQ(std::isnan(r.y[q * 16 + 7]), reads) << "pixel " << q;
+  }
+  Operands w = make_run(c, 401);
+  w.wb[5] = kInf;
+  EXPECT_EQ(run_amx(c, w), Error::NotSupported);
+}
+
+// Short temp memory: fewer workers than threads, then none (output untouched).
+TEST(Conv2dBlockedAmx, ShortScratchTakesFewerWorkersThenDeclines) {
+  if (!amx()) GTEST_SKIP() << "no AMX-BF16 on this CPU (or TORCHEDGE_ISA turned it off)";
+  const Case c = kAmxCases[0];
+  Operands r = make_run(c, 500);
+  const BlockedConvReference reference = reference_of(c, r);
+  ASSERT_EQ(set_num_threads(2), Error::Ok);
+  // K = 192 (K padded 192), 64 channels: 6 * 192 * 64 bytes of B planes,
+  // 768 * 192 per worker: room for one worker, not two.
+  const size_t one_worker = 6 * 192 * 64 + 768 * 192 + 64;
+  ASSERT_EQ(run_amx(c, r, one_worker), Error::Ok);
+  reference.expect_matches(r.y);
+  r.y.assign(r.y.size(), 42.0f);
+  EXPECT_EQ(run_amx(c, r, one_worker - 1024), Error::MemoryAllocationFailed);
+  for (float v : r.y) ASSERT_EQ(v, 42.0f);
+  ASSERT_EQ(set_num_threads(1), Error::Ok);
+}
+
+TEST(Conv2dBlockedAmx, AppliesToBlockedInputsWithEnoughPixels) {
+  if (!amx()) GTEST_SKIP() << "no AMX-BF16 on this CPU (or TORCHEDGE_ISA turned it off)";
+  std::vector<float> r(1), y(1);
+  const Conv2dShape wide = shape_of(kAmxCases[0]);
+  EXPECT_TRUE(conv2d_blocked_amx_applies(wide, nullptr, y.data()));
+  EXPECT_TRUE(conv2d_blocked_amx_applies(wide, r.data(), y.data()));
+  EXPECT_FALSE(conv2d_blocked_amx_applies(wide, y.data(), y.data()));  // in place
+  Conv2dShape narrow = wide;
+  narrow.out_w = kConvAmxMinPixels - 1;
+  EXPECT_FALSE(conv2d_blocked_amx_applies(narrow, nullptr, y.data()));
+  Conv2dShape first_layer = wide;
+  first_layer.in_channels = 3;
+  EXPECT_FALSE(conv2d_blocked_amx_applies(first_layer, nullptr, y.data()));
 }
 
 }  // namespace

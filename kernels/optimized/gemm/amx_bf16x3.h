@@ -1,0 +1,170 @@
+// torchedge/kernels/optimized/gemm/amx_bf16x3.h
+//
+// The pieces of the float32-accurate AMX product (gemm/sgemm_amx.h has the
+// method: every float32 operand split into three exact bfloat16 terms, six
+// tile products per 32 k) that more than one kernel runs: the split, B's
+// VNNI-pair planes, A's tile-major panel rows, and the products of one
+// 32 x 32 block of C. The linear layers (gemm/sgemm_amx.cpp) and the
+// channel-blocked convolutions (conv/conv2d_blocked_amx.cpp) differ only in
+// where A's rows and B's strips come from and where C goes.
+//
+// Include this header ONLY from *_amx.cpp translation units (compiled with
+// AMX-TILE / AMX-BF16 / AVX512-BF16, entered only when amx_usable()): like
+// gemm/sgemm_driver.h, everything here is static, so each such unit gets its
+// own copies.
+#pragma once
+
+// GCC 12's AVX-512 intrinsics start from _mm512_undefined_*() and trip
+// -W(maybe-)uninitialized (a known false positive of the headers).
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "kernels/optimized/gemm/sgemm_amx_layout.h"
+
+namespace torchedge {
+namespace optimized {
+namespace amx_bf16x3 {
+
+using amx_layout::Bf16;
+
+struct alignas(64) TileConfig {
+  unsigned char palette = 1, start_row = 0, reserved[14] = {};
+  unsigned short bytes_per_row[16] = {};
+  unsigned char rows[16] = {};
+};
+
+// Tiles 0-7 as 16 rows x 64 bytes (the calling thread's configuration;
+// _tile_release() when done).
+static inline void configure_tiles() {
+  TileConfig config;
+  for (int t = 0; t < 8; ++t) config.rows[t] = 16, config.bytes_per_row[t] = 64;
+  _tile_loadconfig(&config);
+}
+
+// Lanes holding an infinity or NaN (fpclass: QNaN, +inf, -inf, SNaN).
+static inline __mmask16 non_finite(__m512 x) { return _mm512_fpclass_ps_mask(x, 0x99); }
+
+// x = t0 + t1 + t2, each exactly a bfloat16 (see gemm/sgemm_amx.h).
+static inline void split3(__m512 x, __m512* t0, __m512* t1, __m512* t2) {
+  const __m512i high = _mm512_set1_epi32(static_cast<int>(0xFFFF0000u));
+  *t0 = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(x), high));
+  const __m512 r = _mm512_sub_ps(x, *t0);
+  *t1 = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(r), high));
+  *t2 = _mm512_sub_ps(r, *t1);
+}
+
+static inline __m512i to_bf16_pair(__m512 high_half, __m512 low_half) {
+  return (__m512i)_mm512_cvtne2ps_pbh(high_half, low_half);
+}
+
+// k values [k0, k0 + 16) and [k0 + 16, k0 + 32) of one row of A -> the
+// row's 32-k slot in the panel's three planes (`dst` in plane 0).
+static inline void store_a_step(__m512 low, __m512 high, const amx_layout::Sizes& z, Bf16* dst) {
+  __m512 l[3], h[3];
+  split3(low, &l[0], &l[1], &l[2]);
+  split3(high, &h[0], &h[1], &h[2]);
+  _mm512_store_si512(dst, to_bf16_pair(h[0], l[0]));
+  _mm512_store_si512(dst + z.a_plane, to_bf16_pair(h[1], l[1]));
+  _mm512_store_si512(dst + 2 * z.a_plane, to_bf16_pair(h[2], l[2]));
+}
+
+// Strips [s0, s1) of B -> the three planes of amx_layout. Strip s's K rows
+// of 16 columns start at strip_at(s), `row_stride` floats apart. Returns
+// whether every value was finite.
+template <typename StripAt>
+static bool split_b(const StripAt& strip_at, int64_t row_stride, int64_t k, int64_t s0,
+                    int64_t s1, const amx_layout::Sizes& z, Bf16* planes) {
+  // vpermw index: pairs (k row n, k + 1 row n) from [k row | k + 1 row].
+  alignas(64) static const uint16_t kInterleave[32] = {0, 16, 1, 17, 2,  18, 3,  19, 4,  20, 5,
+                                                       21, 6, 22, 7, 23, 8, 24, 9, 25, 10, 26,
+                                                       11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
+  const __m512i interleave = _mm512_load_si512(kInterleave);
+  __mmask16 bad = 0;
+  for (int64_t s = s0; s < s1; ++s) {
+    const float* strip = strip_at(s);
+    for (int64_t kk = 0; kk < z.k_padded; kk += 2) {
+      const __m512 row0 = kk < k ? _mm512_loadu_ps(strip + kk * row_stride) : _mm512_setzero_ps();
+      const __m512 row1 =
+          kk + 1 < k ? _mm512_loadu_ps(strip + (kk + 1) * row_stride) : _mm512_setzero_ps();
+      bad |= non_finite(row0) | non_finite(row1);
+      __m512 a[3], b[3];
+      split3(row0, &a[0], &a[1], &a[2]);
+      split3(row1, &b[0], &b[1], &b[2]);
+      const size_t at = amx_layout::b_offset(z, s, kk);
+      for (int t = 0; t < 3; ++t) {
+        _mm512_store_si512(planes + t * z.b_plane + at,
+                           _mm512_permutexvar_epi16(interleave, to_bf16_pair(b[t], a[t])));
+      }
+    }
+  }
+  return bad == 0;
+}
+
+// The zero strip beside an odd last one (a 32-column block reads two).
+static inline void zero_pad_strip(const amx_layout::Sizes& z, Bf16* planes) {
+  if (z.strips_padded == z.strips) return;
+  for (int t = 0; t < 3; ++t) {
+    std::memset(planes + t * z.b_plane + amx_layout::b_offset(z, z.strips, 0), 0,
+                sizeof(Bf16) * (z.k_padded / 2) * 32);
+  }
+}
+
+// The six products of one 32 x 32 block of C over all of K, left in tiles 0-3
+// (0: rows 0-15 x columns 0-15, 1: rows 0-15 x 16-31, 2 and 3: rows 16-31).
+static void block_products(const Bf16* a_rows, const Bf16* b_left, const amx_layout::Sizes& z) {
+  const int64_t steps = z.k_padded / 32;
+  const int64_t second_rows = steps * 512;  // the block's rows 16..31
+  const int64_t right = (z.k_padded / 2) * 32;  // the next 16-column strip
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  for (int64_t s = 0; s < steps; ++s) {
+    const Bf16* a0 = a_rows + s * 512;
+    const Bf16* b0 = b_left + s * 512;
+#define TE_AMX_PRODUCTS4   \
+  _tile_dpbf16ps(0, 4, 6); \
+  _tile_dpbf16ps(1, 4, 7); \
+  _tile_dpbf16ps(2, 5, 6); \
+  _tile_dpbf16ps(3, 5, 7);
+    _tile_loadd(4, a0, 64);
+    _tile_loadd(5, a0 + second_rows, 64);
+    _tile_loadd(6, b0, 64);
+    _tile_loadd(7, b0 + right, 64);
+    TE_AMX_PRODUCTS4  // A0 B0
+    _tile_loadd(6, b0 + z.b_plane, 64);
+    _tile_loadd(7, b0 + z.b_plane + right, 64);
+    TE_AMX_PRODUCTS4  // A0 B1
+    _tile_loadd(6, b0 + 2 * z.b_plane, 64);
+    _tile_loadd(7, b0 + 2 * z.b_plane + right, 64);
+    TE_AMX_PRODUCTS4  // A0 B2
+    _tile_loadd(4, a0 + z.a_plane, 64);
+    _tile_loadd(5, a0 + z.a_plane + second_rows, 64);
+    _tile_loadd(6, b0 + z.b_plane, 64);
+    _tile_loadd(7, b0 + z.b_plane + right, 64);
+    TE_AMX_PRODUCTS4  // A1 B1
+    _tile_loadd(6, b0, 64);
+    _tile_loadd(7, b0 + right, 64);
+    TE_AMX_PRODUCTS4  // A1 B0
+    _tile_loadd(4, a0 + 2 * z.a_plane, 64);
+    _tile_loadd(5, a0 + 2 * z.a_plane + second_rows, 64);
+    TE_AMX_PRODUCTS4  // A2 B0
+#undef TE_AMX_PRODUCTS4
+  }
+}
+
+// Tiles 0-3 -> `sums`, 32 x 32 row-major (64-byte aligned).
+static inline void store_sums(float* sums) {
+  _tile_stored(0, sums, 128);
+  _tile_stored(1, sums + 16, 128);
+  _tile_stored(2, sums + 512, 128);
+  _tile_stored(3, sums + 528, 128);
+}
+
+}  // namespace amx_bf16x3
+}  // namespace optimized
+}  // namespace torchedge
