@@ -9,8 +9,9 @@ products sum in another order), which shows the AMX path ran. The programs:
 a transformer MLP block over 300 tokens (M at least kSgemmAmxMinRows, so its
 prepacked linear layers, one with the GELU and one with the residual fused,
 take the tile GEMM), and a wav2vec2-like feature extractor (stem, group
-norm, GELU, then blocked 1-d convolutions with their GELUs fused, 1-2 of
-them with at least kConvAmxMinPixels outputs). Skipped on a CPU without
+norm, GELU, then blocked 1-d convolutions with their GELUs fused, two of
+them with at least kConvAmxMinPixels outputs and kConvAmxMinOutChannels
+channels). Skipped on a CPU without
 AMX-BF16.
 """
 
@@ -42,8 +43,8 @@ class FeatureExtractor(nn.Module):
         super().__init__()
         self.stem = nn.Conv1d(1, 32, 10, 5, bias=False)
         self.norm = nn.GroupNorm(32, 32)
-        self.convs = nn.ModuleList([nn.Conv1d(32, 48, 3, 2, bias=False),
-                                    nn.Conv1d(48, 48, 3, 1, 1), nn.Conv1d(48, 32, 2, 2)])
+        self.convs = nn.ModuleList([nn.Conv1d(32, 128, 3, 2, bias=False),
+                                    nn.Conv1d(128, 128, 3, 1, 1), nn.Conv1d(128, 32, 2, 2)])
     def forward(self, x):
         y = F.gelu(self.norm(self.stem(x.unsqueeze(1))))
         for conv in self.convs:

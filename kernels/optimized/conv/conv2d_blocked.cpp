@@ -27,7 +27,8 @@ namespace {
 
 bool conv2d_blocked_amx_applies(const Conv2dShape& s, const float* residual, const float* y) {
   return amx_usable() && s.in_channels % kConvBlock == 0 &&
-         s.out_h * s.out_w >= kConvAmxMinPixels && (residual == nullptr || residual != y);
+         s.out_h * s.out_w >= kConvAmxMinPixels && s.out_channels >= kConvAmxMinOutChannels &&
+         (residual == nullptr || residual != y);
 }
 
 Error conv2d_blocked(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,

@@ -40,7 +40,7 @@
 //
 // On a CPU with AMX (amx_usable(); TORCHEDGE_ISA=avx512 or lower turns it
 // off), convolutions of blocked inputs with at least kConvAmxMinPixels
-// output pixels run on the tile unit instead (conv2d_blocked_amx.cpp: the
+// output pixels and kConvAmxMinOutChannels output channels run on the tile unit instead (conv2d_blocked_amx.cpp: the
 // GEMM over the virtual im2col matrix, float32-accurate by gemm/sgemm_amx.h's
 // six bfloat16 products; scratch: 6 K Cout bytes of split weights and 768 K
 // bytes per worker, K = Cin KH KW, fewer workers when the temp allocator is
@@ -64,9 +64,13 @@ namespace optimized {
 
 constexpr int64_t kConvBlock = 16;       // channels per vector
 constexpr int64_t kConvBlockGroup = 64;  // output channels per packed weight group
-// Output pixels below which the AMX path is not taken (splitting the weights
-// per call costs about as much as this many pixels of products).
+// Where the AMX path is not taken: below this many output pixels (splitting
+// the weights per call costs about as much as 256 pixels of products), and
+// below this many output channels (the input's split, once per pixel and K,
+// is shared by fewer products: ResNet-50's 1x1 256->64 @56 ran ~8 % slower
+// on AMX, 256->128 1.25x faster; conv_bench, TORCHEDGE_ISA=avx512 vs amx).
 constexpr int64_t kConvAmxMinPixels = 256;
+constexpr int64_t kConvAmxMinOutChannels = 128;
 
 // out_channels is a multiple of kConvBlock, in_channels too or below it
 // (plain input); groups and the dilations are 1 (checked by the caller).

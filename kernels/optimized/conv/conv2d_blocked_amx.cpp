@@ -115,7 +115,7 @@ Error conv2d_blocked_amx(KernelContext& ctx, const Conv2dShape& s, const float* 
   int64_t slots = amx_layout::slots(panels);
   Bf16* scratch = static_cast<Bf16*>(ctx.allocate_temp(amx_layout::scratch_bytes(z, slots), 64));
   while (scratch == nullptr && slots > 1) {
-    slots /= 2;
+    --slots;
     scratch = static_cast<Bf16*>(ctx.allocate_temp(amx_layout::scratch_bytes(z, slots), 64));
   }
   TE_CHECK_OR_RETURN(scratch != nullptr, Error::MemoryAllocationFailed,

@@ -284,7 +284,9 @@ TEST(Conv2dBlocked, WritesOverItsResidualInPlace) {
 // 1 x L planes like wav2vec2's (k3 / k2, stride 2, no padding) and
 // Whisper's (k3, padding 1, 80 input channels: an odd number of 16-value K
 // chunks, padded to 32), an odd number of 16-channel output strips, a
-// padded 2-d 3x3 with residual and relu, a batch; 1 and 2 threads.
+// padded 2-d 3x3 with residual and relu, a batch; 1 and 2 threads. Where
+// conv2d_blocked_amx_applies (enough output channels), conv2d_blocked's
+// output is the same bits.
 
 const Case kAmxCases[] = {
     {1, 64, 1, 701, 64, 1, 3, 2, 0, true, false, -kInf, kInf},    // wav2vec2-like, 350 pixels
@@ -292,6 +294,7 @@ const Case kAmxCases[] = {
     {1, 32, 1, 600, 16, 1, 2, 2, 0, false, false, -kInf, kInf},   // k2 stride 2, one strip
     {1, 32, 20, 18, 48, 3, 3, 1, 1, true, true, 0.0f, kInf},      // 2-d, padded, residual, relu
     {2, 16, 1, 520, 80, 1, 3, 1, 1, true, true, -0.5f, 2.0f},     // batch 2, clamp, 5 strips
+    {1, 32, 1, 600, 144, 1, 3, 2, 0, true, false, -kInf, kInf},   // 9 strips; conv2d_blocked's pick
 };
 
 bool amx() { return amx_usable(); }
@@ -315,8 +318,9 @@ TEST(Conv2dBlockedAmx, MatchesDirectSumsAtOneAndTwoThreads) {
   for (const Case& c : kAmxCases) {
     Operands r = make_run(c, seed++);
     const BlockedConvReference reference = reference_of(c, r);
-    ASSERT_TRUE(conv2d_blocked_amx_applies(shape_of(c), c.residual ? r.rb.data() : nullptr,
-                                           r.y.data()));
+    const bool dispatched_here = conv2d_blocked_amx_applies(
+        shape_of(c), c.residual ? r.rb.data() : nullptr, r.y.data());
+    EXPECT_EQ(dispatched_here, c.cout >= kConvAmxMinOutChannels);
     for (size_t threads : {size_t{1}, size_t{2}}) {
       SCOPED_TRACE(testing::Message() << "case n " << c.n << " cin " << c.cin << " cout " << c.cout
                                       << " " << c.kh << "x" << c.kw << " " << c.h << "x" << c.w
@@ -325,6 +329,7 @@ TEST(Conv2dBlockedAmx, MatchesDirectSumsAtOneAndTwoThreads) {
       r.y.assign(r.y.size(), 0.0f);
       ASSERT_EQ(run_amx(c, r), Error::Ok);
       reference.expect_matches(r.y);
+      if (!dispatched_here) continue;
       // conv2d_blocked takes this path where it applies: the same bits.
       Operands dispatched = r;
       dispatched.y.assign(r.y.size(), 0.0f);
@@ -395,13 +400,17 @@ TEST(Conv2dBlockedAmx, ShortScratchTakesFewerWorkersThenDeclines) {
 TEST(Conv2dBlockedAmx, AppliesToBlockedInputsWithEnoughPixels) {
   if (!amx()) GTEST_SKIP() << "no AMX-BF16 on this CPU (or TORCHEDGE_ISA turned it off)";
   std::vector<float> r(1), y(1);
-  const Conv2dShape wide = shape_of(kAmxCases[0]);
+  const Conv2dShape wide = shape_of(kAmxCases[5]);
+  ASSERT_GE(wide.out_channels, kConvAmxMinOutChannels);
   EXPECT_TRUE(conv2d_blocked_amx_applies(wide, nullptr, y.data()));
   EXPECT_TRUE(conv2d_blocked_amx_applies(wide, r.data(), y.data()));
   EXPECT_FALSE(conv2d_blocked_amx_applies(wide, y.data(), y.data()));  // in place
   Conv2dShape narrow = wide;
   narrow.out_w = kConvAmxMinPixels - 1;
   EXPECT_FALSE(conv2d_blocked_amx_applies(narrow, nullptr, y.data()));
+  Conv2dShape few_channels = wide;
+  few_channels.out_channels = kConvAmxMinOutChannels - 16;
+  EXPECT_FALSE(conv2d_blocked_amx_applies(few_channels, nullptr, y.data()));
   Conv2dShape first_layer = wide;
   first_layer.in_channels = 3;
   EXPECT_FALSE(conv2d_blocked_amx_applies(first_layer, nullptr, y.data()));
