@@ -334,26 +334,40 @@ int main(int argc, char** argv) {
            l.name, flops / t_direct * 1e-9, t_direct * 1e6, flops / t_wino * 1e-9, t_wino * 1e6,
            t_direct / t_wino);
   }
-  // The audio models' 1-d convolutions on blocked activations ("ab1d", the
-  // layout they run in): the AMX kernel (split weights per call included)
-  // against the AVX-512 one, alternated. Only where the CPU has AMX-BF16.
-  const Conv1d blocked1d[] = {
-      {"ab1d w2v 512 k3 s2 @3199", 512, 512, 3199, 3, 2, 0, 1},
-      {"ab1d w2v 512 k3 s2 @1599", 512, 512, 1599, 3, 2, 0, 1},
-      {"ab1d w2v 512 k3 s2 @799", 512, 512, 799, 3, 2, 0, 1},
-      {"ab1d w2v 512 k3 s2 @399", 512, 512, 399, 3, 2, 0, 1},
-      {"ab1d w2v 512 k2 s2 @199", 512, 512, 199, 2, 2, 0, 1},
-      {"ab1d whisper 80->256 k3 @3000", 80, 256, 3000, 3, 1, 1, 1},
-      {"ab1d whisper 256 k3 s2 @3000", 256, 256, 3000, 3, 2, 1, 1},
+  // Blocked convolutions that conv2d_blocked may run on AMX ("amx"): the
+  // audio models' 1-d layers (1 x L planes) and CNN layers with enough
+  // pixels and output channels; the AMX kernel (split weights per call
+  // included) against the AVX-512 one, alternated, each with its GELU /
+  // plain epilogue as the model has it. Only where the CPU has AMX-BF16.
+  struct AmxLayer {
+    const char* name;
+    int64_t cin, cout, h, w, kh, kw, stride, pad;
+    bool gelu;
   };
-  for (const Conv1d& l : blocked1d) {
+  const AmxLayer amx_layers[] = {
+      {"amx w2v 512 k3 s2 @3199", 512, 512, 1, 3199, 1, 3, 2, 0, true},
+      {"amx w2v 512 k3 s2 @1599", 512, 512, 1, 1599, 1, 3, 2, 0, true},
+      {"amx w2v 512 k3 s2 @799", 512, 512, 1, 799, 1, 3, 2, 0, true},
+      {"amx w2v 512 k3 s2 @399", 512, 512, 1, 399, 1, 3, 2, 0, true},
+      {"amx whisper 80->256 k3 @3000", 80, 256, 1, 3000, 1, 3, 1, 1, true},
+      {"amx whisper 256 k3 s2 @3000", 256, 256, 1, 3000, 1, 3, 2, 1, true},
+      {"amx mv2 1x1 32->144 @56", 32, 144, 56, 56, 1, 1, 1, 0, false},
+      {"amx mv2 1x1 32->192 @28", 32, 192, 28, 28, 1, 1, 1, 0, false},
+      {"amx r50 1x1 64->256 @56", 64, 256, 56, 56, 1, 1, 1, 0, false},
+      {"amx r50 1x1 256->128 @56", 256, 128, 56, 56, 1, 1, 1, 0, false},
+      {"amx r50 1x1 128->512 @28", 128, 512, 28, 28, 1, 1, 1, 0, false},
+      {"amx r50 3x3 s2 128 @56", 128, 128, 56, 56, 3, 3, 2, 1, false},
+  };
+  for (const AmxLayer& l : amx_layers) {
     if (!amx_usable()) break;
     if (filter != nullptr && strstr(l.name, filter) == nullptr) continue;
-    const int64_t out = (l.length + 2 * l.pad - l.kernel) / l.stride + 1;
-    Conv2dShape s{1, l.cin, 1, l.length, l.cout, 1, out, 1, l.kernel, 1, l.stride, 0, l.pad,
+    const int64_t oh = (l.h + 2 * (l.kh > 1 ? l.pad : 0) - l.kh) / (l.kh > 1 ? l.stride : 1) + 1;
+    const int64_t ow = (l.w + 2 * l.pad - l.kw) / l.stride + 1;
+    const int64_t pad_h = l.kh > 1 ? l.pad : 0, stride_h = l.kh > 1 ? l.stride : 1;
+    Conv2dShape s{1, l.cin, l.h, l.w, l.cout, oh, ow, l.kh, l.kw, stride_h, l.stride, pad_h, l.pad,
                   1, 1, 1};
-    std::vector<float> x(l.cin * l.length), w((l.cout + 63) / 64 * 64 * l.cin * l.kernel);
-    std::vector<float> b(l.cout, 0.1f), y(l.cout * out);
+    std::vector<float> x(l.cin * l.h * l.w), w((l.cout + 63) / 64 * 64 * l.cin * l.kh * l.kw);
+    std::vector<float> b(l.cout, 0.1f), y(l.cout * oh * ow);
     for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 97) * 0.01f;
     for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 89) * 0.001f;
     auto run = [&](bool on_amx) {
@@ -361,11 +375,11 @@ int main(int argc, char** argv) {
       KernelContext ctx(&allocator);
       Conv2dClamp none;
       return on_amx ? detail::conv2d_blocked_amx(ctx, s, x.data(), w.data(), b.data(), nullptr,
-                                                 y.data(), none, true)
+                                                 y.data(), none, l.gelu)
                     : detail::conv2d_blocked_avx512(ctx, s, x.data(), w.data(), b.data(), nullptr,
-                                                    y.data(), none, true);
+                                                    y.data(), none, l.gelu);
     };
-    const double flops = 2.0 * l.cout * l.cin * l.kernel * out;
+    const double flops = 2.0 * l.cout * l.cin * l.kh * l.kw * oh * ow;
     double t_amx = 1e30, t_avx = 1e30;
     for (int round = 0; round < 4; ++round) {  // alternating, as above
       const double a = best_seconds(budget / 4, [&] { return run(true); });

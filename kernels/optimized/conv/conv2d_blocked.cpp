@@ -28,6 +28,7 @@ namespace {
 bool conv2d_blocked_amx_applies(const Conv2dShape& s, const float* residual, const float* y) {
   return amx_usable() && s.in_channels % kConvBlock == 0 &&
          s.out_h * s.out_w >= kConvAmxMinPixels && s.out_channels >= kConvAmxMinOutChannels &&
+         s.in_channels * s.kernel_h * s.kernel_w >= kConvAmxMinK &&
          (residual == nullptr || residual != y);
 }
 

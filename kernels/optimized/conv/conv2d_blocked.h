@@ -40,7 +40,8 @@
 //
 // On a CPU with AMX (amx_usable(); TORCHEDGE_ISA=avx512 or lower turns it
 // off), convolutions of blocked inputs with at least kConvAmxMinPixels
-// output pixels and kConvAmxMinOutChannels output channels run on the tile unit instead (conv2d_blocked_amx.cpp: the
+// output pixels, kConvAmxMinOutChannels output channels and kConvAmxMinK
+// products per output run on the tile unit instead (conv2d_blocked_amx.cpp: the
 // GEMM over the virtual im2col matrix, float32-accurate by gemm/sgemm_amx.h's
 // six bfloat16 products; scratch: 6 K Cout bytes of split weights and 768 K
 // bytes per worker, K = Cin KH KW, fewer workers when the temp allocator is
@@ -64,13 +65,17 @@ namespace optimized {
 
 constexpr int64_t kConvBlock = 16;       // channels per vector
 constexpr int64_t kConvBlockGroup = 64;  // output channels per packed weight group
-// Where the AMX path is not taken: below this many output pixels (splitting
-// the weights per call costs about as much as 256 pixels of products), and
-// below this many output channels (the input's split, once per pixel and K,
-// is shared by fewer products: ResNet-50's 1x1 256->64 @56 ran ~8 % slower
-// on AMX, 256->128 1.25x faster; conv_bench, TORCHEDGE_ISA=avx512 vs amx).
+// Where the AMX path is not taken (kernels/optimized/bench/conv_bench.cpp
+// --filter "amx ", both kernels alternated): below this many output pixels
+// (splitting the weights per call costs about as much as 256 pixels of
+// products), below this many output channels or this many products per
+// output (K = Cin KH KW): the input's split, once per pixel and K, is then
+// shared by too few products (ResNet-50's 1x1 256->64 @56 ran ~8 % slower
+// on AMX, MobileNetV2's 1x1 32->144 @56 10-15 %; 256->128 @56 1.36x faster,
+// 64->256 @56 1.13-1.33x).
 constexpr int64_t kConvAmxMinPixels = 256;
 constexpr int64_t kConvAmxMinOutChannels = 128;
+constexpr int64_t kConvAmxMinK = 64;
 
 // out_channels is a multiple of kConvBlock, in_channels too or below it
 // (plain input); groups and the dilations are 1 (checked by the caller).

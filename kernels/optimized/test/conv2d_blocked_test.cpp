@@ -411,6 +411,9 @@ TEST(Conv2dBlockedAmx, AppliesToBlockedInputsWithEnoughPixels) {
   Conv2dShape few_channels = wide;
   few_channels.out_channels = kConvAmxMinOutChannels - 16;
   EXPECT_FALSE(conv2d_blocked_amx_applies(few_channels, nullptr, y.data()));
+  Conv2dShape short_k = wide;  // 32 channels, 1 tap
+  short_k.kernel_w = 1;
+  EXPECT_FALSE(conv2d_blocked_amx_applies(short_k, nullptr, y.data()));
   Conv2dShape first_layer = wide;
   first_layer.in_channels = 3;
   EXPECT_FALSE(conv2d_blocked_amx_applies(first_layer, nullptr, y.data()));
