@@ -51,6 +51,8 @@ def ratio_rows(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
                     cells.append(f"{e['ratio']:.2f} ({_ms(e['peer_ms'])} ms)")
                 else:
                     mark = "ok" if e["meets_target"] else "MISSED"
+                    if e["target"] != RATIO_TARGETS.get(p):  # this model's own target
+                        mark += f" at ≤ {e['target']}"
                     cells.append(f"{e['ratio']:.2f} ({_ms(e['peer_ms'])} ms, {mark})")
         rows.append(cells)
     return header, rows
