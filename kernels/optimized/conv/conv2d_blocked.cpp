@@ -32,6 +32,20 @@ bool conv2d_blocked_amx_applies(const Conv2dShape& s, const float* residual, con
          (residual == nullptr || residual != y);
 }
 
+#ifdef TORCHEDGE_NO_X86_SIMD
+// Builds without the x86 SIMD units have no conv2d_blocked_amx.cpp
+// (amx_usable() is false there, so conv2d_blocked never calls this).
+namespace detail {
+Error conv2d_blocked_amx(KernelContext& ctx, const Conv2dShape& s, const float* x,
+                         const float* w, const float* bias, const float* residual, float* y,
+                         const Conv2dClamp& clamp, bool gelu) {
+  (void)ctx, (void)s, (void)x, (void)w, (void)bias, (void)residual, (void)y, (void)clamp,
+      (void)gelu;
+  return Error::NotSupported;
+}
+}  // namespace detail
+#endif
+
 Error conv2d_blocked(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
                      const float* bias, const float* residual, float* y,
                      const Conv2dClamp& clamp, bool gelu) {
