@@ -110,58 +110,28 @@ Error conv2d_blocked_amx(KernelContext& ctx, const Conv2dShape& s, const float* 
                          const Conv2dClamp& clamp, bool gelu) {
   const int64_t k = s.in_channels * s.kernel_h * s.kernel_w, pixels = s.out_h * s.out_w;
   const amx_layout::Sizes z = amx_layout::sizes(s.out_channels, k);
-  const int64_t panels = (pixels + kPanelRows - 1) / kPanelRows;
-  // One A panel per worker, fewer when the temp allocator is short.
-  int64_t slots = amx_layout::slots(panels);
-  Bf16* scratch = static_cast<Bf16*>(ctx.allocate_temp(amx_layout::scratch_bytes(z, slots), 64));
-  while (scratch == nullptr && slots > 1) {
-    --slots;
-    scratch = static_cast<Bf16*>(ctx.allocate_temp(amx_layout::scratch_bytes(z, slots), 64));
-  }
-  TE_CHECK_OR_RETURN(scratch != nullptr, Error::MemoryAllocationFailed,
+  const Scratch scratch = allocate_scratch(ctx, z, (pixels + kPanelRows - 1) / kPanelRows);
+  TE_CHECK_OR_RETURN(scratch.b_planes != nullptr, Error::MemoryAllocationFailed,
                      "conv2d_blocked_amx: no room for %zu bytes of split operands",
                      amx_layout::scratch_bytes(z, 1));
-  Bf16* b_planes = scratch;
-  Bf16* a_panels = scratch + 3 * z.b_plane;
   // Strip s: 16 output channels of 64-channel group s / 4, K rows of 64.
   const auto strip_at = [&](int64_t strip) {
     return w + strip / 4 * k * kConvBlockGroup + strip % 4 * kConvBlock;
   };
+  TE_CHECK_OR_RETURN(split_all_b(strip_at, kConvBlockGroup, k, z, scratch.b_planes),
+                     Error::NotSupported, "conv2d_blocked_amx: the weights hold an infinity or NaN");
   std::atomic<bool> finite{true};
-  parallel_for(0, z.strips, 1, [&](int64_t s0, int64_t s1) {
-    if (!split_b(strip_at, kConvBlockGroup, k, s0, s1, z, b_planes)) finite = false;
-  });
-  zero_pad_strip(z, b_planes);
-  TE_CHECK_OR_RETURN(finite, Error::NotSupported,
-                     "conv2d_blocked_amx: the weights hold an infinity or NaN");
   const int64_t x_image = s.in_channels * s.in_h * s.in_w, y_image = s.out_channels * pixels;
   for (int64_t image = 0; image < s.batch && finite; ++image) {
     const Operands o{s,    x + image * x_image, y + image * y_image,
                      residual == nullptr ? nullptr : residual + image * y_image,
                      bias, clamp, gelu};
-    parallel_for_slots(0, panels, 1, slots, [&](int64_t begin, int64_t end, int64_t slot) {
-      configure_tiles();
-      Bf16* panel = a_panels + slot * 3 * z.a_plane;
-      alignas(64) float sums[32 * 32];
-      for (int64_t index = begin; index < end && finite.load(std::memory_order_relaxed);
-           ++index) {
-        const int64_t m0 = index * kPanelRows;
-        const int64_t rows = pixels - m0 < kPanelRows ? pixels - m0 : kPanelRows;
-        if (!gather_panel(o, m0, rows, z, panel)) {
-          finite = false;
-          break;
-        }
-        for (int64_t n0 = 0; n0 < s.out_channels; n0 += 32) {
-          const Bf16* b_left = b_planes + amx_layout::b_offset(z, n0 / 16, 0);
-          for (int64_t mb = 0; mb < rows; mb += 32) {
-            block_products(panel + amx_layout::a_offset(z, mb, 0), b_left, z);
-            store_sums(sums);
-            store_block(o, sums, m0 + mb, rows - mb < 32 ? rows - mb : 32, n0);
-          }
-        }
-      }
-      _tile_release();
-    });
+    run_panels(
+        pixels, s.out_channels, scratch.slots, z, scratch.b_planes, scratch.a_panels, finite,
+        [&](int64_t m0, int64_t rows, Bf16* panel) { return gather_panel(o, m0, rows, z, panel); },
+        [&](const float* sums, int64_t q0, int64_t rows, int64_t n0) {
+          store_block(o, sums, q0, rows, n0);
+        });
   }
   TE_CHECK_OR_RETURN(finite, Error::NotSupported,
                      "conv2d_blocked_amx: the input holds an infinity or NaN");

@@ -21,9 +21,12 @@
 
 #include <immintrin.h>
 
+#include <atomic>
 #include <cstring>
 
 #include "kernels/optimized/gemm/sgemm_amx_layout.h"
+#include "kernels/optimized/threadpool/threadpool.h"
+#include "runtime/kernel/kernel_context.h"
 
 namespace torchedge {
 namespace optimized {
@@ -163,6 +166,73 @@ static inline void store_sums(float* sums) {
   _tile_stored(1, sums + 16, 128);
   _tile_stored(2, sums + 512, 128);
   _tile_stored(3, sums + 528, 128);
+}
+
+// The split operands' scratch: B's three planes, then `slots` A panels.
+struct Scratch {
+  Bf16* b_planes = nullptr;
+  Bf16* a_panels = nullptr;
+  int64_t slots = 0;
+};
+
+// Scratch for one A panel per worker (amx_layout::slots), or for as many as
+// the temp allocator holds; b_planes stays null when not even one fits.
+static inline Scratch allocate_scratch(KernelContext& ctx, const amx_layout::Sizes& z,
+                                       int64_t panels) {
+  Scratch s;
+  for (s.slots = amx_layout::slots(panels); s.slots > 0; --s.slots) {
+    s.b_planes = static_cast<Bf16*>(ctx.allocate_temp(amx_layout::scratch_bytes(z, s.slots), 64));
+    if (s.b_planes != nullptr) break;
+  }
+  if (s.b_planes != nullptr) s.a_panels = s.b_planes + 3 * z.b_plane;
+  return s;
+}
+
+// All of B's strips split into `planes` across the threads (and the zero
+// strip beside an odd last one). Returns whether every value was finite.
+template <typename StripAt>
+static bool split_all_b(const StripAt& strip_at, int64_t row_stride, int64_t k,
+                        const amx_layout::Sizes& z, Bf16* planes) {
+  std::atomic<bool> finite{true};
+  parallel_for(0, z.strips, 1, [&](int64_t s0, int64_t s1) {
+    if (!split_b(strip_at, row_stride, k, s0, s1, z, planes)) finite = false;
+  });
+  zero_pad_strip(z, planes);
+  return finite;
+}
+
+// C[m x n] panel by panel, panels split across `slots` workers (one A panel
+// of scratch each, at a_panels): fill(m0, rows, panel) splits rows [m0, m0 +
+// rows) of A into `panel` and returns whether they were finite (false stops
+// every worker and clears `finite`); store(sums, m0, rows, n0) takes the 32 x
+// 32 sums of C's rows [m0, m0 + rows) x columns [n0, n0 + 32).
+template <typename Fill, typename Store>
+static void run_panels(int64_t m, int64_t n, int64_t slots, const amx_layout::Sizes& z,
+                       const Bf16* b_planes, Bf16* a_panels, std::atomic<bool>& finite,
+                       const Fill& fill, const Store& store) {
+  const int64_t panels = (m + amx_layout::kPanelRows - 1) / amx_layout::kPanelRows;
+  parallel_for_slots(0, panels, 1, slots, [&](int64_t begin, int64_t end, int64_t slot) {
+    configure_tiles();
+    Bf16* panel = a_panels + slot * 3 * z.a_plane;
+    alignas(64) float sums[32 * 32];
+    for (int64_t index = begin; index < end && finite.load(std::memory_order_relaxed); ++index) {
+      const int64_t m0 = index * amx_layout::kPanelRows;
+      const int64_t rows = m - m0 < amx_layout::kPanelRows ? m - m0 : amx_layout::kPanelRows;
+      if (!fill(m0, rows, panel)) {
+        finite = false;
+        break;
+      }
+      for (int64_t n0 = 0; n0 < n; n0 += 32) {
+        const Bf16* b_left = b_planes + amx_layout::b_offset(z, n0 / 16, 0);
+        for (int64_t mb = 0; mb < rows; mb += 32) {
+          block_products(panel + amx_layout::a_offset(z, mb, 0), b_left, z);
+          store_sums(sums);
+          store(sums, m0 + mb, rows - mb < 32 ? rows - mb : 32, n0);
+        }
+      }
+    }
+    _tile_release();
+  });
 }
 
 }  // namespace amx_bf16x3

@@ -75,45 +75,23 @@ void store_block(const SgemmProblem& p, const float* sums, int64_t m0, int64_t r
 
 Error sgemm_amx(KernelContext& ctx, const SgemmProblem& p) {
   const amx_layout::Sizes z = amx_layout::sizes(p.n, p.k);
-  const int64_t panels = (p.m + kPanelRows - 1) / kPanelRows;
-  const int64_t slots = amx_layout::slots(panels);
-  const size_t bytes = amx_layout::scratch_bytes(z, slots);
-  auto* scratch = static_cast<Bf16*>(ctx.allocate_temp(bytes, 64));
-  TE_CHECK_OR_RETURN(scratch != nullptr, Error::MemoryAllocationFailed,
-                     "sgemm_amx: no room for %zu bytes of split operands", bytes);
-  Bf16* b_planes = scratch;
-  Bf16* a_panels = scratch + 3 * z.b_plane;
-  std::atomic<bool> finite{true};
-  // B first, every strip pair (a zero strip pads an odd count), before any C.
+  const Scratch scratch = allocate_scratch(ctx, z, (p.m + kPanelRows - 1) / kPanelRows);
+  TE_CHECK_OR_RETURN(scratch.b_planes != nullptr, Error::MemoryAllocationFailed,
+                     "sgemm_amx: no room for %zu bytes of split operands",
+                     amx_layout::scratch_bytes(z, 1));
+  // B first, before any of C.
   const auto strip_at = [&](int64_t s) { return p.b_prepacked + s * p.k * 16; };
-  parallel_for(0, z.strips, 1, [&](int64_t s0, int64_t s1) {
-    if (!split_b(strip_at, 16, p.k, s0, s1, z, b_planes)) finite = false;
-  });
-  zero_pad_strip(z, b_planes);
-  TE_CHECK_OR_RETURN(finite, Error::NotSupported,
+  TE_CHECK_OR_RETURN(split_all_b(strip_at, 16, p.k, z, scratch.b_planes), Error::NotSupported,
                      "sgemm_amx: the weights hold an infinity or NaN");
-  parallel_for_slots(0, panels, 1, slots, [&](int64_t begin, int64_t end, int64_t slot) {
-    configure_tiles();
-    Bf16* panel = a_panels + slot * 3 * z.a_plane;
-    alignas(64) float sums[32 * 32];
-    for (int64_t index = begin; index < end && finite.load(std::memory_order_relaxed); ++index) {
-      const int64_t m0 = index * kPanelRows;
-      const int64_t rows = p.m - m0 < kPanelRows ? p.m - m0 : kPanelRows;
-      if (!split_a(p.a.data + m0 * p.a.row_stride, p.a.row_stride, rows, p.k, z, panel)) {
-        finite = false;
-        break;
-      }
-      for (int64_t n0 = 0; n0 < p.n; n0 += 32) {
-        const Bf16* b_left = b_planes + amx_layout::b_offset(z, n0 / 16, 0);
-        for (int64_t mb = 0; mb < rows; mb += 32) {
-          block_products(panel + amx_layout::a_offset(z, mb, 0), b_left, z);
-          store_sums(sums);
-          store_block(p, sums, m0 + mb, rows - mb < 32 ? rows - mb : 32, n0);
-        }
-      }
-    }
-    _tile_release();
-  });
+  std::atomic<bool> finite{true};
+  run_panels(
+      p.m, p.n, scratch.slots, z, scratch.b_planes, scratch.a_panels, finite,
+      [&](int64_t m0, int64_t rows, Bf16* panel) {
+        return split_a(p.a.data + m0 * p.a.row_stride, p.a.row_stride, rows, p.k, z, panel);
+      },
+      [&](const float* sums, int64_t m0, int64_t rows, int64_t n0) {
+        store_block(p, sums, m0, rows, n0);
+      });
   TE_CHECK_OR_RETURN(finite, Error::NotSupported,
                      "sgemm_amx: the activations hold an infinity or NaN");
   return Error::Ok;

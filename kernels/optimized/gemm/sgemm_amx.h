@@ -26,7 +26,8 @@
 // the encoder 0.84x / 0.86x the time at 1 / 2 threads in alternated runs).
 //
 // Scratch (the kernel context's temp allocator): B's planes (6 K N bytes)
-// and one A panel per thread (768 K bytes). Never heap-allocates.
+// and one A panel per worker (768 K bytes; fewer workers than threads when
+// the allocator is short). Never heap-allocates.
 #pragma once
 
 #include "kernels/optimized/cpu/cpu_features.h"
@@ -53,7 +54,8 @@ bool sgemm_amx_applies(const SgemmProblem& p);
 /// (C untouched) when the temp allocator is short.
 Error sgemm_amx(KernelContext& ctx, const SgemmProblem& p);
 
-/// Bytes of temp memory sgemm_amx(ctx, p) takes at the current thread setting.
+/// Bytes of temp memory sgemm_amx(ctx, p) takes at the current thread
+/// setting (it runs on fewer workers in less, down to one A panel's worth).
 size_t sgemm_amx_scratch_bytes(const SgemmProblem& p);
 
 }  // namespace optimized

@@ -122,16 +122,20 @@ BlockedConvReference reference_of(const Case& c, const Operands& r) {
                               c.residual ? r.residual.data() : nullptr, c.lo, c.hi);
 }
 
+using BlockedKernel = Error (*)(KernelContext&, const Conv2dShape&, const float*, const float*,
+                                const float*, const float*, float*, const Conv2dClamp&, bool);
+
+// conv2d_blocked, or `kernel` (same arguments), on r's blocked operands.
 Error run_kernel(const Case& c, Operands& r, size_t temp_bytes = size_t{16} << 20,
-                 bool gelu = false) {
+                 bool gelu = false, BlockedKernel kernel = &conv2d_blocked) {
   std::vector<uint8_t> temp(temp_bytes);
   MemoryAllocator allocator(temp.data(), temp.size());
   KernelContext ctx(&allocator);
   Conv2dClamp clamp;
   clamp.min = c.lo;
   clamp.max = c.hi;
-  return conv2d_blocked(ctx, shape_of(c), r.xb.data(), r.wb.data(), c.bias ? r.bias.data() : nullptr,
-                        c.residual ? r.rb.data() : nullptr, r.y.data(), clamp, gelu);
+  return kernel(ctx, shape_of(c), r.xb.data(), r.wb.data(), c.bias ? r.bias.data() : nullptr,
+                c.residual ? r.rb.data() : nullptr, r.y.data(), clamp, gelu);
 }
 
 bool simd() { return has_simd(); }
@@ -301,15 +305,7 @@ bool amx() { return amx_usable(); }
 
 Error run_amx(const Case& c, Operands& r, size_t temp_bytes = size_t{16} << 20,
               bool gelu = false) {
-  std::vector<uint8_t> temp(temp_bytes);
-  MemoryAllocator allocator(temp.data(), temp.size());
-  KernelContext ctx(&allocator);
-  Conv2dClamp clamp;
-  clamp.min = c.lo;
-  clamp.max = c.hi;
-  return detail::conv2d_blocked_amx(ctx, shape_of(c), r.xb.data(), r.wb.data(),
-                                    c.bias ? r.bias.data() : nullptr,
-                                    c.residual ? r.rb.data() : nullptr, r.y.data(), clamp, gelu);
+  return run_kernel(c, r, temp_bytes, gelu, &detail::conv2d_blocked_amx);
 }
 
 TEST(Conv2dBlockedAmx, MatchesDirectSumsAtOneAndTwoThreads) {
