@@ -62,7 +62,16 @@ int main(int argc, char** argv) {
   };
   const Shape shapes[] = {{"whisper qkv/o", 1500, 256, 256},
                           {"whisper fc1", 1500, 1024, 256},
-                          {"whisper fc2", 1500, 256, 1024}};
+                          {"whisper fc2", 1500, 256, 1024},
+                          // Fewer rows: ConvNeXt-T's MLPs at 14x14 and 7x7,
+                          // ViT-S/16's at 197 tokens (where kSgemmAmxMinRows falls).
+                          {"convnext 14 up", 196, 1536, 384},
+                          {"convnext 14 dn", 196, 384, 1536},
+                          {"vit-s fc1", 197, 1536, 384},
+                          {"convnext 7 up", 49, 3072, 768},
+                          {"convnext 7 dn", 49, 768, 3072},
+                          {"rows 128", 128, 1536, 384},
+                          {"rows 96", 96, 1536, 384}};
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::printf("%zu thread(s); GFLOP/s, best of repeated calls\n", threads);

@@ -29,35 +29,36 @@ namespace optimized {
 namespace {
 
 using amx_layout::Bf16;
-using amx_layout::kPanelRows;
 using namespace amx_bf16x3;
 
-// One image's operands and the epilogue.
+// The operands and the epilogue. GEMM row m is output pixel m % (OH OW) of
+// image m / (OH OW), so a panel may span two images.
 struct Operands {
   const Conv2dShape& s;
-  const float* x;         // the image's input, [Cin / 16, H, W, 16]
-  float* y;               // the image's output, [Cout / 16, OH, OW, 16]
+  const float* x;         // [N, Cin / 16, H, W, 16]
+  float* y;               // [N, Cout / 16, OH, OW, 16]
   const float* residual;  // laid out as y, or null
   const float* bias;      // [Cout], or null
   Conv2dClamp clamp;
   bool gelu;
 };
 
-// Output pixels [m0, m0 + rows) -> a panel's three planes: row i holds the
-// K values output pixel m0 + i reads, chunk (cb, r, t) the 16 channels of
+// GEMM rows [m0, m0 + rows) -> a panel's three planes: row i holds the K
+// values its output pixel reads, chunk (cb, r, t) the 16 channels of
 // block cb at input pixel (oh * sh - ph + r, ow * sw - pw + t). Rows past
-// `rows` and K past its end are zeros. Returns whether all were finite.
+// `rows` (to a multiple of 32) and K past its end are zeros. Returns whether
+// all were finite.
 bool gather_panel(const Operands& o, int64_t m0, int64_t rows, const amx_layout::Sizes& z,
                   Bf16* panel) {
   const Conv2dShape& s = o.s;
   const int64_t chunks = s.in_channels / kConvBlock * s.kernel_h * s.kernel_w;
-  const int64_t plane = s.in_h * s.in_w * kConvBlock;
+  const int64_t plane = s.in_h * s.in_w * kConvBlock, pixels = s.out_h * s.out_w;
   __mmask16 bad = 0;
-  for (int64_t i = 0; i < kPanelRows; ++i) {
-    const int64_t q = m0 + i;
+  for (int64_t i = 0; i < (rows + 31) / 32 * 32; ++i) {
+    const int64_t image = (m0 + i) / pixels, q = (m0 + i) % pixels;
     const int64_t h0 = q / s.out_w * s.stride_h - s.pad_h, w0 = q % s.out_w * s.stride_w - s.pad_w;
     int64_t cb = 0, r = 0, t = 0;  // chunk j's coordinates, advanced with j
-    const float* block = o.x;
+    const float* block = o.x + image * s.in_channels * s.in_h * s.in_w;
     for (int64_t j = 0; j < z.k_padded / 16; j += 2) {
       __m512 v[2];
       for (int h = 0; h < 2; ++h) {
@@ -79,24 +80,25 @@ bool gather_panel(const Operands& o, int64_t m0, int64_t rows, const amx_layout:
   return bad == 0;
 }
 
-// Output pixels [q0, q0 + rows) x channels [n0, n0 + 32) from the 32 x 32
+// GEMM rows [m0, m0 + rows) x channels [n0, n0 + 32) from the 32 x 32
 // sums: ((sum + residual) + bias), clamp (NaN kept), then the exact GELU,
 // each 16 channels stored into their block of y.
-void store_block(const Operands& o, const float* sums, int64_t q0, int64_t rows, int64_t n0) {
-  const int64_t pixels = o.s.out_h * o.s.out_w;
+void store_block(const Operands& o, const float* sums, int64_t m0, int64_t rows, int64_t n0) {
+  const int64_t pixels = o.s.out_h * o.s.out_w, image_size = o.s.out_channels * pixels;
   const __m512 lo = _mm512_set1_ps(o.clamp.min), hi = _mm512_set1_ps(o.clamp.max);
   for (int h = 0; h < 2 && n0 + 16 * h < o.s.out_channels; ++h) {
     const int64_t n = n0 + 16 * h;
-    const int64_t at = n / kConvBlock * pixels * kConvBlock + q0 * kConvBlock;
     const __m512 bias = o.bias == nullptr ? _mm512_setzero_ps() : _mm512_loadu_ps(o.bias + n);
     for (int64_t r = 0; r < rows; ++r) {
+      const int64_t image = (m0 + r) / pixels, q = (m0 + r) % pixels;
+      const int64_t at = image * image_size + (n / kConvBlock * pixels + q) * kConvBlock;
       __m512 v = _mm512_load_ps(sums + r * 32 + 16 * h);
-      if (o.residual != nullptr) v = _mm512_add_ps(v, _mm512_loadu_ps(o.residual + at + r * 16));
+      if (o.residual != nullptr) v = _mm512_add_ps(v, _mm512_loadu_ps(o.residual + at));
       if (o.bias != nullptr) v = _mm512_add_ps(v, bias);
       // max/min take v second so a NaN stays NaN.
       v = _mm512_min_ps(hi, _mm512_max_ps(lo, v));
       if (o.gelu) v = vec_avx512::gelu_erf(v);
-      _mm512_storeu_ps(o.y + at + r * 16, v);
+      _mm512_storeu_ps(o.y + at, v);
     }
   }
 }
@@ -110,7 +112,8 @@ Error conv2d_blocked_amx(KernelContext& ctx, const Conv2dShape& s, const float* 
                          const Conv2dClamp& clamp, bool gelu) {
   const int64_t k = s.in_channels * s.kernel_h * s.kernel_w, pixels = s.out_h * s.out_w;
   const amx_layout::Sizes z = amx_layout::sizes(s.out_channels, k);
-  const Scratch scratch = allocate_scratch(ctx, z, (pixels + kPanelRows - 1) / kPanelRows);
+  const int64_t m = s.batch * pixels;
+  const Scratch scratch = allocate_scratch(ctx, z, m);
   TE_CHECK_OR_RETURN(scratch.b_planes != nullptr, Error::MemoryAllocationFailed,
                      "conv2d_blocked_amx: no room for %zu bytes of split operands",
                      amx_layout::scratch_bytes(z, 1));
@@ -118,22 +121,16 @@ Error conv2d_blocked_amx(KernelContext& ctx, const Conv2dShape& s, const float* 
   const auto strip_at = [&](int64_t strip) {
     return w + strip / 4 * k * kConvBlockGroup + strip % 4 * kConvBlock;
   };
-  TE_CHECK_OR_RETURN(split_all_b(strip_at, kConvBlockGroup, k, z, scratch.b_planes),
-                     Error::NotSupported, "conv2d_blocked_amx: the weights hold an infinity or NaN");
-  std::atomic<bool> finite{true};
-  const int64_t x_image = s.in_channels * s.in_h * s.in_w, y_image = s.out_channels * pixels;
-  for (int64_t image = 0; image < s.batch && finite; ++image) {
-    const Operands o{s,    x + image * x_image, y + image * y_image,
-                     residual == nullptr ? nullptr : residual + image * y_image,
-                     bias, clamp, gelu};
-    run_panels(
-        pixels, s.out_channels, scratch.slots, z, scratch.b_planes, scratch.a_panels, finite,
-        [&](int64_t m0, int64_t rows, Bf16* panel) { return gather_panel(o, m0, rows, z, panel); },
-        [&](const float* sums, int64_t q0, int64_t rows, int64_t n0) {
-          store_block(o, sums, q0, rows, n0);
-        });
-  }
-  TE_CHECK_OR_RETURN(finite, Error::NotSupported,
+  const Operands o{s, x, y, residual, bias, clamp, gelu};
+  const Outcome outcome = run_product(
+      m, s.out_channels, k, strip_at, kConvBlockGroup, z, scratch,
+      [&](int64_t m0, int64_t rows, Bf16* panel) { return gather_panel(o, m0, rows, z, panel); },
+      [&](const float* sums, int64_t m0, int64_t rows, int64_t n0) {
+        store_block(o, sums, m0, rows, n0);
+      });
+  TE_CHECK_OR_RETURN(outcome != Outcome::kWeightsNotFinite, Error::NotSupported,
+                     "conv2d_blocked_amx: the weights hold an infinity or NaN");
+  TE_CHECK_OR_RETURN(outcome != Outcome::kInputNotFinite, Error::NotSupported,
                      "conv2d_blocked_amx: the input holds an infinity or NaN");
   return Error::Ok;
 }

@@ -175,12 +175,12 @@ struct Scratch {
   int64_t slots = 0;
 };
 
-// Scratch for one A panel per worker (amx_layout::slots), or for as many as
-// the temp allocator holds; b_planes stays null when not even one fits.
+// Scratch for amx_layout::workers(z, m) workers, or for as many as the temp
+// allocator holds; b_planes stays null when not even one fits.
 static inline Scratch allocate_scratch(KernelContext& ctx, const amx_layout::Sizes& z,
-                                       int64_t panels) {
+                                       int64_t m) {
   Scratch s;
-  for (s.slots = amx_layout::slots(panels); s.slots > 0; --s.slots) {
+  for (s.slots = amx_layout::workers(z, m); s.slots > 0; --s.slots) {
     s.b_planes = static_cast<Bf16*>(ctx.allocate_temp(amx_layout::scratch_bytes(z, s.slots), 64));
     if (s.b_planes != nullptr) break;
   }
@@ -188,51 +188,96 @@ static inline Scratch allocate_scratch(KernelContext& ctx, const amx_layout::Siz
   return s;
 }
 
-// All of B's strips split into `planes` across the threads (and the zero
-// strip beside an odd last one). Returns whether every value was finite.
-template <typename StripAt>
-static bool split_all_b(const StripAt& strip_at, int64_t row_stride, int64_t k,
-                        const amx_layout::Sizes& z, Bf16* planes) {
-  std::atomic<bool> finite{true};
-  parallel_for(0, z.strips, 1, [&](int64_t s0, int64_t s1) {
-    if (!split_b(strip_at, row_stride, k, s0, s1, z, planes)) finite = false;
-  });
-  zero_pad_strip(z, planes);
-  return finite;
+enum class Outcome { kOk, kWeightsNotFinite, kInputNotFinite };
+
+// Columns [n0, n1) (multiples of 32, n1 capped at n) of C's rows [m0, m0 +
+// rows) from a split panel.
+template <typename Store>
+static void panel_products(const Bf16* panel, int64_t m0, int64_t rows, int64_t n0, int64_t n1,
+                           int64_t n, const amx_layout::Sizes& z, const Bf16* b_planes,
+                           const Store& store) {
+  alignas(64) float sums[32 * 32];
+  for (int64_t c = n0; c < n1 && c < n; c += 32) {
+    const Bf16* b_left = b_planes + amx_layout::b_offset(z, c / 16, 0);
+    for (int64_t mb = 0; mb < rows; mb += 32) {
+      block_products(panel + amx_layout::a_offset(z, mb, 0), b_left, z);
+      store_sums(sums);
+      store(sums, m0 + mb, rows - mb < 32 ? rows - mb : 32, c);
+    }
+  }
 }
 
-// C[m x n] panel by panel, panels split across `slots` workers (one A panel
-// of scratch each, at a_panels): fill(m0, rows, panel) splits rows [m0, m0 +
-// rows) of A into `panel` and returns whether they were finite (false stops
-// every worker and clears `finite`); store(sums, m0, rows, n0) takes the 32 x
-// 32 sums of C's rows [m0, m0 + rows) x columns [n0, n0 + 32).
-template <typename Fill, typename Store>
-static void run_panels(int64_t m, int64_t n, int64_t slots, const amx_layout::Sizes& z,
-                       const Bf16* b_planes, Bf16* a_panels, std::atomic<bool>& finite,
-                       const Fill& fill, const Store& store) {
-  const int64_t panels = (m + amx_layout::kPanelRows - 1) / amx_layout::kPanelRows;
-  parallel_for_slots(0, panels, 1, slots, [&](int64_t begin, int64_t end, int64_t slot) {
+// C[m x n] = A B by the six tile products. B's strip s (k rows of 16
+// columns, row_stride floats apart) starts at strip_at(s); fill(m0, rows,
+// panel) splits rows [m0, m0 + rows) of A (rows <= kPanelRows) into a
+// panel, zeros up to the next multiple of 32 rows, and returns whether they
+// were finite; store(sums, m0, rows, n0) takes the 32 x 32 sums of C's rows
+// [m0, m0 + rows) x columns [n0, n0 + 32). Rows are split across the
+// workers (B split first, by all threads), or, for few rows
+// (amx_layout::split_columns), 32-column blocks: each worker splits its own
+// strips of B and every panel of A. C may be partly written when the
+// outcome is not kOk, except that no C is written before the weights are
+// found finite in the row split.
+template <typename StripAt, typename Fill, typename Store>
+static Outcome run_product(int64_t m, int64_t n, int64_t k, const StripAt& strip_at,
+                           int64_t row_stride, const amx_layout::Sizes& z, const Scratch& s,
+                           const Fill& fill, const Store& store) {
+  const int64_t panels = amx_layout::panel_count(m);
+  std::atomic<bool> weights_finite{true}, input_finite{true};
+  const auto running = [&] {
+    return weights_finite.load(std::memory_order_relaxed) &&
+           input_finite.load(std::memory_order_relaxed);
+  };
+  const auto rows_of = [&](int64_t index) {
+    const int64_t m0 = index * amx_layout::kPanelRows;
+    return m - m0 < amx_layout::kPanelRows ? m - m0 : amx_layout::kPanelRows;
+  };
+  if (!amx_layout::split_columns(m)) {
+    parallel_for(0, z.strips, 1, [&](int64_t s0, int64_t s1) {
+      if (!split_b(strip_at, row_stride, k, s0, s1, z, s.b_planes)) weights_finite = false;
+    });
+    zero_pad_strip(z, s.b_planes);
+    if (!weights_finite) return Outcome::kWeightsNotFinite;
+    parallel_for_slots(0, panels, 1, s.slots, [&](int64_t begin, int64_t end, int64_t slot) {
+      configure_tiles();
+      Bf16* panel = s.a_panels + slot * 3 * z.a_plane;
+      for (int64_t index = begin; index < end && running(); ++index) {
+        const int64_t m0 = index * amx_layout::kPanelRows;
+        if (!fill(m0, rows_of(index), panel)) {
+          input_finite = false;
+          break;
+        }
+        panel_products(panel, m0, rows_of(index), 0, n, n, z, s.b_planes, store);
+      }
+      _tile_release();
+    });
+    return input_finite ? Outcome::kOk : Outcome::kInputNotFinite;
+  }
+  const int64_t blocks = z.strips_padded / 2;
+  parallel_for_slots(0, s.slots, 1, s.slots, [&](int64_t begin, int64_t end, int64_t slot) {
+    Bf16* panel = s.a_panels + slot * 3 * z.a_plane;
     configure_tiles();
-    Bf16* panel = a_panels + slot * 3 * z.a_plane;
-    alignas(64) float sums[32 * 32];
-    for (int64_t index = begin; index < end && finite.load(std::memory_order_relaxed); ++index) {
-      const int64_t m0 = index * amx_layout::kPanelRows;
-      const int64_t rows = m - m0 < amx_layout::kPanelRows ? m - m0 : amx_layout::kPanelRows;
-      if (!fill(m0, rows, panel)) {
-        finite = false;
+    for (int64_t w = begin; w < end && running(); ++w) {
+      const int64_t b0 = w * blocks / s.slots, b1 = (w + 1) * blocks / s.slots;
+      const int64_t strip_end = 2 * b1 < z.strips ? 2 * b1 : z.strips;
+      if (!split_b(strip_at, row_stride, k, 2 * b0, strip_end, z, s.b_planes)) {
+        weights_finite = false;
         break;
       }
-      for (int64_t n0 = 0; n0 < n; n0 += 32) {
-        const Bf16* b_left = b_planes + amx_layout::b_offset(z, n0 / 16, 0);
-        for (int64_t mb = 0; mb < rows; mb += 32) {
-          block_products(panel + amx_layout::a_offset(z, mb, 0), b_left, z);
-          store_sums(sums);
-          store(sums, m0 + mb, rows - mb < 32 ? rows - mb : 32, n0);
+      if (b1 == blocks) zero_pad_strip(z, s.b_planes);
+      for (int64_t index = 0; index < panels && running(); ++index) {
+        const int64_t m0 = index * amx_layout::kPanelRows;
+        if (!fill(m0, rows_of(index), panel)) {
+          input_finite = false;
+          break;
         }
+        panel_products(panel, m0, rows_of(index), 32 * b0, 32 * b1, n, z, s.b_planes, store);
       }
     }
     _tile_release();
   });
+  if (!weights_finite) return Outcome::kWeightsNotFinite;
+  return input_finite ? Outcome::kOk : Outcome::kInputNotFinite;
 }
 
 }  // namespace amx_bf16x3

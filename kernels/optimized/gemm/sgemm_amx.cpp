@@ -16,16 +16,16 @@ namespace optimized {
 namespace {
 
 using amx_layout::Bf16;
-using amx_layout::kPanelRows;
 using namespace amx_bf16x3;
 
 // Rows [0, rows) of A (row stride lda) -> a panel's three tile-major planes
-// (rows up to kPanelRows, zeros past `rows` and past K). Whether all finite.
+// (rows up to kPanelRows; zeros past `rows` to a multiple of 32, and past K).
+// Whether all finite.
 bool split_a(const float* a, int64_t lda, int64_t rows, int64_t k, const amx_layout::Sizes& z,
              Bf16* panel) {
   __mmask16 bad = 0;
   const int64_t steps = z.k_padded / 32;
-  for (int64_t i = 0; i < kPanelRows; ++i) {
+  for (int64_t i = 0; i < (rows + 31) / 32 * 32; ++i) {
     const float* src = a + i * lda;
     for (int64_t s = 0; s < steps; ++s) {
       __m512 x[2];
@@ -75,24 +75,22 @@ void store_block(const SgemmProblem& p, const float* sums, int64_t m0, int64_t r
 
 Error sgemm_amx(KernelContext& ctx, const SgemmProblem& p) {
   const amx_layout::Sizes z = amx_layout::sizes(p.n, p.k);
-  const Scratch scratch = allocate_scratch(ctx, z, (p.m + kPanelRows - 1) / kPanelRows);
+  const Scratch scratch = allocate_scratch(ctx, z, p.m);
   TE_CHECK_OR_RETURN(scratch.b_planes != nullptr, Error::MemoryAllocationFailed,
                      "sgemm_amx: no room for %zu bytes of split operands",
                      amx_layout::scratch_bytes(z, 1));
-  // B first, before any of C.
   const auto strip_at = [&](int64_t s) { return p.b_prepacked + s * p.k * 16; };
-  TE_CHECK_OR_RETURN(split_all_b(strip_at, 16, p.k, z, scratch.b_planes), Error::NotSupported,
-                     "sgemm_amx: the weights hold an infinity or NaN");
-  std::atomic<bool> finite{true};
-  run_panels(
-      p.m, p.n, scratch.slots, z, scratch.b_planes, scratch.a_panels, finite,
+  const Outcome outcome = run_product(
+      p.m, p.n, p.k, strip_at, 16, z, scratch,
       [&](int64_t m0, int64_t rows, Bf16* panel) {
         return split_a(p.a.data + m0 * p.a.row_stride, p.a.row_stride, rows, p.k, z, panel);
       },
       [&](const float* sums, int64_t m0, int64_t rows, int64_t n0) {
         store_block(p, sums, m0, rows, n0);
       });
-  TE_CHECK_OR_RETURN(finite, Error::NotSupported,
+  TE_CHECK_OR_RETURN(outcome != Outcome::kWeightsNotFinite, Error::NotSupported,
+                     "sgemm_amx: the weights hold an infinity or NaN");
+  TE_CHECK_OR_RETURN(outcome != Outcome::kInputNotFinite, Error::NotSupported,
                      "sgemm_amx: the activations hold an infinity or NaN");
   return Error::Ok;
 }

@@ -20,7 +20,9 @@
 // per 128-row panel into three tile-major planes; 2 x 2 accumulator tiles
 // (32 x 32 of C) run the six products per 32 k with each A term loaded
 // once, then the epilogue (bias, addend, GELU, as sgemm.h orders it) is
-// applied while the tile is stored. Panels are split across threads.
+// applied while the tile is stored. Panels are split across threads, or,
+// below two panels per thread, 32-column blocks (each worker splits its own
+// strips of B and every panel of A: amx_layout::split_columns).
 // `build/amx_f32_gemm_bench` and docs/benchmarks.md have the measurements
 // (1.8-2x the AVX-512 SGEMM on Whisper's linear layers, B's split included;
 // the encoder 0.84x / 0.86x the time at 1 / 2 threads in alternated runs).
@@ -37,8 +39,11 @@ namespace torchedge {
 namespace optimized {
 
 /// Rows below which the AMX path is not taken: splitting B per call costs
-/// about as much as 64 rows of products; measured only on M = 1500.
-constexpr int64_t kSgemmAmxMinRows = 256;
+/// about as much as 64 rows of products. Whole programs against 256, the
+/// binaries alternated (1 / 2 threads): ViT-S/16 (197 tokens) 0.80x / 0.83x
+/// the time, BERT at 128 tokens 0.81x / 0.86x, ConvNeXt-T (196-row stage)
+/// 0.89x / 0.94x; 32 (ConvNeXt's 49-row stage too) was level with 128.
+constexpr int64_t kSgemmAmxMinRows = 128;
 
 /// Whether sgemm_amx can run `p`: amx_usable(), one batch item of at least
 /// kSgemmAmxMinRows rows, B prepacked in 16-wide strips, A and the addend

@@ -24,7 +24,7 @@ namespace amx_layout {
 
 using Bf16 = uint16_t;
 
-constexpr int64_t kPanelRows = 128;  // rows of A split at a time (one thread's unit)
+constexpr int64_t kPanelRows = 128;  // the most rows of A split at a time (one worker's unit)
 
 struct Sizes {
   int64_t k_padded, strips, strips_padded;
@@ -49,10 +49,23 @@ inline size_t a_offset(const Sizes& z, int64_t row, int64_t k_step) {
   return static_cast<size_t>(((row / 16) * (z.k_padded / 32) + k_step) * 512 + (row % 16) * 32);
 }
 
-// A panels in flight at once: one per thread, at most one per panel.
-inline int64_t slots(int64_t panels) {
+inline int64_t panel_count(int64_t m) { return (m + kPanelRows - 1) / kPanelRows; }
+
+// Whether an M-row product splits its columns across the threads instead
+// of its rows: when there are fewer than two panels per thread (BERT's
+// 128-token layers at 2 threads split by rows: one panel, one busy thread,
+// 1.4x the SGEMM's time; ViT-S's 197 rows: panels of 128 and 69). Each
+// worker then splits its own strips of B and all of A (small here).
+inline bool split_columns(int64_t m) {
   const int64_t threads = static_cast<int64_t>(num_threads());
-  return panels < threads ? (panels > 0 ? panels : 1) : threads;
+  return threads > 1 && panel_count(m) < 2 * threads;
+}
+
+// Workers (one A panel of scratch each) for an M-row product.
+inline int64_t workers(const Sizes& z, int64_t m) {
+  const int64_t threads = static_cast<int64_t>(num_threads());
+  const int64_t units = split_columns(m) ? z.strips_padded / 2 : panel_count(m);
+  return units < threads ? (units > 0 ? units : 1) : threads;
 }
 
 inline size_t scratch_bytes(const Sizes& z, int64_t slots) {

@@ -41,8 +41,7 @@ bool sgemm_amx_applies(const SgemmProblem& p) {
 
 size_t sgemm_amx_scratch_bytes(const SgemmProblem& p) {
   const amx_layout::Sizes z = amx_layout::sizes(p.n, p.k);
-  const int64_t panels = (p.m + amx_layout::kPanelRows - 1) / amx_layout::kPanelRows;
-  return amx_layout::scratch_bytes(z, amx_layout::slots(panels)) + 64;
+  return amx_layout::scratch_bytes(z, amx_layout::workers(z, p.m)) + 64;
 }
 
 #ifdef TORCHEDGE_NO_X86_SIMD

@@ -3,7 +3,9 @@
 // products keep float32 accuracy; the summation order differs), for M not a
 // multiple of the 128-row panel or of 32, N not a multiple of 16 (an odd
 // strip count: the zero strip beside it), K not a multiple of 32, with the
-// bias, the residual addend and the GELU, at 1 and 2 threads. Operands with
+// bias, the residual addend and the GELU, at 1 and 2 threads (at 2, products
+// with fewer than 4 panels split their columns across the workers, larger
+// ones their rows). Operands with
 // an infinity or NaN are declined (NotSupported) and the SGEMM computes
 // them; when it applies; scratch too small is an error with C untouched.
 // Skipped where the CPU or kernel has no AMX or TORCHEDGE_ISA turns it off
@@ -94,6 +96,8 @@ TEST_P(SgemmAmxTest, MatchesTheSgemm) {
       {1500, 256, 1024, true, true, false},   // fc2 + residual
       {300, 40, 100, false, true, true},      // 3 strips (odd), K % 32 != 0, M % 128 != 0
       {257, 1, 33, true, false, false},       // one column, a 1-row last panel
+      {kSgemmAmxMinRows, 200, 96, true, true, true},  // 13 strips: 7 column blocks for 2 workers
+      {600, 64, 64, true, false, false},      // 5 panels: rows split at 2 threads
   };
   for (const Case& c : cases) {
     const Problem prob(c.m, c.n, c.k, static_cast<uint32_t>(c.m + c.n + c.k));
@@ -118,7 +122,8 @@ TEST_P(SgemmAmxTest, DeclinesNonFiniteOperands) {
       (in_weights ? prob.strips[16 * 5 + 3] : prob.a[64 * 200 + 7]) = bad;
       std::vector<float> got(300 * 48, -7.0f);
       EXPECT_EQ(run_amx(prob.gemm(got.data(), true, false, false)), Error::NotSupported);
-      // A bad weight is found before any of C is written.
+      // A bad weight is found before any of C is written (split by rows), or
+      // before its worker writes its own columns (split by columns).
       if (in_weights) EXPECT_EQ(got[0], -7.0f);
     }
   }
