@@ -51,7 +51,7 @@ class _Interpolate(nn.Module):
 
 
 class _ConvBlock(nn.Module):
-    """conv / batch norm / relu / max pool, a residual add, hardtanh."""
+    """conv / batch norm / relu / max pool, a residual add, hardtanh, x * sigmoid(x)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -63,7 +63,8 @@ class _ConvBlock(nn.Module):
 
     def forward(self, x):
         y = F.max_pool2d(F.relu(self.bn(self.conv1(x))), 2)
-        return F.hardtanh(self.conv2(y) + y)
+        z = F.hardtanh(self.conv2(y) + y)
+        return z * torch.sigmoid(z)
 
 
 class _ConvChain(nn.Module):
@@ -169,7 +170,7 @@ FAMILIES = {
         _ConvBlock, (torch.randn(2, 3, 8, 8),), ({0: _b},), ((1, 3, 8, 8), (3, 3, 8, 8),
                                                             (8, 3, 8, 8)),
         static_ops=("torchedge::conv2d_clamp.out", "torchedge::conv2d_add_clamp.out",
-                    "torchedge::max_pool2d.out"),
+                    "torchedge::max_pool2d.out", "aten::silu.out"),
         absent_edge_ops=("aten._native_batch_norm_legit_no_training.default",),
         dynamic_dims={0: (0,)}),
     "conv_chain": Family(
@@ -230,6 +231,7 @@ AUDIT = {
     "safe_softmax": "attention",
     "safe_softmax_op": "attention",
     "scalar_overloads": "views",
+    "silu_fusion": "conv_block",
     "view_copies": "views",
     "weight_prepacking": "attention",
     "winograd_filters": "conv_chain",

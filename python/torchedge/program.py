@@ -35,8 +35,8 @@ class PteOptions:
     # pool whose indices are unused -> torchedge::max_pool2d (passes/pool_indices.py), and
     # scaled_dot_product_attention's seven-op safe softmax -> torchedge::safe_softmax
     # (passes/safe_softmax.py), then unmasked bmm + safe softmax + bmm -> torchedge::attention
-    # (passes/attention_fusion.py); False for programs meant for upstream's runtime, which lacks
-    # those kernels.
+    # (passes/attention_fusion.py), and x * sigmoid(x) -> aten::silu (passes/silu_fusion.py);
+    # False for programs meant for upstream's runtime, which lacks those kernels.
     fuse_activations: bool = True
     # float32 linear layers with a constant weight -> torchedge::linear_prepacked, the weight
     # stored in the SGEMM's 16-wide strips (passes/weight_prepacking.py); constants are then
@@ -243,6 +243,7 @@ def _lowered_for_runtime(ep: "ExportedProgram", options: PteOptions,
     from torchedge.passes.linear_epilogue_fusion import fuse_linear_epilogues
     from torchedge.passes.pool_indices import count_unused_pool_indices, drop_unused_pool_indices
     from torchedge.passes.safe_softmax import count_safe_softmax, fuse_safe_softmax
+    from torchedge.passes.silu_fusion import count_sigmoid_muls, fuse_silu
     from torchedge.passes.attention_fusion import fuse_attention
     from torchedge.passes.weight_prepacking import (
         count_prepackable_linears,
@@ -258,7 +259,8 @@ def _lowered_for_runtime(ep: "ExportedProgram", options: PteOptions,
                      and t.untyped_storage().data_ptr() in shared)
     fuse = options.fuse_activations and (count_conv_activations(ep.graph_module) > 0
                                          or count_unused_pool_indices(ep.graph_module) > 0
-                                         or count_safe_softmax(ep.graph_module) > 0)
+                                         or count_safe_softmax(ep.graph_module) > 0
+                                         or count_sigmoid_muls(ep.graph_module) > 0)
     prepack = options.prepack_weights and count_prepackable_linears(ep, keep) > 0
     winograd = options.winograd_filters and count_winograd_convolutions(ep, keep) > 0
     # Which convolutions form chains is known only after the fusion (a relu
@@ -268,6 +270,7 @@ def _lowered_for_runtime(ep: "ExportedProgram", options: PteOptions,
         return ep, False
     ep = copy.deepcopy(ep)
     if fuse:
+        fuse_silu(ep.graph_module)  # first: a SiLU may join blocked convolutions
         fuse_conv_activations(ep.graph_module)
         drop_unused_pool_indices(ep.graph_module)
         fuse_safe_softmax(ep.graph_module)
