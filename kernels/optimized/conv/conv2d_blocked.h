@@ -45,8 +45,9 @@
 // GEMM over the virtual im2col matrix, float32-accurate by gemm/sgemm_amx.h's
 // six bfloat16 products; scratch: 6 K Cout bytes of split weights and 768 K
 // bytes per worker, K = Cin KH KW, fewer workers when the temp allocator is
-// short). An input or weight holding an infinity or NaN, or a residual that
-// is y itself, goes to the AVX-512 kernel.
+// short). An input or weight holding an infinity, NaN or subnormal (the tile
+// unit reads subnormals as zero), or a residual that is y itself, goes to the
+// AVX-512 kernel.
 //
 // Returns MemoryAllocationFailed when ctx's temp allocator cannot hold the
 // padded input copy (the output is then untouched: the caller falls back to
@@ -90,7 +91,7 @@ Error conv2d_blocked(KernelContext& ctx, const Conv2dShape& s, const float* x, c
 bool conv2d_blocked_amx_applies(const Conv2dShape& s, const float* residual, const float* y);
 
 namespace detail {
-// NotSupported (y partly written) when x or w holds an infinity or NaN;
+// NotSupported (y partly written) when x or w holds an infinity, NaN or subnormal;
 // MemoryAllocationFailed (y untouched) when scratch for one worker is short.
 Error conv2d_blocked_amx(KernelContext& ctx, const Conv2dShape& s, const float* x,
                          const float* w, const float* bias, const float* residual, float* y,

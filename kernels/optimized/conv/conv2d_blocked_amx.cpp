@@ -67,7 +67,7 @@ bool gather_panel(const Operands& o, int64_t m0, int64_t rows, const amx_layout:
           v[h] = _mm512_setzero_ps();
         } else {
           v[h] = _mm512_loadu_ps(block + (ih * s.in_w + iw) * kConvBlock);
-          bad |= non_finite(v[h]);
+          bad |= unsplittable(v[h]);
         }
         if (++t == s.kernel_w) {
           t = 0;
@@ -129,9 +129,9 @@ Error conv2d_blocked_amx(KernelContext& ctx, const Conv2dShape& s, const float* 
         store_block(o, sums, m0, rows, n0);
       });
   TE_CHECK_OR_RETURN(outcome != Outcome::kWeightsNotFinite, Error::NotSupported,
-                     "conv2d_blocked_amx: the weights hold an infinity or NaN");
+                     "conv2d_blocked_amx: the weights hold an infinity, NaN or subnormal");
   TE_CHECK_OR_RETURN(outcome != Outcome::kInputNotFinite, Error::NotSupported,
-                     "conv2d_blocked_amx: the input holds an infinity or NaN");
+                     "conv2d_blocked_amx: the input holds an infinity, NaN or subnormal");
   return Error::Ok;
 }
 

@@ -48,8 +48,13 @@ static inline void configure_tiles() {
   _tile_loadconfig(&config);
 }
 
-// Lanes holding an infinity or NaN (fpclass: QNaN, +inf, -inf, SNaN).
-static inline __mmask16 non_finite(__m512 x) { return _mm512_fpclass_ps_mask(x, 0x99); }
+// Lanes the split cannot carry (fpclass: QNaN, +inf, -inf, subnormal, SNaN):
+// an infinity's split would be NaN, and TDPBF16PS reads subnormal bfloat16
+// terms as zero, so a subnormal operand would vanish (a model computing on
+// subnormal numbers, as transformers' default-initialized MobileViT does,
+// came out all zeros). Normal values keep their leading term; their small
+// terms may flush, an error below 2^-126 absolute per product.
+static inline __mmask16 unsplittable(__m512 x) { return _mm512_fpclass_ps_mask(x, 0xB9); }
 
 // x = t0 + t1 + t2, each exactly a bfloat16 (see gemm/sgemm_amx.h).
 static inline void split3(__m512 x, __m512* t0, __m512* t1, __m512* t2) {
@@ -93,7 +98,7 @@ static bool split_b(const StripAt& strip_at, int64_t row_stride, int64_t k, int6
       const __m512 row0 = kk < k ? _mm512_loadu_ps(strip + kk * row_stride) : _mm512_setzero_ps();
       const __m512 row1 =
           kk + 1 < k ? _mm512_loadu_ps(strip + (kk + 1) * row_stride) : _mm512_setzero_ps();
-      bad |= non_finite(row0) | non_finite(row1);
+      bad |= unsplittable(row0) | unsplittable(row1);
       __m512 a[3], b[3];
       split3(row0, &a[0], &a[1], &a[2]);
       split3(row1, &b[0], &b[1], &b[2]);

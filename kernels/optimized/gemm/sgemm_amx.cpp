@@ -38,7 +38,7 @@ bool split_a(const float* a, int64_t lda, int64_t rows, int64_t k, const amx_lay
         } else {
           x[h] = _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << (k - k0)) - 1), src + k0);
         }
-        bad |= non_finite(x[h]);
+        bad |= unsplittable(x[h]);
       }
       store_a_step(x[0], x[1], z, panel + amx_layout::a_offset(z, i, s));
     }
@@ -89,9 +89,9 @@ Error sgemm_amx(KernelContext& ctx, const SgemmProblem& p) {
         store_block(p, sums, m0, rows, n0);
       });
   TE_CHECK_OR_RETURN(outcome != Outcome::kWeightsNotFinite, Error::NotSupported,
-                     "sgemm_amx: the weights hold an infinity or NaN");
+                     "sgemm_amx: the weights hold an infinity, NaN or subnormal");
   TE_CHECK_OR_RETURN(outcome != Outcome::kInputNotFinite, Error::NotSupported,
-                     "sgemm_amx: the activations hold an infinity or NaN");
+                     "sgemm_amx: the activations hold an infinity, NaN or subnormal");
   return Error::Ok;
 }
 

@@ -49,13 +49,14 @@ constexpr int64_t kSgemmAmxMinRows = 128;
 /// kSgemmAmxMinRows rows, B prepacked in 16-wide strips, A and the addend
 /// with unit column stride, alpha 1, beta 0 or 1, no row bias, no clamp, and
 /// C overlapping neither A nor the addend (sgemm_amx may have written C
-/// when it declines on a non-finite value, and the caller then recomputes
-/// it from them).
+/// when it declines on a value it cannot split, and the caller then
+/// recomputes it from them).
 bool sgemm_amx_applies(const SgemmProblem& p);
 
 /// Runs `p` (sgemm_amx_applies(p) must hold). NotSupported when A or B
-/// holds an infinity or NaN (their split would turn inf into NaN; C may
-/// have been partly written): run sgemm() instead. MemoryAllocationFailed
+/// holds an infinity or NaN (their split would turn inf into NaN) or a
+/// subnormal (the tile unit reads it as zero); C may have been partly
+/// written: run sgemm() instead. MemoryAllocationFailed
 /// (C untouched) when the temp allocator is short.
 Error sgemm_amx(KernelContext& ctx, const SgemmProblem& p);
 

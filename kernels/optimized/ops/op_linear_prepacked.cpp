@@ -72,7 +72,7 @@ bool prepacked_problem(Span<EValue*> args, size_t out_index, const Tensor* resid
 }
 
 // The AMX GEMM where it applies (Whisper-sized layers on a CPU with AMX),
-// else, or when it declines (inf / NaN operands, scratch), the SGEMM.
+// else, or when it declines (inf / NaN / subnormal operands, scratch), the SGEMM.
 Error run(KernelContext& ctx, Span<EValue*> args, const SgemmProblem& p, KernelFunction fallback) {
 #ifndef TORCHEDGE_NO_X86_SIMD
   if (sgemm_amx_applies(p) && sgemm_amx(ctx, p) == Error::Ok) return Error::Ok;

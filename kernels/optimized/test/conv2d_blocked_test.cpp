@@ -354,8 +354,8 @@ TEST(Conv2dBlockedAmx, FusedGeluMatchesGeluOfTheOutput) {
   }
 }
 
-// An infinity or NaN cannot be split into bfloat16 terms: the AMX kernel
-// declines, and conv2d_blocked then runs the AVX-512 kernel, which keeps
+// An infinity, NaN or subnormal cannot be split into bfloat16 terms the tile
+// unit keeps: the AMX kernel declines, and conv2d_blocked then runs the AVX-512 kernel, which keeps
 // the NaN in the outputs that read it (and only there).
 TEST(Conv2dBlockedAmx, NonFiniteOperandsGoToTheAvx512Kernel) {
   if (!amx()) GTEST_SKIP() << "no AMX-BF16 on this CPU (or TORCHEDGE_ISA turned it off)";
@@ -373,6 +373,18 @@ TEST(Conv2dBlockedAmx, NonFiniteOperandsGoToTheAvx512Kernel) {
   Operands w = make_run(c, 401);
   w.wb[5] = kInf;
   EXPECT_EQ(run_amx(c, w), Error::NotSupported);
+  // A subnormal would be read as zero by the tile unit: declined too; the
+  // AVX-512 kernel carries it (no bias here: the output is subnormal sums).
+  const Case no_bias = kAmxCases[2];
+  ASSERT_FALSE(no_bias.bias);
+  Operands tiny = make_run(no_bias, 402);
+  for (float& v : tiny.xb) v *= 1e-39f;
+  EXPECT_EQ(run_amx(no_bias, tiny), Error::NotSupported);
+  tiny.y.assign(tiny.y.size(), 0.0f);
+  ASSERT_EQ(run_kernel(no_bias, tiny), Error::Ok);
+  float peak = 0.0f;
+  for (float v : tiny.y) peak = std::fmax(peak, std::fabs(v));
+  EXPECT_GT(peak, 0.0f);
 }
 
 // Short temp memory: fewer workers than threads, then none (output untouched).

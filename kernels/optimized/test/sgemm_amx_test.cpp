@@ -6,8 +6,8 @@
 // bias, the residual addend and the GELU, at 1 and 2 threads (at 2, products
 // with fewer than 4 panels split their columns across the workers, larger
 // ones their rows). Operands with
-// an infinity or NaN are declined (NotSupported) and the SGEMM computes
-// them; when it applies; scratch too small is an error with C untouched.
+// an infinity, a NaN or a subnormal (which the tile unit reads as zero) are
+// declined (NotSupported) and the SGEMM computes them; when it applies; scratch too small is an error with C untouched.
 // Skipped where the CPU or kernel has no AMX or TORCHEDGE_ISA turns it off
 // (the suite's avx2 / scalar runs).
 #include <gtest/gtest.h>
@@ -117,7 +117,8 @@ TEST_P(SgemmAmxTest, MatchesTheSgemm) {
 
 TEST_P(SgemmAmxTest, DeclinesNonFiniteOperands) {
   for (bool in_weights : {false, true}) {
-    for (float bad : {std::numeric_limits<float>::infinity(), std::nanf("")}) {
+    for (float bad : {std::numeric_limits<float>::infinity(), std::nanf(""),
+                      std::numeric_limits<float>::denorm_min() * 1000}) {
       Problem prob(300, 48, 64, 5);
       (in_weights ? prob.strips[16 * 5 + 3] : prob.a[64 * 200 + 7]) = bad;
       std::vector<float> got(300 * 48, -7.0f);
