@@ -310,6 +310,20 @@ SimdScratch simd_scratch_of(const Int8ConvProblem& p, const Split& s) {
                      round_up_64(int8_conv_avx2_worker_bytes(p, s.chunk_strips, shared)), path};
 }
 
+// The row sums of panels [pb, pe) (all groups) from the program's stored
+// weight_sums: the sums the quads paths would compute (padding rows past a
+// group's channels hold zero weights), without reading the weights.
+void stored_row_sums(const Int8ConvProblem& p, int64_t pb, int64_t pe, int32_t* sums) {
+  const int64_t panels = p.panels(), cout_g = p.cout_g();
+  for (int64_t pn = pb; pn < pe; ++pn) {
+    const int64_t g = pn / panels, first = pn % panels * kInt8ConvPanelRows;
+    for (int64_t r = 0; r < kInt8ConvPanelRows; ++r) {
+      const int64_t m = first + r;
+      sums[pn * kInt8ConvPanelRows + r] = m < cout_g ? p.weight_sums[g * cout_g + m] : 0;
+    }
+  }
+}
+
 // Widens the weights (pairs) or sums their rows (quads) into `weights`
 // (when not nullptr) and pads image n's planes into `padded` (when not
 // flat) in ONE parallel region: items are groups of weight panels, then
@@ -329,10 +343,18 @@ void prepare_operands(const Int8ConvProblem& p, int64_t n, SimdPath path, void* 
         const int64_t pb = i * panel_grain, pe = std::min(panels, (i + 1) * panel_grain);
         switch (path) {
           case SimdPath::kVnni:
-            int8_conv_vnni_row_sums(p, pb, pe, static_cast<int32_t*>(weights));
+            if (p.weight_sums != nullptr) {
+              stored_row_sums(p, pb, pe, static_cast<int32_t*>(weights));
+            } else {
+              int8_conv_vnni_row_sums(p, pb, pe, static_cast<int32_t*>(weights));
+            }
             break;
           case SimdPath::kQuadsAvx2:
-            int8_conv_u8_row_sums(p, pb, pe, static_cast<int32_t*>(weights));
+            if (p.weight_sums != nullptr) {
+              stored_row_sums(p, pb, pe, static_cast<int32_t*>(weights));
+            } else {
+              int8_conv_u8_row_sums(p, pb, pe, static_cast<int32_t*>(weights));
+            }
             break;
           case SimdPath::kPairs:
             int8_conv_widen_weights(p, pb, pe, static_cast<int16_t*>(weights));

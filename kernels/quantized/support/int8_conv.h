@@ -76,9 +76,10 @@ struct Int8ConvProblem {
   int32_t weight_bits = 8;
   // [out_channels]: sum_k w[m, k] of each output channel (the program's
   // weight_sums, stored at export; trusted like the weights), or nullptr.
-  // The dot-product path starts each sum at -in_zero_point * weight_sums[m]
-  // instead of summing the weight panels on every call; no other path
-  // reads it, and the output does not depend on it.
+  // The dot-product path starts each sum at -in_zero_point * weight_sums[m],
+  // and the x86 quads paths (VNNI, 7-bit u8) take their row sums from it,
+  // instead of summing the weight panels on every call; the output does not
+  // depend on it.
   const int32_t* weight_sums = nullptr;
   int32_t in_zero_point = 0;
   float in_scale = 1.0f;

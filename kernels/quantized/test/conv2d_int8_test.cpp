@@ -193,6 +193,10 @@ TEST(Conv2dInt8, KnownGeometriesEqualReference) {
   with_sums.pass_weight_sums = true;
   with_sums.in_zp = -37;
   for (const Geometry& g : cases) check_case(g, with_sums, seed += 7);
+  // With 7-bit weights too (the AVX2 u8 path takes its row sums from them).
+  with_sums.weight_bits = 7;
+  with_sums.in_zp = 11;
+  for (const Geometry& g : cases) check_case(g, with_sums, seed += 7);
 }
 
 TEST(Conv2dInt8, RandomGeometriesEqualReferenceOnOneAndTwoThreads) {

@@ -12,7 +12,8 @@
 //    sum (u - zx - 128) w - (zx + 128) * (the rest of the w), so stays
 //    within K * 255 * 128 < 2^31 (kMaxInt8ConvK): vpdpbusd never wraps.
 //  - weights: the panels as stored ([panel][quad][6 rows][4 k]), read in
-//    place; the row sums, when needed, once per call into shared scratch
+//    place; the row sums, when needed, from the program's stored
+//    weight_sums, or else once per call into shared scratch
 //    (int8_conv_vnni_row_sums);
 //  - pack: im2col rows 4q .. 4q + 3 of a strip (support/x86/
 //    int8_conv_strips_x86.h) interleaved bytewise into [16 px][4 k] u8,
