@@ -28,7 +28,9 @@
 //
 // torchedge::conv2d_blocked_gelu.out (the same arguments) is
 // gelu(conv2d_blocked(...)) with the exact GELU, x/2 (1 + erf(x / sqrt 2))
-// as aten::gelu computes it in float, applied to each value after its clamp.
+// as aten::gelu computes it in float, applied to each value after its clamp;
+// torchedge::conv2d_blocked_silu.out is silu(conv2d_blocked(...)),
+// x / (1 + exp(-x)) as aten::silu computes it.
 #include <cmath>
 
 #include "kernels/portable/support/blocked_conv_checks.h"
@@ -151,8 +153,22 @@ void sum_pixel(const Arguments& a, const InputBlocks& in, int64_t n, int64_t cob
 }
 
 
-// The shared body: `gelu` adds the exact GELU after the clamp.
-Error conv2d_blocked(Span<EValue*> args, bool gelu) {
+enum class Activation { kNone, kGelu, kSilu };
+
+float activate(Activation activation, float v) {
+  switch (activation) {
+    case Activation::kGelu:
+      return gelu_exact(v);
+    case Activation::kSilu:
+      return v / (1.0f + std::exp(-v));
+    case Activation::kNone:
+      break;
+  }
+  return v;
+}
+
+// The shared body: `activation` after the clamp.
+Error conv2d_blocked(Span<EValue*> args, Activation activation) {
   Arguments a;
   TE_RETURN_IF_ERROR(read_arguments(args, &a));
   const int64_t batch = a.out->size(0), cout_blocks = a.out->size(1);
@@ -173,7 +189,7 @@ Error conv2d_blocked(Span<EValue*> args, bool gelu) {
             if (bias != nullptr) v += bias[(cob * kBlock + i) * a.bias->stride(0)];
             if (residual != nullptr) v += residual[at + i];
             v = min_propagate_nan(max_propagate_nan(v, a.lo), a.hi);
-            yd[at + i] = gelu ? gelu_exact(v) : v;
+            yd[at + i] = activate(activation, v);
           }
         }
       }
@@ -186,12 +202,17 @@ Error conv2d_blocked(Span<EValue*> args, bool gelu) {
 
 Error conv2d_blocked_out(KernelContext& ctx, Span<EValue*> args) {
   (void)ctx;
-  return conv2d_blocked(args, /*gelu=*/false);
+  return conv2d_blocked(args, Activation::kNone);
 }
 
 Error conv2d_blocked_gelu_out(KernelContext& ctx, Span<EValue*> args) {
   (void)ctx;
-  return conv2d_blocked(args, /*gelu=*/true);
+  return conv2d_blocked(args, Activation::kGelu);
+}
+
+Error conv2d_blocked_silu_out(KernelContext& ctx, Span<EValue*> args) {
+  (void)ctx;
+  return conv2d_blocked(args, Activation::kSilu);
 }
 
 }  // namespace native

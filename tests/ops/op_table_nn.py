@@ -265,6 +265,23 @@ CONV2D_BLOCKED_GELU = OpSpec("torchedge::conv2d_blocked_gelu.out", _conv2d_block
 ), dtypes=(torch.float32,), kind=REDUCTION)
 
 
+# torchedge::conv2d_blocked_silu: the same call, then SiLU (MobileViT's and
+# EfficientNet's convolutions).
+_conv2d_blocked_silu = torch.ops.torchedge.conv2d_blocked_silu.default
+
+CONV2D_BLOCKED_SILU = OpSpec("torchedge::conv2d_blocked_silu.out", _conv2d_blocked_silu, _rows(
+    ("1x1_stride2", _inputs(m(1, 2, 9, 8, 16), _packed(48, 32, 1, 1), m(48)),
+     lambda x, w, b: _conv2d_blocked_silu(x, w, b, None, 48, [2, 2], [0, 0], -math.inf,
+                                          math.inf), ()),
+    ("3x3_pad1_residual_clamp", _inputs(m(1, 2, 6, 7, 16), _packed(64, 32, 3, 3), m(64),
+                                        m(1, 4, 6, 7, 16)),
+     lambda x, w, b, r: _conv2d_blocked_silu(x, w, b, r, 64, [1, 1], [1, 1], -1.0, 3.0), ()),
+    ("plain_no_bias", _inputs(m(2, 3, 10, 9), _packed(16, 3, 3, 3)),
+     lambda x, w: _conv2d_blocked_silu(x, w, None, None, 16, [2, 2], [1, 1], -math.inf,
+                                       math.inf), (0,)),
+), dtypes=(torch.float32,), kind=REDUCTION)
+
+
 def _blocked_with_special(*shape: int) -> Callable[[torch.dtype], torch.Tensor]:
     """A random blocked tensor sprinkled with NaN, +-inf and -0."""
     def maker(dtype: torch.dtype) -> torch.Tensor:
@@ -363,6 +380,7 @@ MATMUL = [
     CONV2D_WINOGRAD,
     CONV2D_BLOCKED,
     CONV2D_BLOCKED_GELU,
+    CONV2D_BLOCKED_SILU,
     CONV2D_DEPTHWISE_BLOCKED,
     CONV2D_WINOGRAD_BLOCKED,
     TO_BLOCKED,

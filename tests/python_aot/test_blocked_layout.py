@@ -38,6 +38,7 @@ TO = "torchedge::to_blocked.out"
 FROM = "torchedge::from_blocked.out"
 WINOGRAD = "torchedge::conv2d_winograd_blocked.out"
 CONV_GELU = "torchedge::conv2d_blocked_gelu.out"
+CONV_SILU = "torchedge::conv2d_blocked_silu.out"
 RELATIVE_TOLERANCE = 1e-4
 
 
@@ -526,6 +527,37 @@ def test_a_gelu_is_fused_only_into_its_convolutions_sole_reader():
     assert _calls(pte, "aten::gelu.out") == 2  # a's (two readers) and the tanh one
     for kernels in ("portable", "optimized"):
         _expect_matches_eager((module, inputs, edge, pte), kernels, 1)
+
+
+@pytest.mark.parametrize("kernels", ["portable", "optimized"])
+def test_a_silu_spelled_out_is_fused_into_its_convolution(kernels):
+    """A 2-d chain (stride-2 3x3 ends, no Winograd, one layout change) with
+    x * sigmoid(x) after each convolution (transformers' MobileViT writes its
+    SiLU so): the to_pte SiLU fusion makes each an
+    aten.silu, which then goes into its convolution's epilogue
+    (conv2d_blocked_silu); the program matches eager, inf / NaN included."""
+
+    class Swish(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.convs = torch.nn.ModuleList(
+                [torch.nn.Conv2d(3, 32, 3, 2, 1), torch.nn.Conv2d(32, 32, 1),
+                 torch.nn.Conv2d(32, 64, 1), torch.nn.Conv2d(64, 16, 3, 2, 1)])
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            for conv in self.convs:
+                x = conv(x)
+                x = x * torch.sigmoid(x)
+            return x
+
+    torch.manual_seed(10)
+    module = Swish().eval()
+    x = torch.randn(1, 3, 20, 20) * 3  # RGB: the stem reads it as it is
+    x[0, 0, 0, 0], x[0, 1, 5, 5] = math.inf, math.nan
+    edge, pte = _lower(module, (x,))
+    assert _calls(pte, CONV_SILU) == 4 and _calls(pte, CONV) == 0
+    assert _calls(pte, "aten::silu.out") == 0 and _calls(pte, "aten::sigmoid.out") == 0
+    _expect_matches_eager((module, (x,), edge, pte), kernels, 1)
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -374,10 +374,11 @@ int main(int argc, char** argv) {
       MemoryAllocator allocator(temp.data(), temp.size());
       KernelContext ctx(&allocator);
       Conv2dClamp none;
+      const BlockedActivation act = l.gelu ? BlockedActivation::kGelu : BlockedActivation::kNone;
       return on_amx ? detail::conv2d_blocked_amx(ctx, s, x.data(), w.data(), b.data(), nullptr,
-                                                 y.data(), none, l.gelu)
+                                                 y.data(), none, act)
                     : detail::conv2d_blocked_avx512(ctx, s, x.data(), w.data(), b.data(), nullptr,
-                                                    y.data(), none, l.gelu);
+                                                    y.data(), none, act);
     };
     const double flops = 2.0 * l.cout * l.cin * l.kh * l.kw * oh * ow;
     double t_amx = 1e30, t_avx = 1e30;

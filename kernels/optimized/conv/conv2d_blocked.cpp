@@ -11,14 +11,16 @@ namespace optimized {
 
 namespace {
 
-// The GELU of the tiles without it in their epilogue: one vectorized pass
-// over y (rows of channels split across threads).
-[[maybe_unused]] Error gelu_after(Error err, const Conv2dShape& s, float* y, bool gelu) {
-  if (err != Error::Ok || !gelu) return err;
+// The activation of the tiles without it in their epilogue: one vectorized
+// pass over y (rows of channels split across threads).
+[[maybe_unused]] Error activation_after(Error err, const Conv2dShape& s, float* y,
+                                        BlockedActivation activation) {
+  if (err != Error::Ok || activation == BlockedActivation::kNone) return err;
   const int64_t rows = s.batch * s.out_channels / kConvBlock, row = s.out_h * s.out_w * kConvBlock;
   const VecKernels& k = active_vec_kernels();
+  const auto pass = activation == BlockedActivation::kGelu ? k.gelu_erf : k.silu;
   parallel_for(0, rows, 1, [&](int64_t begin, int64_t end) {
-    k.gelu_erf(y + begin * row, y + begin * row, (end - begin) * row);
+    pass(y + begin * row, y + begin * row, (end - begin) * row);
   });
   return Error::Ok;
 }
@@ -38,9 +40,9 @@ bool conv2d_blocked_amx_applies(const Conv2dShape& s, const float* residual, con
 namespace detail {
 Error conv2d_blocked_amx(KernelContext& ctx, const Conv2dShape& s, const float* x,
                          const float* w, const float* bias, const float* residual, float* y,
-                         const Conv2dClamp& clamp, bool gelu) {
+                         const Conv2dClamp& clamp, BlockedActivation activation) {
   (void)ctx, (void)s, (void)x, (void)w, (void)bias, (void)residual, (void)y, (void)clamp,
-      (void)gelu;
+      (void)activation;
   return Error::NotSupported;
 }
 }  // namespace detail
@@ -48,29 +50,29 @@ Error conv2d_blocked_amx(KernelContext& ctx, const Conv2dShape& s, const float* 
 
 Error conv2d_blocked(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
                      const float* bias, const float* residual, float* y,
-                     const Conv2dClamp& clamp, bool gelu) {
+                     const Conv2dClamp& clamp, BlockedActivation activation) {
 #ifndef TORCHEDGE_NO_X86_SIMD
   const Isa isa = best_isa();
   if (isa == Isa::kAvx512) {
     if (conv2d_blocked_amx_applies(s, residual, y) &&
-        detail::conv2d_blocked_amx(ctx, s, x, w, bias, residual, y, clamp, gelu) == Error::Ok) {
+        detail::conv2d_blocked_amx(ctx, s, x, w, bias, residual, y, clamp, activation) == Error::Ok) {
       return Error::Ok;
     }
-    return detail::conv2d_blocked_avx512(ctx, s, x, w, bias, residual, y, clamp, gelu);
+    return detail::conv2d_blocked_avx512(ctx, s, x, w, bias, residual, y, clamp, activation);
   }
   if (isa == Isa::kAvx2) {
-    return gelu_after(detail::conv2d_blocked_avx2(ctx, s, x, w, bias, residual, y, clamp), s, y,
-                      gelu);
+    return activation_after(detail::conv2d_blocked_avx2(ctx, s, x, w, bias, residual, y, clamp),
+                            s, y, activation);
   }
 #endif
 #if defined(__aarch64__)
   if (best_arm_isa() >= ArmIsa::kNeon) {
-    return gelu_after(detail::conv2d_blocked_neon(ctx, s, x, w, bias, residual, y, clamp), s, y,
-                      gelu);
+    return activation_after(detail::conv2d_blocked_neon(ctx, s, x, w, bias, residual, y, clamp),
+                            s, y, activation);
   }
 #endif
   (void)ctx, (void)s, (void)x, (void)w, (void)bias, (void)residual, (void)y, (void)clamp,
-      (void)gelu;
+      (void)activation;
   return Error::NotSupported;
 }
 

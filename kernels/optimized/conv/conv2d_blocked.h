@@ -78,14 +78,20 @@ constexpr int64_t kConvAmxMinPixels = 256;
 constexpr int64_t kConvAmxMinOutChannels = 128;
 constexpr int64_t kConvAmxMinK = 64;
 
+// The activation after the clamp: none, the exact GELU (gelu_erf,
+// torchedge::conv2d_blocked_gelu) or SiLU (x / (1 + e^-x),
+// torchedge::conv2d_blocked_silu).
+enum class BlockedActivation : uint8_t { kNone, kGelu, kSilu };
+
 // out_channels is a multiple of kConvBlock, in_channels too or below it
 // (plain input); groups and the dilations are 1 (checked by the caller).
-// With `gelu`, y = gelu_erf(clamp(...)) (torchedge::conv2d_blocked_gelu):
-// the AVX-512 tile applies it to its accumulators before storing them;
-// AVX2 and NEON run one vectorized GELU pass over y after the convolution.
+// y = activation(clamp(...)): the AVX-512 tile and the AMX kernel apply it
+// to the values about to be stored; AVX2 and NEON run one vectorized pass
+// over y after the convolution.
 Error conv2d_blocked(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
                      const float* bias, const float* residual, float* y,
-                     const Conv2dClamp& clamp = {}, bool gelu = false);
+                     const Conv2dClamp& clamp = {},
+                     BlockedActivation activation = BlockedActivation::kNone);
 
 // Whether conv2d_blocked runs (s, residual, y) on the AMX tile unit.
 bool conv2d_blocked_amx_applies(const Conv2dShape& s, const float* residual, const float* y);
@@ -95,10 +101,10 @@ namespace detail {
 // MemoryAllocationFailed (y untouched) when scratch for one worker is short.
 Error conv2d_blocked_amx(KernelContext& ctx, const Conv2dShape& s, const float* x,
                          const float* w, const float* bias, const float* residual, float* y,
-                         const Conv2dClamp& clamp, bool gelu);
+                         const Conv2dClamp& clamp, BlockedActivation activation);
 Error conv2d_blocked_avx512(KernelContext& ctx, const Conv2dShape& s, const float* x,
                             const float* w, const float* bias, const float* residual, float* y,
-                            const Conv2dClamp& clamp, bool gelu);
+                            const Conv2dClamp& clamp, BlockedActivation activation);
 Error conv2d_blocked_avx2(KernelContext& ctx, const Conv2dShape& s, const float* x,
                           const float* w, const float* bias, const float* residual, float* y,
                           const Conv2dClamp& clamp);

@@ -40,7 +40,7 @@ struct Operands {
   const float* residual;  // laid out as y, or null
   const float* bias;      // [Cout], or null
   Conv2dClamp clamp;
-  bool gelu;
+  BlockedActivation activation;
 };
 
 // GEMM rows [m0, m0 + rows) -> a panel's three planes: row i holds the K
@@ -81,7 +81,7 @@ bool gather_panel(const Operands& o, int64_t m0, int64_t rows, const amx_layout:
 }
 
 // GEMM rows [m0, m0 + rows) x channels [n0, n0 + 32) from the 32 x 32
-// sums: ((sum + residual) + bias), clamp (NaN kept), then the exact GELU,
+// sums: ((sum + residual) + bias), clamp (NaN kept), then the activation,
 // each 16 channels stored into their block of y.
 void store_block(const Operands& o, const float* sums, int64_t m0, int64_t rows, int64_t n0) {
   const int64_t pixels = o.s.out_h * o.s.out_w, image_size = o.s.out_channels * pixels;
@@ -97,7 +97,8 @@ void store_block(const Operands& o, const float* sums, int64_t m0, int64_t rows,
       if (o.bias != nullptr) v = _mm512_add_ps(v, bias);
       // max/min take v second so a NaN stays NaN.
       v = _mm512_min_ps(hi, _mm512_max_ps(lo, v));
-      if (o.gelu) v = vec_avx512::gelu_erf(v);
+      if (o.activation == BlockedActivation::kGelu) v = vec_avx512::gelu_erf(v);
+      if (o.activation == BlockedActivation::kSilu) v = vec_avx512::silu(v);
       _mm512_storeu_ps(o.y + at, v);
     }
   }
@@ -109,7 +110,7 @@ namespace detail {
 
 Error conv2d_blocked_amx(KernelContext& ctx, const Conv2dShape& s, const float* x,
                          const float* w, const float* bias, const float* residual, float* y,
-                         const Conv2dClamp& clamp, bool gelu) {
+                         const Conv2dClamp& clamp, BlockedActivation activation) {
   const int64_t k = s.in_channels * s.kernel_h * s.kernel_w, pixels = s.out_h * s.out_w;
   const amx_layout::Sizes z = amx_layout::sizes(s.out_channels, k);
   const int64_t m = s.batch * pixels;
@@ -121,7 +122,7 @@ Error conv2d_blocked_amx(KernelContext& ctx, const Conv2dShape& s, const float* 
   const auto strip_at = [&](int64_t strip) {
     return w + strip / 4 * k * kConvBlockGroup + strip % 4 * kConvBlock;
   };
-  const Operands o{s, x, y, residual, bias, clamp, gelu};
+  const Operands o{s, x, y, residual, bias, clamp, activation};
   const Outcome outcome = run_product(
       m, s.out_channels, k, strip_at, kConvBlockGroup, z, scratch,
       [&](int64_t m0, int64_t rows, Bf16* panel) { return gather_panel(o, m0, rows, z, panel); },

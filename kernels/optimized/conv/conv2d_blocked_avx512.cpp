@@ -8,8 +8,9 @@ namespace optimized {
 namespace detail {
 Error conv2d_blocked_avx512(KernelContext& ctx, const Conv2dShape& s, const float* x,
                             const float* w, const float* bias, const float* residual, float* y,
-                            const Conv2dClamp& clamp, bool gelu) {
-  return conv2d_blocked_driver::run<Avx512Tile>(ctx, s, x, w, bias, residual, y, clamp, gelu);
+                            const Conv2dClamp& clamp, BlockedActivation activation) {
+  return conv2d_blocked_driver::run<Avx512Tile>(ctx, s, x, w, bias, residual, y, clamp,
+                                                activation);
 }
 }  // namespace detail
 

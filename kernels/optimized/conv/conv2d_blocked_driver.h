@@ -64,8 +64,9 @@ struct BlockedTile {
   float lo, hi;
   bool accumulate;         // start from y's partial sums, not the residual (or zeros)
   bool finish;             // the last chunk: bias and clamp
-  bool gelu = false;       // the last chunk: the exact GELU after the clamp (tiles
-                           // that declare kGeluEpilogue only)
+  BlockedActivation activation = BlockedActivation::kNone;  // the last chunk: after
+                           // the clamp (the AVX-512 tile; the others' callers
+                           // run it over y afterwards)
   int64_t plain_channels;  // 0, or a plain NCHW input's channels (< 16): then x is
                            // channel 0's plane, x_block_stride floats per plane,
                            // pixels `stride` floats apart, and w the dense
@@ -224,7 +225,7 @@ TaskSplit split_tasks(bool groups_outer, int64_t cout_blocks, int64_t units, int
 template <typename Tile>
 Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const float* w,
           const float* bias, const float* residual, float* y, const Conv2dClamp& clamp,
-          bool gelu = false) {
+          BlockedActivation activation = BlockedActivation::kNone) {
   if (!strides_supported(s)) return Error::NotSupported;
   // A first layer's plain NCHW input (fewer than 16 channels, one block of
   // packed weights): lanes of 1 float instead of 16.
@@ -350,7 +351,7 @@ Error run(KernelContext& ctx, const Conv2dShape& s, const float* x, const float*
           a.bias = bias == nullptr ? nullptr : bias + first_block * kConvBlock;
           a.lo = clamp.min;
           a.hi = clamp.max;
-          a.gelu = gelu;
+          a.activation = activation;
           a.accumulate = piece > 0;
           a.finish = piece + 1 == ceil_div(cin_blocks, chunk) * row_pieces;
           // The flat row's pixel range [q0, q1), or whole output rows.

@@ -141,10 +141,10 @@ struct Avx512Tile {
     }
   }
 
-  // Partial sums back to y, or (the last chunk) bias, clamp and, with
-  // a.gelu, the exact GELU (the residual started the first chunk's
-  // accumulators: see conv2d_blocked.h). The GELU runs on the registers
-  // about to be stored, so a convolution + GELU writes its output once.
+  // Partial sums back to y, or (the last chunk) bias, clamp and
+  // a.activation (the residual started the first chunk's accumulators: see
+  // conv2d_blocked.h). The GELU / SiLU runs on the registers about to be
+  // stored, so a convolution + activation writes its output once.
   template <int kP, int kB>
   __attribute__((always_inline)) static inline void store(const BlockedTile& a,
                                                           __m512 (&acc)[kP][kB]) {
@@ -168,7 +168,8 @@ struct Avx512Tile {
         if (a.bias != nullptr) v = _mm512_add_ps(v, bias);
         // max/min take v second so a NaN stays NaN.
         v = _mm512_min_ps(hi, _mm512_max_ps(lo, v));
-        if (a.gelu) v = vec_avx512::gelu_erf(v);
+        if (a.activation == BlockedActivation::kGelu) v = vec_avx512::gelu_erf(v);
+        if (a.activation == BlockedActivation::kSilu) v = vec_avx512::silu(v);
         _mm512_storeu_ps(a.y + b * ys + p * 16, v);
       }
     }

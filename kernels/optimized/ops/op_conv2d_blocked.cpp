@@ -2,11 +2,11 @@
 //     Tensor? residual, int out_channels, int[] stride, int[] padding,
 //     float output_min, float output_max, *, Tensor(a!) out) -> Tensor(a!)
 //
-// torchedge::conv2d_blocked_gelu.out (the same arguments): then the exact
-// GELU.
+// torchedge::conv2d_blocked_gelu.out / conv2d_blocked_silu.out (the same
+// arguments): then the exact GELU / the SiLU.
 //
 // Optimized: the channel-blocked direct convolution (conv/conv2d_blocked.h)
-// with bias, residual, clamp (and the GELU) on its accumulators. The portable kernel
+// with bias, residual, clamp (and the GELU / SiLU) on its accumulators. The portable kernel
 // takes every call the fast path declines: no AVX2, non-contiguous or
 // overlapping operands, malformed arguments (it reports them) and short temp
 // memory for the padded input copy.
@@ -69,7 +69,8 @@ bool fast_call(Span<EValue*> args, Conv2dFastCall* f) {
 
 using PortableFn = Error (*)(KernelContext&, Span<EValue*>);
 
-Error run(KernelContext& ctx, Span<EValue*> args, bool gelu, PortableFn portable) {
+Error run(KernelContext& ctx, Span<EValue*> args, BlockedActivation activation,
+          PortableFn portable) {
   Conv2dFastCall f;
   if (args.size() != kOut + 1 || !fast_call(args, &f)) return portable(ctx, args);
   Tensor& out = args[kOut]->to_tensor();
@@ -82,7 +83,7 @@ Error run(KernelContext& ctx, Span<EValue*> args, bool gelu, PortableFn portable
   if (out.numel() == 0) return Error::Ok;
   const Error err = conv2d_blocked(ctx, f.s, args[0]->to_tensor().data_as<float>(),
                                    args[1]->to_tensor().data_as<float>(), f.bias, f.residual,
-                                   out.mutable_data_as<float>(), f.clamp, gelu);
+                                   out.mutable_data_as<float>(), f.clamp, activation);
   if (err == Error::MemoryAllocationFailed || err == Error::NotSupported) {
     return portable(ctx, args);
   }
@@ -92,11 +93,15 @@ Error run(KernelContext& ctx, Span<EValue*> args, bool gelu, PortableFn portable
 }  // namespace
 
 Error conv2d_blocked_out(KernelContext& ctx, Span<EValue*> args) {
-  return run(ctx, args, /*gelu=*/false, &native::conv2d_blocked_out);
+  return run(ctx, args, BlockedActivation::kNone, &native::conv2d_blocked_out);
 }
 
 Error conv2d_blocked_gelu_out(KernelContext& ctx, Span<EValue*> args) {
-  return run(ctx, args, /*gelu=*/true, &native::conv2d_blocked_gelu_out);
+  return run(ctx, args, BlockedActivation::kGelu, &native::conv2d_blocked_gelu_out);
+}
+
+Error conv2d_blocked_silu_out(KernelContext& ctx, Span<EValue*> args) {
+  return run(ctx, args, BlockedActivation::kSilu, &native::conv2d_blocked_silu_out);
 }
 
 }  // namespace optimized

@@ -123,11 +123,19 @@ BlockedConvReference reference_of(const Case& c, const Operands& r) {
 }
 
 using BlockedKernel = Error (*)(KernelContext&, const Conv2dShape&, const float*, const float*,
-                                const float*, const float*, float*, const Conv2dClamp&, bool);
+                                const float*, const float*, float*, const Conv2dClamp&,
+                                BlockedActivation);
+
+// The fused activations in double: the exact GELU, SiLU.
+double activated(BlockedActivation activation, double v) {
+  return activation == BlockedActivation::kGelu ? 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)))
+                                                : v / (1.0 + std::exp(-v));
+}
 
 // conv2d_blocked, or `kernel` (same arguments), on r's blocked operands.
 Error run_kernel(const Case& c, Operands& r, size_t temp_bytes = size_t{16} << 20,
-                 bool gelu = false, BlockedKernel kernel = &conv2d_blocked) {
+                 BlockedActivation activation = BlockedActivation::kNone,
+                 BlockedKernel kernel = &conv2d_blocked) {
   std::vector<uint8_t> temp(temp_bytes);
   MemoryAllocator allocator(temp.data(), temp.size());
   KernelContext ctx(&allocator);
@@ -135,7 +143,7 @@ Error run_kernel(const Case& c, Operands& r, size_t temp_bytes = size_t{16} << 2
   clamp.min = c.lo;
   clamp.max = c.hi;
   return kernel(ctx, shape_of(c), r.xb.data(), r.wb.data(), c.bias ? r.bias.data() : nullptr,
-                c.residual ? r.rb.data() : nullptr, r.y.data(), clamp, gelu);
+                c.residual ? r.rb.data() : nullptr, r.y.data(), clamp, activation);
 }
 
 bool simd() { return has_simd(); }
@@ -166,30 +174,33 @@ TEST(Conv2dBlocked, MatchesDirectSumsAtOneAndTwoThreads) {
   ASSERT_EQ(set_num_threads(1), Error::Ok);
 }
 
-// The fused GELU (torchedge::conv2d_blocked_gelu): every case (several
-// input chunks included: only the last applies it), plus wav2vec2-shaped
-// 1-d layers (1 x L planes, k3 / k2 at stride 2), at 1 and 2 threads,
-// against the exact GELU in double of the same call without it (same sums):
-// rel 2e-6 + abs 1e-7, the vectorized erf's accuracy.
-TEST(Conv2dBlocked, FusedGeluMatchesGeluOfTheOutput) {
+// The fused GELU and SiLU (torchedge::conv2d_blocked_gelu / _silu): every
+// case (several input chunks included: only the last applies it), plus
+// wav2vec2-shaped 1-d layers (1 x L planes, k3 / k2 at stride 2), at 1 and 2
+// threads, against the activation in double of the same call without it
+// (same sums): rel 2e-6 + abs 1e-7, the vectorized erf's and exp's accuracy.
+TEST(Conv2dBlocked, FusedActivationsMatchTheActivationOfTheOutput) {
   if (!simd()) return;  // NotSupported: checked above
   std::vector<Case> cases(std::begin(kCases), std::end(kCases));
   cases.push_back({1, 64, 1, 301, 48, 1, 3, 2, 0, true, false, -kInf, kInf});
   cases.push_back({1, 32, 1, 99, 32, 1, 2, 2, 0, false, false, -kInf, kInf});
-  for (size_t threads : {size_t{1}, size_t{2}}) {
-    ASSERT_EQ(set_num_threads(threads), Error::Ok);
-    uint32_t seed = 40;
-    for (const Case& c : cases) {
-      SCOPED_TRACE(testing::Message() << "case cin " << c.cin << " cout " << c.cout << " " << c.kh
-                                      << "x" << c.kw << " " << c.w << " wide, threads " << threads);
-      Operands plain_run = make_run(c, seed), fused = make_run(c, seed);
-      ++seed;
-      ASSERT_EQ(run_kernel(c, plain_run), Error::Ok);
-      ASSERT_EQ(run_kernel(c, fused, size_t{16} << 20, /*gelu=*/true), Error::Ok);
-      for (size_t i = 0; i < fused.y.size(); ++i) {
-        const double v = plain_run.y[i];
-        const double want = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
-        ASSERT_NEAR(fused.y[i], want, 1e-7 + 2e-6 * std::fabs(want)) << "at " << i;
+  for (BlockedActivation act : {BlockedActivation::kGelu, BlockedActivation::kSilu}) {
+    for (size_t threads : {size_t{1}, size_t{2}}) {
+      ASSERT_EQ(set_num_threads(threads), Error::Ok);
+      uint32_t seed = 40;
+      for (const Case& c : cases) {
+        SCOPED_TRACE(testing::Message()
+                     << (act == BlockedActivation::kGelu ? "GELU" : "SiLU") << " case cin "
+                     << c.cin << " cout " << c.cout << " " << c.kh << "x" << c.kw << " " << c.w
+                     << " wide, threads " << threads);
+        Operands plain_run = make_run(c, seed), fused = make_run(c, seed);
+        ++seed;
+        ASSERT_EQ(run_kernel(c, plain_run), Error::Ok);
+        ASSERT_EQ(run_kernel(c, fused, size_t{16} << 20, act), Error::Ok);
+        for (size_t i = 0; i < fused.y.size(); ++i) {
+          const double want = activated(act, plain_run.y[i]);
+          ASSERT_NEAR(fused.y[i], want, 1e-7 + 2e-6 * std::fabs(want)) << "at " << i;
+        }
       }
     }
   }
@@ -304,8 +315,8 @@ const Case kAmxCases[] = {
 bool amx() { return amx_usable(); }
 
 Error run_amx(const Case& c, Operands& r, size_t temp_bytes = size_t{16} << 20,
-              bool gelu = false) {
-  return run_kernel(c, r, temp_bytes, gelu, &detail::conv2d_blocked_amx);
+              BlockedActivation activation = BlockedActivation::kNone) {
+  return run_kernel(c, r, temp_bytes, activation, &detail::conv2d_blocked_amx);
 }
 
 TEST(Conv2dBlockedAmx, MatchesDirectSumsAtOneAndTwoThreads) {
@@ -336,20 +347,23 @@ TEST(Conv2dBlockedAmx, MatchesDirectSumsAtOneAndTwoThreads) {
   ASSERT_EQ(set_num_threads(1), Error::Ok);
 }
 
-// The GELU in the store against the GELU of the same sums without it.
-TEST(Conv2dBlockedAmx, FusedGeluMatchesGeluOfTheOutput) {
+// The GELU / SiLU in the store against the same activation of the sums
+// without it.
+TEST(Conv2dBlockedAmx, FusedActivationsMatchTheActivationOfTheOutput) {
   if (!amx()) GTEST_SKIP() << "no AMX-BF16 on this CPU (or TORCHEDGE_ISA turned it off)";
-  uint32_t seed = 300;
-  for (const Case& c : kAmxCases) {
-    SCOPED_TRACE(testing::Message() << "case cin " << c.cin << " cout " << c.cout);
-    Operands plain_run = make_run(c, seed), fused = make_run(c, seed);
-    ++seed;
-    ASSERT_EQ(run_amx(c, plain_run), Error::Ok);
-    ASSERT_EQ(run_amx(c, fused, size_t{16} << 20, /*gelu=*/true), Error::Ok);
-    for (size_t i = 0; i < fused.y.size(); ++i) {
-      const double v = plain_run.y[i];
-      const double want = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
-      ASSERT_NEAR(fused.y[i], want, 1e-7 + 2e-6 * std::fabs(want)) << "at " << i;
+  for (BlockedActivation act : {BlockedActivation::kGelu, BlockedActivation::kSilu}) {
+    uint32_t seed = 300;
+    for (const Case& c : kAmxCases) {
+      SCOPED_TRACE(testing::Message() << (act == BlockedActivation::kGelu ? "GELU" : "SiLU")
+                                      << " case cin " << c.cin << " cout " << c.cout);
+      Operands plain_run = make_run(c, seed), fused = make_run(c, seed);
+      ++seed;
+      ASSERT_EQ(run_amx(c, plain_run), Error::Ok);
+      ASSERT_EQ(run_amx(c, fused, size_t{16} << 20, act), Error::Ok);
+      for (size_t i = 0; i < fused.y.size(); ++i) {
+        const double want = activated(act, plain_run.y[i]);
+        ASSERT_NEAR(fused.y[i], want, 1e-7 + 2e-6 * std::fabs(want)) << "at " << i;
+      }
     }
   }
 }

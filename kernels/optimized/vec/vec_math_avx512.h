@@ -156,6 +156,12 @@ inline __m512 sigmoid(__m512 x) {
   return _mm512_div_ps(one, _mm512_add_ps(one, exp(_mm512_sub_ps(_mm512_setzero_ps(), x))));
 }
 
+/// x / (1 + e^-x), as the vectorized SiLU loop (vec_loops.h) computes it.
+inline __m512 silu(__m512 x) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  return _mm512_div_ps(x, _mm512_add_ps(one, exp(_mm512_sub_ps(_mm512_setzero_ps(), x))));
+}
+
 /// Lane mask of the first `n` lanes (0 <= n <= 16), for loads and stores of tails.
 inline __mmask16 tail_mask(int64_t n) { return static_cast<__mmask16>((1u << n) - 1u); }
 

@@ -49,9 +49,9 @@ chains are joined by GELU / SiLU (transformers' conv stacks put one after
 every convolution): an elementwise activation between members runs on the
 blocked tensor as it is (its padding lanes hold f(0), which the next
 convolution's zero filters ignore and a from_blocked's slice cuts), and an
-exact GELU that is a blocked convolution's only reader goes into its
-epilogue (torchedge::conv2d_blocked_gelu: one write of the output instead
-of a second pass over it). A
+exact GELU or a SiLU that is a blocked convolution's only reader goes into
+its epilogue (torchedge::conv2d_blocked_gelu / conv2d_blocked_silu: one
+write of the output instead of a second pass over it). A
 group of 1-d convolutions needs MIN_CONVOLUTIONS_1D of them and at most one
 layout change per convolution: a feature extractor's layers are 5-50x a
 ResNet layer's work per element moved by a layout change.
@@ -85,6 +85,7 @@ from torchedge.passes.weight_prepacking import stored_constants
 _namespace = getattr(torch.ops, conv2d_blocked_op.NAMESPACE)
 CONV2D_BLOCKED = getattr(_namespace, conv2d_blocked_op.CONV_OP_NAME).default
 CONV2D_BLOCKED_GELU = getattr(_namespace, conv2d_blocked_op.CONV_GELU_OP_NAME).default
+CONV2D_BLOCKED_SILU = getattr(_namespace, conv2d_blocked_op.CONV_SILU_OP_NAME).default
 DEPTHWISE_BLOCKED = getattr(_namespace, conv2d_blocked_op.DEPTHWISE_OP_NAME).default
 TO_BLOCKED = getattr(_namespace, conv2d_blocked_op.TO_OP_NAME).default
 FROM_BLOCKED = getattr(_namespace, conv2d_blocked_op.FROM_OP_NAME).default
@@ -366,26 +367,36 @@ def use_blocked_layout(ep: ExportedProgram, keep: frozenset[str] = frozenset(),
                     back = graph.call_function(aten.squeeze_copy.dims, (back, [2]))
             for user in nchw_users:
                 user.replace_input_with(node, back)
-    _fuse_gelus(graph)
+    _fuse_activations(graph)
     graph.lint()
     drop_unused_constants(ep)  # also recompiles
     refresh_fake_tensors(ep.graph_module)
     return rewritten
 
 
-def _fuse_gelus(graph: torch.fx.Graph) -> int:
-    """conv2d_blocked whose only reader is an exact GELU on it -> one
-    conv2d_blocked_gelu (the GELU in the convolution's epilogue, no pass
-    over its output); returns how many."""
+def _fused_target(activation: torch.fx.Node) -> Optional[object]:
+    """conv2d_blocked_gelu / _silu for an exact GELU / a SiLU, else None."""
+    if activation.target == aten.gelu.default \
+            and activation.kwargs.get("approximate", "none") == "none":
+        return CONV2D_BLOCKED_GELU
+    if activation.target == aten.silu.default and not activation.kwargs:
+        return CONV2D_BLOCKED_SILU
+    return None
+
+
+def _fuse_activations(graph: torch.fx.Graph) -> int:
+    """conv2d_blocked whose only reader is an exact GELU or a SiLU on it ->
+    one conv2d_blocked_gelu / conv2d_blocked_silu (the activation in the
+    convolution's epilogue, no pass over its output); returns how many."""
     fused = 0
     for node in list(graph.nodes):
         if node.target != CONV2D_BLOCKED or len(node.users) != 1:
             continue
         (user,) = node.users
-        if user.target != aten.gelu.default or user.args != (node,) \
-                or user.kwargs.get("approximate", "none") != "none":
+        target = _fused_target(user) if user.args == (node,) else None
+        if target is None:
             continue
-        node.target = CONV2D_BLOCKED_GELU
+        node.target = target
         user.replace_all_uses_with(node)
         graph.erase_node(user)
         fused += 1

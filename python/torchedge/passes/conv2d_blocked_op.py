@@ -18,6 +18,7 @@ only ever see whole blocks.
         Tensor? residual, int out_channels, int[] stride, int[] padding,
         float output_min, float output_max) -> Tensor
     torchedge::conv2d_blocked_gelu(<conv2d_blocked's arguments>) -> Tensor
+    torchedge::conv2d_blocked_silu(<conv2d_blocked's arguments>) -> Tensor
     torchedge::conv2d_depthwise_blocked(Tensor input, Tensor weight_packed,
         Tensor? bias, int[] stride, int[] padding, float output_min,
         float output_max) -> Tensor
@@ -43,7 +44,9 @@ gelu(clamp(...)): blocked_layout.py gives a conv2d_blocked whose only
 reader is a GELU (approximate="none") that GELU in its epilogue, so the
 output is written once instead of written, read and written again (the 1-d
 feature extractors of wav2vec2 and Whisper put a GELU after every
-convolution). gelu(0) = 0 keeps the padding lanes zero.
+convolution). gelu(0) = 0 keeps the padding lanes zero. conv2d_blocked_silu
+is the same with SiLU, x / (1 + exp(-x)) (MobileViT's and EfficientNet's
+convolutions; silu(0) = 0 too).
 
 conv2d_depthwise_blocked is the depthwise convolution (groups = channels,
 one filter per channel, no dilation) on a blocked input, any kernel size
@@ -57,7 +60,7 @@ windows clipped to the input, no indices) on a blocked tensor, which it
 returns blocked. The `.out` overloads (same arguments, then `*, Tensor(a!)
 out`) are the runtime kernels "torchedge::to_blocked.out",
 "torchedge::from_blocked.out", "torchedge::conv2d_blocked.out",
-"torchedge::conv2d_blocked_gelu.out",
+"torchedge::conv2d_blocked_gelu.out", "torchedge::conv2d_blocked_silu.out",
 "torchedge::conv2d_depthwise_blocked.out" and
 "torchedge::max_pool2d_blocked.out". Only blocked_layout.py makes these
 calls, at to_pte time; the EdgeProgram itself stays core ATen. The
@@ -79,6 +82,7 @@ from torchedge.passes.custom_ops import define_out_op
 NAMESPACE = "torchedge"
 CONV_OP_NAME = "conv2d_blocked"
 CONV_GELU_OP_NAME = "conv2d_blocked_gelu"
+CONV_SILU_OP_NAME = "conv2d_blocked_silu"
 TO_OP_NAME = "to_blocked"
 FROM_OP_NAME = "from_blocked"
 POOL_OP_NAME = "max_pool2d_blocked"
@@ -311,6 +315,16 @@ def conv2d_blocked_gelu_reference(input: torch.Tensor, weight_packed: torch.Tens
     return F.gelu(y)  # elementwise: the layout does not matter
 
 
+def conv2d_blocked_silu_reference(input: torch.Tensor, weight_packed: torch.Tensor,
+                                  bias: Optional[torch.Tensor], residual: Optional[torch.Tensor],
+                                  out_channels: int, stride: Sequence[int],
+                                  padding: Sequence[int], output_min: float,
+                                  output_max: float) -> torch.Tensor:
+    y = conv2d_blocked_reference(input, weight_packed, bias, residual, out_channels, stride,
+                                 padding, output_min, output_max)
+    return F.silu(y)  # elementwise: the layout does not matter
+
+
 def _fake_conv(input, weight_packed, bias, residual, out_channels, stride, padding, output_min,
                output_max):
     _, _, shape = _check_conv(input, weight_packed, bias, residual, out_channels, stride,
@@ -356,6 +370,8 @@ def _fake_pool(self, kernel_size, stride, padding, dilation, ceil_mode):
 define_out_op(NAMESPACE, POOL_OP_NAME, _POOL_ARGUMENTS, max_pool2d_blocked_reference, _fake_pool)
 define_out_op(NAMESPACE, CONV_OP_NAME, _CONV_ARGUMENTS, conv2d_blocked_reference, _fake_conv)
 define_out_op(NAMESPACE, CONV_GELU_OP_NAME, _CONV_ARGUMENTS, conv2d_blocked_gelu_reference,
+              _fake_conv)
+define_out_op(NAMESPACE, CONV_SILU_OP_NAME, _CONV_ARGUMENTS, conv2d_blocked_silu_reference,
               _fake_conv)
 define_out_op(NAMESPACE, DEPTHWISE_OP_NAME, _DEPTHWISE_ARGUMENTS,
               conv2d_depthwise_blocked_reference, _fake_depthwise)
