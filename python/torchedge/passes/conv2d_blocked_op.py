@@ -72,7 +72,7 @@ conv2d_winograd_blocked_op.py with this layout's checks.
 from __future__ import annotations
 
 import math
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import torch
 import torch.nn.functional as F
@@ -305,24 +305,21 @@ def conv2d_blocked_reference(input: torch.Tensor, weight_packed: torch.Tensor,
     return to_blocked_reference(torch.clamp(y, output_min, output_max))
 
 
-def conv2d_blocked_gelu_reference(input: torch.Tensor, weight_packed: torch.Tensor,
-                                  bias: Optional[torch.Tensor], residual: Optional[torch.Tensor],
-                                  out_channels: int, stride: Sequence[int],
-                                  padding: Sequence[int], output_min: float,
-                                  output_max: float) -> torch.Tensor:
-    y = conv2d_blocked_reference(input, weight_packed, bias, residual, out_channels, stride,
-                                 padding, output_min, output_max)
-    return F.gelu(y)  # elementwise: the layout does not matter
+def _then(activation: Callable[[torch.Tensor], torch.Tensor]) -> Callable[..., torch.Tensor]:
+    """conv2d_blocked_reference followed by an elementwise `activation` (the
+    layout does not matter to it)."""
+    def reference(input: torch.Tensor, weight_packed: torch.Tensor,
+                  bias: Optional[torch.Tensor], residual: Optional[torch.Tensor],
+                  out_channels: int, stride: Sequence[int], padding: Sequence[int],
+                  output_min: float, output_max: float) -> torch.Tensor:
+        return activation(conv2d_blocked_reference(input, weight_packed, bias, residual,
+                                                   out_channels, stride, padding, output_min,
+                                                   output_max))
+    return reference
 
 
-def conv2d_blocked_silu_reference(input: torch.Tensor, weight_packed: torch.Tensor,
-                                  bias: Optional[torch.Tensor], residual: Optional[torch.Tensor],
-                                  out_channels: int, stride: Sequence[int],
-                                  padding: Sequence[int], output_min: float,
-                                  output_max: float) -> torch.Tensor:
-    y = conv2d_blocked_reference(input, weight_packed, bias, residual, out_channels, stride,
-                                 padding, output_min, output_max)
-    return F.silu(y)  # elementwise: the layout does not matter
+conv2d_blocked_gelu_reference = _then(F.gelu)
+conv2d_blocked_silu_reference = _then(F.silu)
 
 
 def _fake_conv(input, weight_packed, bias, residual, out_channels, stride, padding, output_min,
