@@ -15,14 +15,11 @@
 // block of C is stored into two output channel blocks with the blocked
 // kernel's epilogue.
 
-#include <atomic>
-
 #include "kernels/optimized/conv/conv2d_blocked.h"
 #include "kernels/optimized/gemm/amx_bf16x3.h"
 #include "kernels/optimized/gemm/sgemm_amx_layout.h"
 #include "kernels/optimized/threadpool/threadpool.h"
 #include "kernels/optimized/vec/vec_math_avx512.h"
-#include "runtime/core/error_message.h"
 
 namespace torchedge {
 namespace optimized {
@@ -47,7 +44,7 @@ struct Operands {
 // values its output pixel reads, chunk (cb, r, t) the 16 channels of
 // block cb at input pixel (oh * sh - ph + r, ow * sw - pw + t). Rows past
 // `rows` (to a multiple of 32) and K past its end are zeros. Returns whether
-// all were finite.
+// all were splittable (unsplittable() in amx_bf16x3.h).
 bool gather_panel(const Operands& o, int64_t m0, int64_t rows, const amx_layout::Sizes& z,
                   Bf16* panel) {
   const Conv2dShape& s = o.s;
@@ -114,26 +111,17 @@ Error conv2d_blocked_amx(KernelContext& ctx, const Conv2dShape& s, const float* 
   const int64_t k = s.in_channels * s.kernel_h * s.kernel_w, pixels = s.out_h * s.out_w;
   const amx_layout::Sizes z = amx_layout::sizes(s.out_channels, k);
   const int64_t m = s.batch * pixels;
-  const Scratch scratch = allocate_scratch(ctx, z, m);
-  TE_CHECK_OR_RETURN(scratch.b_planes != nullptr, Error::MemoryAllocationFailed,
-                     "conv2d_blocked_amx: no room for %zu bytes of split operands",
-                     amx_layout::scratch_bytes(z, 1));
   // Strip s: 16 output channels of 64-channel group s / 4, K rows of 64.
   const auto strip_at = [&](int64_t strip) {
     return w + strip / 4 * k * kConvBlockGroup + strip % 4 * kConvBlock;
   };
   const Operands o{s, x, y, residual, bias, clamp, activation};
-  const Outcome outcome = run_product(
-      m, s.out_channels, k, strip_at, kConvBlockGroup, z, scratch,
+  return run_product(
+      ctx, "conv2d_blocked_amx", m, s.out_channels, k, strip_at, kConvBlockGroup, z,
       [&](int64_t m0, int64_t rows, Bf16* panel) { return gather_panel(o, m0, rows, z, panel); },
       [&](const float* sums, int64_t m0, int64_t rows, int64_t n0) {
         store_block(o, sums, m0, rows, n0);
       });
-  TE_CHECK_OR_RETURN(outcome != Outcome::kWeightsNotFinite, Error::NotSupported,
-                     "conv2d_blocked_amx: the weights hold an infinity, NaN or subnormal");
-  TE_CHECK_OR_RETURN(outcome != Outcome::kInputNotFinite, Error::NotSupported,
-                     "conv2d_blocked_amx: the input holds an infinity, NaN or subnormal");
-  return Error::Ok;
 }
 
 }  // namespace detail

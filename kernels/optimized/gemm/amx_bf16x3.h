@@ -26,6 +26,7 @@
 
 #include "kernels/optimized/gemm/sgemm_amx_layout.h"
 #include "kernels/optimized/threadpool/threadpool.h"
+#include "runtime/core/error_message.h"
 #include "runtime/kernel/kernel_context.h"
 
 namespace torchedge {
@@ -82,7 +83,7 @@ static inline void store_a_step(__m512 low, __m512 high, const amx_layout::Sizes
 
 // Strips [s0, s1) of B -> the three planes of amx_layout. Strip s's K rows
 // of 16 columns start at strip_at(s), `row_stride` floats apart. Returns
-// whether every value was finite.
+// whether every value was splittable (finite, not subnormal).
 template <typename StripAt>
 static bool split_b(const StripAt& strip_at, int64_t row_stride, int64_t k, int64_t s0,
                     int64_t s1, const amx_layout::Sizes& z, Bf16* planes) {
@@ -193,7 +194,7 @@ static inline Scratch allocate_scratch(KernelContext& ctx, const amx_layout::Siz
   return s;
 }
 
-enum class Outcome { kOk, kWeightsNotFinite, kInputNotFinite };
+enum class Outcome { kOk, kWeightsUnsplittable, kInputUnsplittable };
 
 // Columns [n0, n1) (multiples of 32, n1 capped at n) of C's rows [m0, m0 +
 // rows) from a split panel.
@@ -216,17 +217,17 @@ static void panel_products(const Bf16* panel, int64_t m0, int64_t rows, int64_t 
 // columns, row_stride floats apart) starts at strip_at(s); fill(m0, rows,
 // panel) splits rows [m0, m0 + rows) of A (rows <= kPanelRows) into a
 // panel, zeros up to the next multiple of 32 rows, and returns whether they
-// were finite; store(sums, m0, rows, n0) takes the 32 x 32 sums of C's rows
+// were splittable; store(sums, m0, rows, n0) takes the 32 x 32 sums of C's rows
 // [m0, m0 + rows) x columns [n0, n0 + 32). Rows are split across the
 // workers (B split first, by all threads), or, for few rows
 // (amx_layout::split_columns), 32-column blocks: each worker splits its own
 // strips of B and every panel of A. C may be partly written when the
 // outcome is not kOk, except that no C is written before the weights are
-// found finite in the row split.
+// found splittable in the row split.
 template <typename StripAt, typename Fill, typename Store>
-static Outcome run_product(int64_t m, int64_t n, int64_t k, const StripAt& strip_at,
-                           int64_t row_stride, const amx_layout::Sizes& z, const Scratch& s,
-                           const Fill& fill, const Store& store) {
+static Outcome multiply(int64_t m, int64_t n, int64_t k, const StripAt& strip_at,
+                        int64_t row_stride, const amx_layout::Sizes& z, const Scratch& s,
+                        const Fill& fill, const Store& store) {
   const int64_t panels = amx_layout::panel_count(m);
   std::atomic<bool> weights_finite{true}, input_finite{true};
   const auto running = [&] {
@@ -242,7 +243,7 @@ static Outcome run_product(int64_t m, int64_t n, int64_t k, const StripAt& strip
       if (!split_b(strip_at, row_stride, k, s0, s1, z, s.b_planes)) weights_finite = false;
     });
     zero_pad_strip(z, s.b_planes);
-    if (!weights_finite) return Outcome::kWeightsNotFinite;
+    if (!weights_finite) return Outcome::kWeightsUnsplittable;
     parallel_for_slots(0, panels, 1, s.slots, [&](int64_t begin, int64_t end, int64_t slot) {
       configure_tiles();
       Bf16* panel = s.a_panels + slot * 3 * z.a_plane;
@@ -256,7 +257,7 @@ static Outcome run_product(int64_t m, int64_t n, int64_t k, const StripAt& strip
       }
       _tile_release();
     });
-    return input_finite ? Outcome::kOk : Outcome::kInputNotFinite;
+    return input_finite ? Outcome::kOk : Outcome::kInputUnsplittable;
   }
   const int64_t blocks = z.strips_padded / 2;
   parallel_for_slots(0, s.slots, 1, s.slots, [&](int64_t begin, int64_t end, int64_t slot) {
@@ -281,8 +282,28 @@ static Outcome run_product(int64_t m, int64_t n, int64_t k, const StripAt& strip
     }
     _tile_release();
   });
-  if (!weights_finite) return Outcome::kWeightsNotFinite;
-  return input_finite ? Outcome::kOk : Outcome::kInputNotFinite;
+  if (!weights_finite) return Outcome::kWeightsUnsplittable;
+  return input_finite ? Outcome::kOk : Outcome::kInputUnsplittable;
+}
+
+// multiply() on scratch from ctx's temp allocator, as the kernel `kernel`'s
+// Error: MemoryAllocationFailed (C untouched) when not even one worker's
+// scratch fits, NotSupported when an operand cannot be split (C may be
+// partly written: the caller recomputes it with the AVX-512 kernel).
+template <typename StripAt, typename Fill, typename Store>
+static Error run_product(KernelContext& ctx, const char* kernel, int64_t m, int64_t n, int64_t k,
+                         const StripAt& strip_at, int64_t row_stride, const amx_layout::Sizes& z,
+                         const Fill& fill, const Store& store) {
+  const Scratch scratch = allocate_scratch(ctx, z, m);
+  TE_CHECK_OR_RETURN(scratch.b_planes != nullptr, Error::MemoryAllocationFailed,
+                     "%s: no room for %zu bytes of split operands", kernel,
+                     amx_layout::scratch_bytes(z, 1));
+  const Outcome outcome = multiply(m, n, k, strip_at, row_stride, z, scratch, fill, store);
+  TE_CHECK_OR_RETURN(outcome != Outcome::kWeightsUnsplittable, Error::NotSupported,
+                     "%s: the weights hold an infinity, NaN or subnormal", kernel);
+  TE_CHECK_OR_RETURN(outcome != Outcome::kInputUnsplittable, Error::NotSupported,
+                     "%s: the input holds an infinity, NaN or subnormal", kernel);
+  return Error::Ok;
 }
 
 }  // namespace amx_bf16x3

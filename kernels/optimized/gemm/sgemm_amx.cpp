@@ -2,14 +2,11 @@
 // / AVX512-BF16 / AVX-512 (the _amx.cpp rule in CMakeLists.txt) and entered
 // only when sgemm_amx_applies() (sgemm_amx_plan.cpp, baseline code).
 
-#include <atomic>
-
 #include "kernels/optimized/gemm/amx_bf16x3.h"
 #include "kernels/optimized/gemm/sgemm_amx.h"
 #include "kernels/optimized/gemm/sgemm_amx_layout.h"
 #include "kernels/optimized/threadpool/threadpool.h"
 #include "kernels/optimized/vec/vec_math_avx512.h"
-#include "runtime/core/error_message.h"
 
 namespace torchedge {
 namespace optimized {
@@ -20,7 +17,7 @@ using namespace amx_bf16x3;
 
 // Rows [0, rows) of A (row stride lda) -> a panel's three tile-major planes
 // (rows up to kPanelRows; zeros past `rows` to a multiple of 32, and past K).
-// Whether all finite.
+// Whether all were splittable (unsplittable() in amx_bf16x3.h).
 bool split_a(const float* a, int64_t lda, int64_t rows, int64_t k, const amx_layout::Sizes& z,
              Bf16* panel) {
   __mmask16 bad = 0;
@@ -75,24 +72,15 @@ void store_block(const SgemmProblem& p, const float* sums, int64_t m0, int64_t r
 
 Error sgemm_amx(KernelContext& ctx, const SgemmProblem& p) {
   const amx_layout::Sizes z = amx_layout::sizes(p.n, p.k);
-  const Scratch scratch = allocate_scratch(ctx, z, p.m);
-  TE_CHECK_OR_RETURN(scratch.b_planes != nullptr, Error::MemoryAllocationFailed,
-                     "sgemm_amx: no room for %zu bytes of split operands",
-                     amx_layout::scratch_bytes(z, 1));
   const auto strip_at = [&](int64_t s) { return p.b_prepacked + s * p.k * 16; };
-  const Outcome outcome = run_product(
-      p.m, p.n, p.k, strip_at, 16, z, scratch,
+  return run_product(
+      ctx, "sgemm_amx", p.m, p.n, p.k, strip_at, 16, z,
       [&](int64_t m0, int64_t rows, Bf16* panel) {
         return split_a(p.a.data + m0 * p.a.row_stride, p.a.row_stride, rows, p.k, z, panel);
       },
       [&](const float* sums, int64_t m0, int64_t rows, int64_t n0) {
         store_block(p, sums, m0, rows, n0);
       });
-  TE_CHECK_OR_RETURN(outcome != Outcome::kWeightsNotFinite, Error::NotSupported,
-                     "sgemm_amx: the weights hold an infinity, NaN or subnormal");
-  TE_CHECK_OR_RETURN(outcome != Outcome::kInputNotFinite, Error::NotSupported,
-                     "sgemm_amx: the activations hold an infinity, NaN or subnormal");
-  return Error::Ok;
 }
 
 }  // namespace optimized
